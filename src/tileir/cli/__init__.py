@@ -1,0 +1,1 @@
+"""Command-line tools: thin layers of argument parsing and printing over the package."""

@@ -1,0 +1,126 @@
+"""The ``tileir`` command: read, check and explain Tile IR.
+
+Subcommands:
+  example   parse, verify and print the spec's example types shipped with tileir
+  type      the same for types given on the command line
+  convert   convert a number to an element type, showing the bits (spec numerics)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import resources
+from typing import Sequence
+
+import numpy as np
+
+from .. import numerics
+from ..diagnostics import TileIRError
+from ..enums import RoundingMode
+from ..syntax.type_parser import parse_type
+from ..types import (F64, ELEMENT_INFO, FloatType, IntegerType, TiledView, TileType, Type,
+                     element_type)
+
+
+def describe(t: Type) -> list[str]:
+    """The canonical spelling of a type and what the spec says of it."""
+    lines = [str(t)]
+    if isinstance(t, TileType):
+        lines.append(f"  {t.num_elements} elements of {t.element_type}")
+    if isinstance(t, TiledView):
+        space = "x".join("?" if n is None else str(n) for n in t.index_space_shape())
+        lines.append(f"  index space {space}; each index loads a {t.tile_type.format(False)}")
+    info = ELEMENT_INFO.get(getattr(t, "element_type", t))
+    if info is not None:
+        element = getattr(t, "element_type", t)
+        lines.append(f"  {element}: {info.bit_width} bits, stored in {info.storage_bits}, "
+                     f"since Tile IR {info.since}")
+    return lines
+
+
+def _example_lines() -> list[tuple[int, str]]:
+    text = resources.files("tileir").joinpath("examples/types.mlir").read_text()
+    return [(n, line) for n, line in enumerate(text.splitlines(), 1)
+            if line.strip() and not line.lstrip().startswith("//")]
+
+
+def _run_types(items: Sequence[tuple[str, str]]) -> int:
+    status = 0
+    for name, text in items:
+        try:
+            print("\n".join(describe(parse_type(text, name))))
+        except TileIRError as exc:
+            for diag in exc.diagnostics:
+                print(diag.render({name: text}), file=sys.stderr)
+            status = 1
+    return status
+
+
+def _cmd_example(args: argparse.Namespace) -> int:
+    return _run_types([(f"types.mlir:{n}", line) for n, line in _example_lines()])
+
+
+def _cmd_type(args: argparse.Namespace) -> int:
+    return _run_types([("<arg>", text) for text in args.types])
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    try:
+        target = element_type(args.to)
+        default = "nearest_even" if isinstance(target, FloatType) else "nearest_int_to_zero"
+        rounding = RoundingMode.from_keyword(args.rounding or default)
+    except KeyError as exc:
+        print(f"error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    try:
+        value = float(args.value)
+    except ValueError:
+        print(f"error: {args.value!r} is not a number", file=sys.stderr)
+        return 2
+    x = np.array([value], dtype=np.float64)
+    if isinstance(target, FloatType):
+        result = numerics.from_float64(x, target, rounding, args.flush_to_zero)
+        words = numerics.to_words(result, target)
+        exact = float(numerics.to_float64(result, target)[0])
+        width = numerics.float_format(target).storage_bits
+    elif isinstance(target, IntegerType):
+        result = numerics.float_to_int(x, F64, target, not args.unsigned, rounding)
+        words = numerics.as_unsigned(result, target)
+        exact = int((numerics.as_unsigned if args.unsigned else numerics.as_signed)(
+            result, target)[0])
+        width = target.width
+    else:  # pragma: no cover - element_type only returns ints and floats
+        return 2
+    digits = max(1, (width + 3) // 4)
+    print(f"{value!r} -> {target}: {exact!r} (bits 0x{int(words[0]):0{digits}x})")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tileir", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("example", help="parse, verify and print the shipped example types"
+                   ).set_defaults(func=_cmd_example)
+    p_type = sub.add_parser("type", help="parse, verify and describe types")
+    p_type.add_argument("types", nargs="+", help="types, e.g. 'tile<8x4xf32>'")
+    p_type.set_defaults(func=_cmd_type)
+    p_conv = sub.add_parser("convert", help="convert a number to an element type")
+    p_conv.add_argument("value", help="a number (inf and nan allowed)")
+    p_conv.add_argument("--to", required=True, help="element type, e.g. f8E4M3FN")
+    p_conv.add_argument("--rounding", help="rounding mode keyword (default nearest_even for "
+                        "float targets, nearest_int_to_zero for integer targets)")
+    p_conv.add_argument("--flush-to-zero", action="store_true")
+    p_conv.add_argument("--unsigned", action="store_true", help="integer target is unsigned")
+    p_conv.set_defaults(func=_cmd_convert)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""Element conversions exact to the bit: float<->float, int<->float, integer width and signedness.
+
+Values are NumPy arrays in the dtype `numpy_dtype(t)` gives for their element type.
+Integers are signless: an iN array holds N bits, and `as_signed` / `as_unsigned`
+read them with the signedness an op asks for.  Float conversions follow spec 5.1.3:
+IEEE-like targets (f16, bf16, f32, tf32, f64) round with the requested mode and may
+overflow to Inf, keeping NaN; the narrow formats (fp8, fp4, e8m0) saturate to their
+finite range.  Flush-to-zero applies to the rounded result.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from ..enums import RoundingMode
+from ..types import F32, I1, I4, TF32, FloatType, IntegerType, Type
+from .encoding import numpy_dtype
+from .formats import (FORMATS, FloatFormat, code_dtype, decode, encode, encode_parts,
+                      flush_words, split_integers)
+
+# --------------------------------------------------------------------------------------
+# Float storage words
+# --------------------------------------------------------------------------------------
+
+
+def float_format(t: Type) -> FloatFormat:
+    """The bit layout of float element type `t`."""
+    try:
+        return FORMATS[t]  # type: ignore[index]
+    except KeyError:
+        raise TypeError(f"{t} is not a Tile IR floating-point type") from None
+
+
+def to_words(values: np.ndarray, t: FloatType) -> np.ndarray:
+    """The storage words (unsigned ints) of float values held in `numpy_dtype(t)`."""
+    fmt = float_format(t)
+    a = np.asarray(values, dtype=numpy_dtype(t))
+    words = a.view(code_dtype(fmt))
+    return words & np.uint8(0xF) if fmt.storage_bits == 4 else words
+
+
+def from_words(words: np.ndarray, t: FloatType) -> np.ndarray:
+    """Float values of type `t` from their storage words."""
+    fmt = float_format(t)
+    w = np.asarray(words).astype(code_dtype(fmt))
+    if fmt.storage_bits == 4:
+        w = w & np.uint8(0xF)
+    return w.view(numpy_dtype(t))
+
+
+def to_float64(values: np.ndarray, t: FloatType) -> np.ndarray:
+    """Exact float64 values of an array of float type `t` (every Tile IR float fits)."""
+    return decode(to_words(values, t), float_format(t))
+
+
+def from_float64(x: np.ndarray, t: FloatType,
+                 rounding: RoundingMode = RoundingMode.NEAREST_EVEN,
+                 flush_to_zero: bool = False) -> np.ndarray:
+    """Round float64 values into type `t` (spec 5.1.3, FTZ after rounding)."""
+    fmt = float_format(t)
+    return from_words(encode(x, fmt, rounding, flush_to_zero), t)
+
+
+def convert_float(values: np.ndarray, source: FloatType, target: FloatType,
+                  rounding: RoundingMode = RoundingMode.NEAREST_EVEN,
+                  flush_to_zero: bool = False) -> np.ndarray:
+    """``ftof``: convert between float types with one exact rounding."""
+    return from_float64(to_float64(values, source), target, rounding, flush_to_zero)
+
+
+def flush_subnormals(values: np.ndarray, t: FloatType) -> np.ndarray:
+    """Replace subnormal values of type `t` by a zero of the same sign (FTZ on inputs)."""
+    return from_words(flush_words(to_words(values, t), float_format(t)), t)
+
+
+def round_to_tf32(values: np.ndarray,
+                  rounding: RoundingMode = RoundingMode.NEAREST_EVEN) -> np.ndarray:
+    """f32 values rounded to tf32 precision (10 mantissa bits), returned as float32."""
+    return convert_float(values, F32, TF32, rounding)
+
+
+# --------------------------------------------------------------------------------------
+# Integers
+# --------------------------------------------------------------------------------------
+
+_INT4_DTYPES = (np.dtype(ml_dtypes.int4), np.dtype(ml_dtypes.uint4))
+
+
+def _width(t: Type) -> int:
+    if not isinstance(t, IntegerType):
+        raise TypeError(f"{t} is not an integer type")
+    return t.width
+
+
+def as_signed(values: np.ndarray, t: IntegerType) -> np.ndarray:
+    """The two's-complement reading of iN values, as int64 (i1 true is -1)."""
+    n = _width(t)
+    v = _raw_bits(values, t)
+    return np.where(v >= (1 << (n - 1)), v - (1 << n), v).astype(np.int64) if n < 64 \
+        else v.view(np.int64)
+
+
+def as_unsigned(values: np.ndarray, t: IntegerType) -> np.ndarray:
+    """The unsigned reading of iN values, as uint64 (i1 true is 1)."""
+    return _raw_bits(values, t).astype(np.uint64)
+
+
+def _raw_bits(values: np.ndarray, t: IntegerType) -> np.ndarray:
+    """The N bits of each value as a non-negative int64 (uint64 for i64)."""
+    n = _width(t)
+    a = np.asarray(values)
+    if n == 64:
+        return a.astype(np.int64).view(np.uint64)
+    if a.dtype == np.bool_:
+        a = a.astype(np.int64)
+    elif a.dtype in _INT4_DTYPES:
+        a = a.astype(np.int8)
+    return a.astype(np.int64) & ((1 << n) - 1)
+
+
+def from_integers(values, t: IntegerType) -> np.ndarray:
+    """Wrap integers (any NumPy integer array or Python ints) into iN, keeping the low N bits."""
+    n = _width(t)
+    a = np.asarray(values)
+    if a.dtype == np.uint64:
+        a = a.view(np.int64)
+    elif a.dtype == np.bool_:
+        a = a.astype(np.int64)
+    elif a.dtype == object:
+        a = np.array([int(v) & ((1 << 64) - 1) for v in a.ravel()], dtype=np.uint64).view(
+            np.int64).reshape(a.shape)
+    a = a.astype(np.int64)
+    if n == 64:
+        return a
+    low = a & ((1 << n) - 1)
+    if t == I1:
+        return low.astype(np.bool_)
+    signed = np.where(low >= (1 << (n - 1)), low - (1 << n), low)
+    return signed.astype(np.int8 if t == I4 else numpy_dtype(t)).astype(numpy_dtype(t))
+
+
+def extend_int(values: np.ndarray, source: IntegerType, target: IntegerType,
+               signed: bool) -> np.ndarray:
+    """``exti``: widen with sign extension (signed) or zero extension (unsigned)."""
+    read = as_signed(values, source) if signed else as_unsigned(values, source)
+    return from_integers(read, target)
+
+
+def truncate_int(values: np.ndarray, source: IntegerType, target: IntegerType) -> np.ndarray:
+    """``trunci``: keep the low bits of each value."""
+    return from_integers(as_unsigned(values, source), target)
+
+
+def int_range(t: IntegerType, signed: bool) -> tuple[int, int]:
+    """Smallest and largest value of iN read with the given signedness."""
+    n = _width(t)
+    return (-(1 << (n - 1)), (1 << (n - 1)) - 1) if signed else (0, (1 << n) - 1)
+
+
+def truncation_loses_value(values: np.ndarray, source: IntegerType, target: IntegerType,
+                           signed: bool) -> np.ndarray:
+    """Where truncating changes the value read with `signedness` (``nsw``/``nuw`` violations)."""
+    if signed:
+        low = as_signed(from_integers(as_signed(values, source), target), target)
+        return low != as_signed(values, source)
+    low = as_unsigned(from_integers(as_unsigned(values, source), target), target)
+    return low != as_unsigned(values, source)
+
+
+# --------------------------------------------------------------------------------------
+# Between integers and floats
+# --------------------------------------------------------------------------------------
+
+def int_to_float(values: np.ndarray, source: IntegerType, target: FloatType, signed: bool,
+                 rounding: RoundingMode = RoundingMode.NEAREST_EVEN) -> np.ndarray:
+    """``itof``: the integer's value rounded once into `target` (64-bit values included)."""
+    read = as_signed(values, source) if signed else as_unsigned(values, source)
+    words = encode_parts(*split_integers(read, signed), float_format(target), rounding)
+    return from_words(words, target)
+
+
+def _round_to_integer(x: np.ndarray, rounding: RoundingMode) -> np.ndarray:
+    if rounding in (RoundingMode.NEAREST_INT_TO_ZERO, RoundingMode.ZERO):
+        return np.trunc(x)
+    if rounding == RoundingMode.NEAREST_EVEN:
+        return np.rint(x)
+    if rounding == RoundingMode.NEGATIVE_INF:
+        return np.floor(x)
+    if rounding == RoundingMode.POSITIVE_INF:
+        return np.ceil(x)
+    if rounding == RoundingMode.NEAREST_AWAY:
+        whole = np.trunc(x)
+        return whole + np.where(np.abs(x - whole) >= 0.5, np.sign(x), 0.0)
+    raise ValueError(f"rounding mode {rounding} does not apply to a float-to-int conversion")
+
+
+def float_to_int(values: np.ndarray, source: FloatType, target: IntegerType, signed: bool,
+                 rounding: RoundingMode = RoundingMode.NEAREST_INT_TO_ZERO) -> np.ndarray:
+    """``ftoi``: round to an integer, saturating to the target's range; NaN gives 0.
+
+    Without ``saturating`` the spec leaves NaN, Inf and out-of-range inputs undefined;
+    `float_to_int_undefined` finds them so the interpreter can report them.
+    """
+    x = _round_to_integer(to_float64(values, source), rounding)
+    lo, hi = int_range(target, signed)
+    over = x > hi            # exact: hi + 1 is a power of two, and x is an integer
+    under = x < lo
+    nan = np.isnan(x)
+    inside = np.where(over | under | nan, 0.0, x)
+    ints = inside.astype(np.int64) if signed else inside.astype(np.uint64)
+    ints = np.where(over, np.array(hi).astype(ints.dtype), ints)
+    ints = np.where(under, np.array(lo).astype(ints.dtype), ints)
+    return from_integers(ints, target)
+
+
+def float_to_int_undefined(values: np.ndarray, source: FloatType, target: IntegerType,
+                           signed: bool,
+                           rounding: RoundingMode = RoundingMode.NEAREST_INT_TO_ZERO
+                           ) -> np.ndarray:
+    """Where ``ftoi`` without saturation is undefined: NaN, Inf, or out of range after rounding."""
+    x = _round_to_integer(to_float64(values, source), rounding)
+    lo, hi = int_range(target, signed)
+    return np.isnan(x) | (x > hi) | (x < lo)

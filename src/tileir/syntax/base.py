@@ -1,0 +1,200 @@
+"""Token-level parsing helpers shared by the type, attribute and operation parsers.
+
+The helpers reproduce MLIR's parsing primitives and their error messages
+(``expected '<'``, ``expected integer value``, ``expected static shape``...), so
+diagnostics match NVIDIA's tools word for word.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NoReturn, TypeVar
+
+from ..diagnostics import Location, ParseError, error
+from .lexer import Kind, LexError, Lexer, Source, Token
+
+T = TypeVar("T")
+
+_DELIMITERS = {"paren": ("(", ")"), "square": ("[", "]"), "less": ("<", ">"),
+               "brace": ("{", "}")}
+
+
+class BaseParser:
+    """A token cursor over one source text, with MLIR's parsing primitives."""
+
+    def __init__(self, text: str, filename: str | None = None, first_line: int = 1) -> None:
+        self.source = Source(text, filename, first_line)
+        self.lexer = Lexer(self.source)
+        self.prev_end = 0
+        self.token = self._lex()
+
+    # ---- cursor ------------------------------------------------------------------------
+
+    def _lex(self) -> Token:
+        try:
+            return self.lexer.next()
+        except LexError as exc:
+            raise self.error_at(exc.offset, exc.message) from None
+
+    def advance(self) -> Token:
+        """Consume the current token and return it."""
+        token = self.token
+        self.prev_end = token.end
+        self.token = self._lex()
+        return token
+
+    def rewind(self, offset: int) -> None:
+        """Re-lex from `offset` (splits tokens such as ``x4xf32``)."""
+        self.lexer.reset(offset)
+        self.token = self._lex()
+
+    def at_end(self) -> bool:
+        return self.token.kind is Kind.EOF
+
+    # ---- diagnostics -------------------------------------------------------------------
+
+    def location(self, offset: int | None = None) -> Location:
+        return self.source.location(self.token.offset if offset is None else offset)
+
+    def error_at(self, offset: int, message: str) -> ParseError:
+        return ParseError(error(message, self.source.location(offset)))
+
+    def error_here(self, message: str) -> ParseError:
+        """An error at the current token."""
+        return self.error_at(self.token.offset, message)
+
+    def wrong_token(self, message: str) -> ParseError:
+        """MLIR's emitWrongTokenError: a token missing at the end of a line is reported there."""
+        between = self.source.text[self.prev_end:self.token.offset]
+        if "\n" in between and self.prev_end > 0:
+            return self.error_at(self.prev_end, message)
+        return self.error_here(message)
+
+    def fail(self, message: str) -> NoReturn:
+        raise self.error_here(message)
+
+    # ---- punctuation and keywords ----------------------------------------------------------
+
+    def consume_punct(self, spelling: str) -> bool:
+        """Consume `spelling` if it is next (MLIR parseOptional<Punct>)."""
+        if self.token.is_punct(spelling):
+            self.advance()
+            return True
+        return False
+
+    def expect_punct(self, spelling: str, context: str = "") -> None:
+        """Consume `spelling` or fail with ``expected '<spelling>'`` (MLIR parseToken)."""
+        if not self.consume_punct(spelling):
+            raise self.wrong_token(f"expected '{spelling}'{context}")
+
+    def consume_keyword(self, keyword: str) -> bool:
+        if self.token.is_keyword(keyword):
+            self.advance()
+            return True
+        return False
+
+    def expect_keyword(self, keyword: str) -> None:
+        if not self.consume_keyword(keyword):
+            self.fail(f"expected '{keyword}'")
+
+    def parse_keyword(self) -> str:
+        """Any bare identifier (MLIR parseKeyword)."""
+        if self.token.kind is not Kind.BARE_IDENTIFIER:
+            self.fail("expected valid keyword")
+        return self.advance().spelling
+
+    # ---- integers ----------------------------------------------------------------------
+
+    def parse_optional_integer(self, bits: int = 64, signed: bool = True) -> int | None:
+        """An optionally negated integer literal (or true/false), range-checked like MLIR."""
+        start = self.token.offset
+        if self.token.is_keyword("true") or self.token.is_keyword("false"):
+            value = int(self.advance().spelling == "true")
+        elif self.token.kind is Kind.INTEGER or self.token.is_punct("-"):
+            negative = self.consume_punct("-")
+            if self.token.kind is not Kind.INTEGER:
+                raise self.wrong_token("expected integer value")
+            spelling = self.advance().spelling
+            value = int(spelling, 16 if spelling.startswith("0x") else 10)
+            value = -value if negative else value
+        else:
+            return None
+        low = -(1 << (bits - 1)) if signed else 0
+        high = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+        if not low <= value <= high:
+            raise self.error_at(start, "integer value too large")
+        return value
+
+    def parse_integer(self, bits: int = 64, signed: bool = True) -> int:
+        value = self.parse_optional_integer(bits, signed)
+        if value is None:
+            self.fail("expected integer value")
+        return value
+
+    # ---- lists -------------------------------------------------------------------------
+
+    def parse_comma_list(self, element: Callable[[], T], delimiter: str | None = None,
+                         context: str = "") -> list[T]:
+        """Elements separated by commas, optionally inside a delimiter pair (may be empty)."""
+        suffix = f" in {context}" if context else ""
+        items: list[T] = []
+        if delimiter is not None:
+            open_, close = _DELIMITERS[delimiter]
+            self.expect_punct(open_, suffix)
+            if self.consume_punct(close):
+                return items
+        items.append(element())
+        while self.consume_punct(","):
+            items.append(element())
+        if delimiter is not None:
+            self.expect_punct(close, suffix)
+        return items
+
+    def _x_in_dimension_list(self) -> None:
+        token = self.token
+        if token.kind is not Kind.BARE_IDENTIFIER or not token.spelling.startswith("x"):
+            raise self.wrong_token("expected 'x' in dimension list")
+        if len(token.spelling) > 1:
+            self.prev_end = token.offset + 1
+            self.rewind(token.offset + 1)
+        else:
+            self.advance()
+
+    def _dimension(self, allow_dynamic: bool) -> int | None:
+        token = self.token
+        if token.is_punct("?"):
+            if not allow_dynamic:
+                self.fail("expected static shape")
+            self.advance()
+            return None
+        if token.kind is not Kind.INTEGER:
+            self.fail("invalid dimension")
+        if len(token.spelling) > 1 and token.spelling[1] == "x":
+            # A hexadecimal-looking literal: `0x4` in a shape is `0`, `x`, `4`.
+            self.prev_end = token.offset + 1
+            self.rewind(token.offset + 1)
+            return 0
+        value = int(token.spelling)
+        if value > (1 << 63) - 1:
+            self.fail("invalid dimension")
+        self.advance()
+        return value
+
+    def parse_dimension_list(self, allow_dynamic: bool,
+                             with_trailing_x: bool = True) -> list[int | None]:
+        """``4x?x8x`` (MLIR parseDimensionList); without trailing x: ``4x8``."""
+        dims: list[int | None] = []
+
+        def at_dimension() -> bool:
+            return self.token.kind is Kind.INTEGER or self.token.is_punct("?")
+
+        if with_trailing_x:
+            while at_dimension():
+                dims.append(self._dimension(allow_dynamic))
+                self._x_in_dimension_list()
+            return dims
+        if at_dimension():
+            dims.append(self._dimension(allow_dynamic))
+            while self.token.kind is Kind.BARE_IDENTIFIER and self.token.spelling.startswith("x"):
+                self._x_in_dimension_list()
+                dims.append(self._dimension(allow_dynamic))
+        return dims

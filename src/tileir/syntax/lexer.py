@@ -1,0 +1,169 @@
+"""An MLIR-compatible lexer: the token kinds and spelling rules NVIDIA's tools use.
+
+Tokens keep their byte offset; `Source` turns offsets into line and column for
+diagnostics.  The lexer can be rewound to any offset, which the dimension-list
+parser needs to split ``8x4xf32`` into ``8``, ``x``, ``4``, ``x``, ``f32``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import enum
+import re
+from dataclasses import dataclass
+
+from ..diagnostics import Location
+
+
+class Kind(enum.Enum):
+    """Token kinds, named after MLIR's."""
+
+    EOF = "end of file"
+    ERROR = "error"
+    BARE_IDENTIFIER = "identifier"
+    AT_IDENTIFIER = "@-identifier"
+    HASH_IDENTIFIER = "#-identifier"
+    PERCENT_IDENTIFIER = "%-identifier"
+    CARET_IDENTIFIER = "^-identifier"
+    EXCLAMATION_IDENTIFIER = "!-identifier"
+    INTEGER = "integer"
+    FLOAT = "float"
+    STRING = "string"
+    PUNCT = "punctuation"
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token: its kind, its exact spelling, and its offset in the source text."""
+
+    kind: Kind
+    spelling: str
+    offset: int
+
+    def is_punct(self, spelling: str) -> bool:
+        return self.kind is Kind.PUNCT and self.spelling == spelling
+
+    def is_keyword(self, spelling: str | None = None) -> bool:
+        """A bare identifier (optionally a given one): MLIR keywords are bare identifiers."""
+        return self.kind is Kind.BARE_IDENTIFIER and (spelling is None or self.spelling == spelling)
+
+    @property
+    def end(self) -> int:
+        return self.offset + len(self.spelling)
+
+
+class Source:
+    """Text with a file name; maps offsets to 1-based line and column."""
+
+    def __init__(self, text: str, filename: str | None = None, first_line: int = 1) -> None:
+        self.text = text
+        self.filename = filename
+        self.first_line = first_line
+        self._line_starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+
+    def location(self, offset: int) -> Location:
+        index = bisect.bisect_right(self._line_starts, offset) - 1
+        return Location(self.filename, index + self.first_line,
+                        offset - self._line_starts[index] + 1)
+
+
+_ID_CHARS = r"[A-Za-z0-9_$.]"
+_SUFFIX_ID = r"(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)"
+_TOKEN_RES = [
+    (Kind.FLOAT, re.compile(r"[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?")),
+    (Kind.INTEGER, re.compile(r"0x[0-9A-Fa-f]+|[0-9]+")),
+    (Kind.BARE_IDENTIFIER, re.compile(r"[A-Za-z_]" + _ID_CHARS + "*")),
+    (Kind.PERCENT_IDENTIFIER, re.compile(r"%" + _SUFFIX_ID)),
+    (Kind.CARET_IDENTIFIER, re.compile(r"\^" + _SUFFIX_ID)),
+    (Kind.HASH_IDENTIFIER, re.compile(r"#" + _SUFFIX_ID)),
+    (Kind.EXCLAMATION_IDENTIFIER, re.compile(r"!" + _SUFFIX_ID)),
+    (Kind.AT_IDENTIFIER, re.compile(r"@(?:[A-Za-z_$.][A-Za-z0-9_$.]*)")),
+]
+_PUNCTS = ("...", "->", "::", ":", ",", "=", ">", "<", "{", "}", "(", ")", "[",
+           "]", "?", "+", "-", "*", "|")
+_STRING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_SPACE_RE = re.compile(r"(?:\s+|//[^\n]*)+")
+
+
+class LexError(Exception):
+    """A character sequence that is no token; carries the offset and message."""
+
+    def __init__(self, offset: int, message: str) -> None:
+        super().__init__(message)
+        self.offset = offset
+        self.message = message
+
+
+class Lexer:
+    """Produces tokens on demand from a `Source`, and can be rewound."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.pos = 0
+
+    def reset(self, offset: int) -> None:
+        """Continue lexing at `offset` (used to split tokens such as ``x4xf32``)."""
+        self.pos = offset
+
+    def next(self) -> Token:
+        text = self.source.text
+        space = _SPACE_RE.match(text, self.pos)
+        if space:
+            self.pos = space.end()
+        start = self.pos
+        if start >= len(text):
+            return Token(Kind.EOF, "", start)
+        char = text[start]
+        if char == '"':
+            match = _STRING_RE.match(text, start)
+            if not match:
+                raise LexError(start, "expected '\"' in string literal")
+            return self._emit(Kind.STRING, match.end())
+        if char == "@" and start + 1 < len(text) and text[start + 1] == '"':
+            match = _STRING_RE.match(text, start + 1)
+            if not match:
+                raise LexError(start, "expected '\"' in string literal")
+            return self._emit(Kind.AT_IDENTIFIER, match.end())
+        for punct in ("{-#", "#-}"):
+            if text.startswith(punct, start):
+                return self._emit(Kind.PUNCT, start + len(punct))
+        for kind, pattern in _TOKEN_RES:
+            match = pattern.match(text, start)
+            if match:
+                return self._emit(kind, match.end())
+        for punct in _PUNCTS:
+            if text.startswith(punct, start):
+                return self._emit(Kind.PUNCT, start + len(punct))
+        if char in "%^#!@":
+            raise LexError(start, f"invalid identifier after '{char}'")
+        raise LexError(start, "unexpected character")
+
+    def _emit(self, kind: Kind, end: int) -> Token:
+        token = Token(kind, self.source.text[self.pos:end], self.pos)
+        self.pos = end
+        return token
+
+
+def unescape_string(spelling: str) -> str:
+    """The value of a string literal token (MLIR escapes: \\n \\t \\" \\\\ and \\XX hex)."""
+    body, out, i = spelling[1:-1], [], 0
+    while i < len(body):
+        char = body[i]
+        if char != "\\":
+            out.append(char)
+            i += 1
+            continue
+        nxt = body[i + 1]
+        if nxt in '"\\':
+            out.append(nxt)
+            i += 2
+        elif nxt == "n":
+            out.append("\n")
+            i += 2
+        elif nxt == "t":
+            out.append("\t")
+            i += 2
+        else:
+            out.append(chr(int(body[i + 1:i + 3], 16)))
+            i += 3
+    return "".join(out)

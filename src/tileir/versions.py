@@ -1,0 +1,34 @@
+"""Tile IR versions: which spec / bytecode release introduced a type, op or field."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Version(NamedTuple):
+    """A Tile IR release such as 13.1; orders and compares as a tuple."""
+
+    major: int
+    minor: int
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+    @classmethod
+    def parse(cls, text: str) -> "Version":
+        """Read ``"13.4"`` (also accepts a trailing patch such as ``"13.1.6"``)."""
+        parts = text.strip().split(".")
+        if len(parts) < 2 or not all(p.isdigit() for p in parts):
+            raise ValueError(f"not a Tile IR version: {text!r}")
+        return cls(int(parts[0]), int(parts[1]))
+
+
+V13_1 = Version(13, 1)
+V13_2 = Version(13, 2)
+V13_3 = Version(13, 3)
+V13_4 = Version(13, 4)
+
+#: Every release tileir reads and writes, oldest first.
+SUPPORTED_VERSIONS: tuple[Version, ...] = (V13_1, V13_2, V13_3, V13_4)
+#: The newest spec release; what tileir models by default.
+LATEST: Version = V13_4
