@@ -214,9 +214,14 @@ def _summary(types: Iterable[Type]) -> str:
     return " or ".join(t.format() for t in types)
 
 
-#: The reference's constraint summaries, as its "failed to verify" messages print them.
-NUMBER_TYPE_SUMMARY = _summary(NUMBER_TYPES)
-TILE_ELEMENT_SUMMARY = NUMBER_TYPE_SUMMARY + " or Pointer type or i4"
+# The reference's constraint summaries, as its "failed to verify" messages print them.
+# Its 13.3 wording is kept (NVIDIA's own tests match it); element types added later
+# are appended at the end so the message still names every accepted type.
+_LATER: tuple[Type, ...] = tuple(t for t in NUMBER_TYPES if ELEMENT_INFO[t].since > V13_3)
+_LATER_SUFFIX = "".join(f" or {t}" for t in _LATER)
+_REFERENCE_NUMBERS = _summary(t for t in NUMBER_TYPES if t not in _LATER)
+NUMBER_TYPE_SUMMARY = _REFERENCE_NUMBERS + _LATER_SUFFIX
+TILE_ELEMENT_SUMMARY = _REFERENCE_NUMBERS + " or Pointer type or i4" + _LATER_SUFFIX
 
 
 def _constraint_error(param: str, summary: str) -> str:

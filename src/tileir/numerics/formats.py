@@ -224,8 +224,13 @@ def round_significand(negative: np.ndarray, m: np.ndarray, e: np.ndarray, fmt: F
     n = np.where(shift <= 0, m << left, m >> right)
     rem = np.where(shift <= 0, 0, m & ((np.int64(1) << right) - 1))
     half = np.where(shift <= 0, 1, np.int64(1) << np.maximum(right - 1, 0))
+    # One formula covers subnormal and normal results: a carry into the next binade,
+    # or from the largest subnormal into the smallest normal, falls out of the addition.
+    base = (q + mbits + fmt.bias - 1) * (np.int64(1) << mbits)
     if rounding == RoundingMode.NEAREST_EVEN:
-        up = (rem > half) | ((rem == half) & (n & 1 == 1))
+        # Ties go to the even code (for e8m0, whose significand is always 1, the code's
+        # parity is the exponent's).
+        up = (rem > half) | ((rem == half) & ((base + n) & 1 == 1))
     elif rounding == RoundingMode.NEAREST_AWAY:
         up = rem >= half
     elif rounding == RoundingMode.ZERO:
@@ -236,10 +241,7 @@ def round_significand(negative: np.ndarray, m: np.ndarray, e: np.ndarray, fmt: F
         up = (rem != 0) & negative
     else:
         raise ValueError(f"rounding mode {rounding} does not apply to a conversion")
-    n = n + up
-    # One formula covers subnormal and normal results: a carry into the next binade,
-    # or from the largest subnormal into the smallest normal, falls out of the addition.
-    return (q + mbits + fmt.bias - 1) * (np.int64(1) << mbits) + n
+    return base + n + up
 
 
 def _rounds_away_from_zero(negative: np.ndarray, rounding: RoundingMode) -> np.ndarray:

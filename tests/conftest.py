@@ -1,0 +1,51 @@
+"""Shared fixtures: where ../shared lives, and a tally of checks printed after the run."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("TILEIR_SHARED", REPO.parent / "shared"))
+CONFORMANCE = SHARED / "conformance" / "cuda-tile" / "test"
+SEEDS = SHARED / "seeds"
+
+
+def require(path: Path) -> Path:
+    """Skip the calling test, saying why, when a file from ../shared is absent."""
+    if not path.exists():
+        pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
+    return path
+
+
+@pytest.fixture
+def tally(request):
+    """Record how many individual checks a test made, under a category name.
+
+    The counts appear in the summary at the end of the run (also under pytest-xdist).
+    """
+
+    def record(category: str, count: int) -> None:
+        request.node.user_properties.append(("tally", (category, int(count))))
+
+    return record
+
+
+def pytest_terminal_summary(terminalreporter):
+    totals: Counter[str] = Counter()
+    for report in terminalreporter.stats.get("passed", []):
+        if report.when != "call":
+            continue
+        for key, value in report.user_properties:
+            if key == "tally":
+                category, count = value
+                totals[category] += count
+    if totals:
+        terminalreporter.section("checks made by passing tests")
+        width = max(len(c) for c in totals)
+        for category in sorted(totals):
+            terminalreporter.write_line(f"{category:<{width}}  {totals[category]:>12,}")
+        terminalreporter.write_line(f"{'total':<{width}}  {sum(totals.values()):>12,}")

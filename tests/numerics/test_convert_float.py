@@ -1,0 +1,265 @@
+"""Float-to-float conversion (ftof): every rounding mode, exact to the bit.
+
+The expected codes come from fp_reference, a neighbour-search model of the formats
+that shares no code with tileir.numerics.  Inputs are chosen so that every rounding
+decision of a target format is exercised: each target value, each midpoint between
+neighbours, and the source values just either side of those points.
+"""
+
+from __future__ import annotations
+
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fp_reference as ref
+from tileir import numerics
+from tileir.enums import RoundingMode
+from tileir.types import element_type
+
+MODES = {name: RoundingMode.from_keyword(name) for name in ref.MODES}
+TABLE_TARGETS = ["f16", "bf16", "tf32", "f8E4M3FN", "f8E5M2", "f8E8M0FNU", "f4E2M1FN",
+                 "f8E5M3FNU"]
+SMALL = ["f8E4M3FN", "f8E5M2", "f8E8M0FNU", "f4E2M1FN", "f8E5M3FNU"]
+SAMPLED_BINADES = {"tf32": [0, 1, 2, 63, 126, 127, 128, 191, 253, 254]}
+NUMPY_SOURCE = {"f64": np.float64, "f32": np.float32, "f16": np.float16,
+                "bf16": ml_dtypes.bfloat16}
+
+
+def words_of(values: np.ndarray, name: str) -> np.ndarray:
+    t = element_type(name)
+    return numerics.to_words(values, t).astype(np.uint64)
+
+
+def neighbourhood_inputs(target: str, source: str) -> np.ndarray:
+    """Source values at and around every rounding boundary of `target`."""
+    dtype = NUMPY_SOURCE[source]
+    values, codes = ref.table(target)
+    v = np.array(values, dtype=np.float64)
+    if target in SAMPLED_BINADES:
+        # tf32 has 2**18 magnitudes: take whole binades where its rules differ (subnormals,
+        # the first normals, overflow) and a few ordinary ones.
+        exponent = np.array(codes) >> ref.SPECS[target].mantissa
+        v = v[np.isin(exponent, SAMPLED_BINADES[target])]
+    lo, hi = v[:-1], v[1:]
+    mid = (lo + hi) / 2
+    top = v[-1]
+    beyond = np.array([top * 2, top * 1024, (top + 2.0 ** (ref.SPECS[target].bias + 1)) / 2,
+                       2.0 ** (ref.SPECS[target].bias + 1), v[0] / 2, v[0] / 3])
+    points = np.concatenate([v, mid, beyond]).astype(np.float64)
+    with np.errstate(over="ignore"):
+        s = points.astype(dtype)
+        around = np.concatenate([s, np.nextafter(s, dtype(np.inf)), np.nextafter(s, dtype(0))])
+    around = around[np.isfinite(around.astype(np.float64))]
+    around = np.concatenate([around, -around,
+                             np.array([np.inf, -np.inf, np.nan, 0.0, -0.0]).astype(dtype)])
+    return np.unique(around.astype(np.float64).view(np.uint64)).view(np.float64).astype(dtype)
+
+
+CASES = [(t, s) for t in TABLE_TARGETS for s in ("f32", "f64")] + \
+        [(t, s) for t in SMALL for s in ("f16", "bf16")]
+
+
+@pytest.mark.parametrize("target, source", CASES, ids=[f"{s}->{t}" for t, s in CASES])
+@pytest.mark.parametrize("mode", list(MODES))
+def test_rounding_boundaries(target, source, mode, tally):
+    inputs = neighbourhood_inputs(target, source)
+    s_type, t_type = element_type(source), element_type(target)
+    got = words_of(numerics.convert_float(inputs, s_type, t_type, MODES[mode]), target)
+    exact = inputs.astype(np.float64).tolist()
+    want = [ref.convert(x, target, mode) for x in exact]
+    bad = [(x, hex(g), hex(w)) for x, g, w in zip(exact, got.tolist(), want) if g != w]
+    assert not bad, bad[:10]
+    tally(f"ftof conversions ({source}->{target})", len(inputs))
+
+
+@pytest.mark.parametrize("source", SMALL + ["f16", "bf16"])
+def test_every_small_value_to_every_float_type(source, tally):
+    """Every code of a small format, to every float type, in every mode."""
+    spec = ref.SPECS[source]
+    s_type = element_type(source)
+    values = numerics.from_words(np.arange(1 << spec.bits, dtype=np.uint64), s_type)
+    exact = numerics.to_float64(values, s_type).tolist()
+    if spec.bits > 8:
+        exact_targets = ["f32", "f64"]
+        targets = SMALL
+        modes = ["nearest_even"]
+    else:
+        exact_targets = ["f32", "f64"]
+        targets = [t for t in TABLE_TARGETS if t != source]
+        modes = list(MODES)
+    checked = 0
+    for target in targets:
+        for mode in modes:
+            got = words_of(numerics.convert_float(values, s_type, element_type(target),
+                                                  MODES[mode]), target).tolist()
+            want = [ref.convert(x, target, mode) for x in exact]
+            assert got == want, (source, target, mode)
+            checked += len(got)
+    for target in exact_targets:   # widening: the value is kept, NaN stays NaN
+        for mode in MODES.values():
+            out = numerics.convert_float(values, s_type, element_type(target), mode)
+            back = out.astype(np.float64)
+            same = (back == np.array(exact)) & (np.signbit(back) == np.signbit(exact))
+            assert np.all(same | (np.isnan(back) & np.isnan(exact)))
+            checked += len(back)
+    tally(f"ftof conversions (every {source} value)", checked)
+
+
+# ---------------------------------------------------------------------------------------
+# f64 -> f32: too many values for a table; the hardware rounds to nearest and
+# nextafter steps to the neighbour, an oracle independent of tileir's integer rounding.
+# ---------------------------------------------------------------------------------------
+
+def f32_reference(x: float, mode: str) -> np.float32:
+    with np.errstate(over="ignore"):
+        nearest = np.float32(x)
+    if math.isnan(x) or math.isinf(x) or float(nearest) == x or mode == "nearest_even":
+        return nearest
+    if mode == "nearest_away":
+        toward_x = np.float32(math.inf if x > float(nearest) else -math.inf)
+        other = np.nextafter(nearest, toward_x)
+        tie = abs(float(other) - x) == abs(float(nearest) - x)
+        return other if tie and abs(float(other)) > abs(float(nearest)) else nearest
+    if mode == "zero":
+        wrong_side = abs(float(nearest)) > abs(x)
+        return np.nextafter(nearest, np.float32(0)) if wrong_side else nearest
+    if mode == "positive_inf" and float(nearest) < x:
+        return np.nextafter(nearest, np.float32(math.inf))
+    if mode == "negative_inf" and float(nearest) > x:
+        return np.nextafter(nearest, np.float32(-math.inf))
+    return nearest
+
+
+@settings(max_examples=400, deadline=None)
+@given(bits=st.integers(0, (1 << 64) - 1), mode=st.sampled_from(list(MODES)))
+def test_f64_to_f32_random_bits(bits, mode):
+    x = np.array([bits], dtype=np.uint64).view(np.float64)
+    got = numerics.convert_float(x, element_type("f64"), element_type("f32"), MODES[mode])[0]
+    want = f32_reference(float(x[0]), mode)
+    if math.isnan(want):
+        assert numerics.to_words(np.array([got]), element_type("f32"))[0] == 0x7FFFFFFF
+    else:
+        assert got == want and math.copysign(1, got) == math.copysign(1, want)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_f64_to_f32_boundaries(mode, tally):
+    # Every power of two across f32's range, its midpoints, and their f64 neighbours.
+    exponents = np.arange(-152, 130)
+    base = np.ldexp(1.0, exponents)
+    ulp32 = np.ldexp(1.0, np.maximum(exponents, -126) - 23)
+    points = np.concatenate([base, base + ulp32 / 2, base - ulp32 / 4, base + ulp32 * 1.5,
+                             base * 1.75, np.array([3.4028235677973366e38, 3.4028235677973362e38,
+                                                    3.402823669209385e38])])
+    points = np.concatenate([points, np.nextafter(points, np.inf), np.nextafter(points, 0)])
+    points = np.concatenate([points, -points])
+    got = numerics.convert_float(points, element_type("f64"), element_type("f32"), MODES[mode])
+    for x, g in zip(points.tolist(), got.tolist()):
+        want = float(f32_reference(x, mode))
+        assert g == want and math.copysign(1, g) == math.copysign(1, want), (x, mode)
+    tally("ftof conversions (f64->f32)", len(points))
+
+
+# ---------------------------------------------------------------------------------------
+# Spec 5.1.3 special-value table, case by case
+# ---------------------------------------------------------------------------------------
+
+def convert_one(x: float, target: str, mode: str = "nearest_even", source: str = "f64"):
+    out = numerics.convert_float(np.array([x], dtype=NUMPY_SOURCE[source]), element_type(source),
+                                 element_type(target), MODES[mode])
+    return int(words_of(out, target)[0])
+
+
+@pytest.mark.parametrize("target, inf, minus_inf, nan, overflow", [
+    # IEEE-like: overflow may give Inf, Inf stays Inf, NaN stays NaN (canonical NaN)
+    ("f16", 0x7C00, 0xFC00, 0x7FFF, 0x7C00),
+    ("bf16", 0x7F80, 0xFF80, 0x7FFF, 0x7F80),
+    ("tf32", 0x7F800000, 0xFF800000, 0x7FFFE000, 0x7F800000),
+    # e5m2: satfinite, +-Inf -> +-MAX_NORM, NaN -> NaN
+    ("f8E5M2", 0x7B, 0xFB, 0x7F, 0x7B),
+    # e4m3: satfinite, NaN -> +MAX_NORM
+    ("f8E4M3FN", 0x7E, 0xFE, 0x7E, 0x7E),
+])
+def test_special_value_table(target, inf, minus_inf, nan, overflow):
+    assert convert_one(math.inf, target) == inf
+    assert convert_one(-math.inf, target) == minus_inf
+    assert convert_one(math.nan, target) == nan
+    assert convert_one(-math.nan, target) == nan
+    assert convert_one(1e300, target) == overflow
+    assert convert_one(-1e300, target) == overflow | (minus_inf & ~inf)
+
+
+def test_ieee_overflow_depends_on_the_rounding_mode():
+    big = 70000.0  # above f16's largest finite value, 65504
+    assert convert_one(big, "f16", "nearest_even") == 0x7C00
+    assert convert_one(65519.0, "f16", "nearest_even") == 0x7BFF   # below the midpoint
+    assert convert_one(65520.0, "f16", "nearest_even") == 0x7C00   # the midpoint: to Inf
+    assert convert_one(big, "f16", "zero") == 0x7BFF
+    assert convert_one(big, "f16", "negative_inf") == 0x7BFF
+    assert convert_one(-big, "f16", "positive_inf") == 0xFBFF
+    assert convert_one(-big, "f16", "negative_inf") == 0xFC00
+
+
+def test_sub_byte_and_unsigned_formats_saturate():
+    assert convert_one(7.0, "f4E2M1FN") == 0x7            # 6.0
+    assert convert_one(-100.0, "f4E2M1FN") == 0xF         # -6.0
+    assert convert_one(math.nan, "f4E2M1FN") == 0x7       # no NaN: +MAX
+    assert convert_one(math.inf, "f8E8M0FNU") == 0xFE     # 2**127
+    assert convert_one(math.nan, "f8E8M0FNU") == 0xFF
+    assert convert_one(0.0, "f8E8M0FNU", "zero") == 0x00  # no zero: the smallest, 2**-127
+    assert convert_one(-3.0, "f8E5M3FNU") == 0x00         # no negatives: 0
+    assert convert_one(1e9, "f8E5M3FNU") == 0xFE          # 114688
+    assert convert_one(math.nan, "f8E5M3FNU") == 0xFF
+
+
+def test_e8m0_directed_rounding():
+    # ftof to f8E8M0FNU allows zero and positive_inf (Ops.td): 3.0 lies between 2 and 4.
+    assert convert_one(3.0, "f8E8M0FNU", "zero") == 128
+    assert convert_one(3.0, "f8E8M0FNU", "positive_inf") == 129
+    assert convert_one(2.0 ** -130, "f8E8M0FNU", "positive_inf") == 0
+
+
+def test_spec_packing_example_values():
+    # 0.5 and 1.5 are f4E2M1FN codes 0b0001 and 0b0011 (spec 5.2.2)
+    assert convert_one(0.5, "f4E2M1FN") == 0b0001
+    assert convert_one(1.5, "f4E2M1FN") == 0b0011
+
+
+# ---------------------------------------------------------------------------------------
+# Flush-to-zero is applied to the rounded result (spec 5.1.3 note)
+# ---------------------------------------------------------------------------------------
+
+def test_flush_to_zero_after_rounding():
+    f64, f32 = element_type("f64"), element_type("f32")
+    tiny = 2.0 ** -126  # smallest normal f32
+    just_below = tiny * (1 - 2.0 ** -30)   # rounds up to the smallest normal: kept
+    half = tiny / 2                        # a subnormal result: flushed, sign kept
+    out = numerics.convert_float(np.array([just_below, half, -half, tiny]), f64, f32,
+                                 RoundingMode.NEAREST_EVEN, flush_to_zero=True)
+    assert out.tolist() == [tiny, 0.0, -0.0, tiny]
+    assert np.signbit(out).tolist() == [False, False, True, False]
+    down = numerics.convert_float(np.array([just_below]), f64, f32, RoundingMode.ZERO,
+                                  flush_to_zero=True)
+    assert down.tolist() == [0.0]          # rounds down to a subnormal first
+
+
+def test_flush_subnormal_inputs():
+    f32 = element_type("f32")
+    x = np.array([1e-40, -1e-40, 1e-30, -0.0], dtype=np.float32)
+    out = numerics.flush_subnormals(x, f32)
+    assert out.tolist() == [0.0, -0.0, np.float32(1e-30), -0.0]
+    assert np.signbit(out).tolist() == [False, True, False, True]
+
+
+def test_tf32_rounding_of_f32():
+    x = np.array([1.0 + 2.0 ** -11, 1.0 + 3 * 2.0 ** -11, 1.0 + 2.0 ** -12], dtype=np.float32)
+    assert numerics.round_to_tf32(x).tolist() == [1.0, 1.0 + 2.0 ** -9, 1.0]
+    assert numerics.round_to_tf32(x, RoundingMode.NEAREST_AWAY).tolist() == [
+        1.0 + 2.0 ** -10, 1.0 + 2.0 ** -9, 1.0]
+    assert numerics.round_to_tf32(x, RoundingMode.POSITIVE_INF).tolist() == [
+        1.0 + 2.0 ** -10, 1.0 + 2.0 ** -9, 1.0 + 2.0 ** -10]
