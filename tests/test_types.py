@@ -150,15 +150,18 @@ INVALID = [
     (tv((None,), (4, 1)),
      "expected shape and stride to be of same rank but got shape of rank 1 and stride of rank 2"),
     (tv((0,), (1,)), "dimensions must have strictly positive constant sizes but got [0]"),
-    (tv((None, -3), (1, 1)), "dimensions must have strictly positive constant sizes but got [?, -3]"),
-    (tv((4, 4), (0, None)), "dimensions must have strictly positive constant strides but got [0, ?]"),
+    (tv((None, -3), (1, 1)),
+     "dimensions must have strictly positive constant sizes but got [?, -3]"),
+    (tv((4, 4), (0, None)),
+     "dimensions must have strictly positive constant strides but got [0, ?]"),
     (PartitionViewType((), tv((), ())), "0-dimension tile shape is not supported"),
     (PartitionViewType((1, 1), tv((8, 8, 64), (512, 64, 1))),
      "expected tensor_view rank and tile rank to match, got tensor_view of rank 3 and tiles of "
      "rank 2"),
     (PartitionViewType((1024, 1024), tv((4096, 4096), (4096, 1)), (0,)),
      "expected dim_map to map exactly all 2 dimensions of the tile, got 1 mappings"),
-    (PartitionViewType((0, 4), TV2D), "tile shape dimensions must have positive length but got [0, 4]"),
+    (PartitionViewType((0, 4), TV2D),
+     "tile shape dimensions must have positive length but got [0, 4]"),
     (PartitionViewType((5, 1024), tv((4096, 4096), (4096, 1))),
      "tile shape dimensions must have power of two length but got [5, 1024]"),
     (PartitionViewType((2, 2), TV2D, (-1, 1)), "target dimension must not be negative, got -1"),
@@ -228,8 +231,9 @@ def test_sub_byte_tensor_view_layout(shape, strides, ok):
     if ok:
         t.verify()
     else:
-        fmt = lambda vals: ", ".join("?" if v is None else str(v) for v in vals)
-        assert t.first_error() == SUB_BYTE_RULE.format(fmt(shape), fmt(strides))
+        def spelled(vals):
+            return ", ".join("?" if v is None else str(v) for v in vals)
+        assert t.first_error() == SUB_BYTE_RULE.format(spelled(shape), spelled(strides))
 
 
 def test_every_valid_element_is_accepted_where_the_spec_allows():

@@ -118,5 +118,5 @@ class ExecutionError(TileIRError):
     """A kernel run that cannot proceed, including undefined behaviour detected at run time."""
 
 
-class ConversionError(TileIRError):
-    """A value or type that has no representation in the requested element type or encoding."""
+class ConversionError(TileIRError, ValueError):
+    """A conversion asked of the numerics that the spec does not define (wrong type or mode)."""

@@ -117,7 +117,11 @@ def test_every_small_value_to_every_float_type(source, tally):
 
 def f32_reference(x: float, mode: str) -> np.float32:
     with np.errstate(over="ignore"):
-        nearest = np.float32(x)
+        return _f32_reference(x, mode)
+
+
+def _f32_reference(x: float, mode: str) -> np.float32:
+    nearest = np.float32(x)
     if math.isnan(x) or math.isinf(x) or float(nearest) == x or mode == "nearest_even":
         return nearest
     if mode == "nearest_away":

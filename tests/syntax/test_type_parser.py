@@ -126,7 +126,8 @@ def test_missing_token_at_line_end_is_reported_on_that_line():
     assert info.value.diagnostics[0].message == "expected 'dim_map'"
     assert info.value.diagnostics[0].location.line == 2
     with pytest.raises(ParseError) as info:
-        parse_type("strided_view<tile=(2), traversal_strides=[2]\n tensor_view<16xf32, strides=[1]>>")
+        parse_type("strided_view<tile=(2), traversal_strides=[2]\n"
+                   " tensor_view<16xf32, strides=[1]>>")
     assert info.value.diagnostics[0].message == "expected ','"
     assert info.value.diagnostics[0].location.line == 1
 

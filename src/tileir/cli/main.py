@@ -79,6 +79,15 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         print(f"error: {args.value!r} is not a number", file=sys.stderr)
         return 2
     x = np.array([value], dtype=np.float64)
+    try:
+        return _convert(value, x, target, rounding, args)
+    except TileIRError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 2
+
+
+def _convert(value: float, x: np.ndarray, target: Type, rounding: RoundingMode,
+             args: argparse.Namespace) -> int:
     if isinstance(target, FloatType):
         result = numerics.from_float64(x, target, rounding, args.flush_to_zero)
         words = numerics.to_words(result, target)

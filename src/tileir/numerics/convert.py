@@ -13,6 +13,8 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from ..diagnostics import ConversionError
+
 from ..enums import RoundingMode
 from ..types import F32, I1, I4, TF32, FloatType, IntegerType, Type
 from .encoding import numpy_dtype
@@ -29,7 +31,7 @@ def float_format(t: Type) -> FloatFormat:
     try:
         return FORMATS[t]  # type: ignore[index]
     except KeyError:
-        raise TypeError(f"{t} is not a Tile IR floating-point type") from None
+        raise ConversionError(f"{t} is not a Tile IR floating-point type") from None
 
 
 def to_words(values: np.ndarray, t: FloatType) -> np.ndarray:
@@ -89,7 +91,7 @@ _INT4_DTYPES = (np.dtype(ml_dtypes.int4), np.dtype(ml_dtypes.uint4))
 
 def _width(t: Type) -> int:
     if not isinstance(t, IntegerType):
-        raise TypeError(f"{t} is not an integer type")
+        raise ConversionError(f"{t} is not an integer type")
     return t.width
 
 
@@ -192,7 +194,7 @@ def _round_to_integer(x: np.ndarray, rounding: RoundingMode) -> np.ndarray:
     if rounding == RoundingMode.NEAREST_AWAY:
         whole = np.trunc(x)
         return whole + np.where(np.abs(x - whole) >= 0.5, np.sign(x), 0.0)
-    raise ValueError(f"rounding mode {rounding} does not apply to a float-to-int conversion")
+    raise ConversionError(f"rounding mode {rounding} does not apply to a float-to-int conversion")
 
 
 def float_to_int(values: np.ndarray, source: FloatType, target: IntegerType, signed: bool,
@@ -204,8 +206,10 @@ def float_to_int(values: np.ndarray, source: FloatType, target: IntegerType, sig
     """
     x = _round_to_integer(to_float64(values, source), rounding)
     lo, hi = int_range(target, signed)
-    over = x > hi            # exact: hi + 1 is a power of two, and x is an integer
-    under = x < lo
+    # Compare with hi + 1 and lo, powers of two that float64 holds exactly (hi itself
+    # may not be: 2**63 - 1 would round up to 2**63).
+    over = x >= float(hi + 1)
+    under = x < float(lo)
     nan = np.isnan(x)
     inside = np.where(over | under | nan, 0.0, x)
     ints = inside.astype(np.int64) if signed else inside.astype(np.uint64)
@@ -221,4 +225,4 @@ def float_to_int_undefined(values: np.ndarray, source: FloatType, target: Intege
     """Where ``ftoi`` without saturation is undefined: NaN, Inf, or out of range after rounding."""
     x = _round_to_integer(to_float64(values, source), rounding)
     lo, hi = int_range(target, signed)
-    return np.isnan(x) | (x > hi) | (x < lo)
+    return np.isnan(x) | (x >= float(hi + 1)) | (x < float(lo))

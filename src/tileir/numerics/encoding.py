@@ -1,4 +1,4 @@
-"""How each element type is held in NumPy, exchanged through DLPack and PyTorch, and spelled in CUDA C.
+"""How element types are held in NumPy, exchanged via DLPack and PyTorch, and spelled in CUDA C.
 
 This is the spec's "Element Type Encoding" table (chapter Semantics, Data Layout),
 with its evident row shifts corrected (the published table puts ``torch.bool``

@@ -20,6 +20,8 @@ from functools import cached_property
 
 import numpy as np
 
+from ..diagnostics import ConversionError
+
 from ..enums import RoundingMode
 from ..types import (BF16, F4E2M1FN, F8E4M3FN, F8E5M2, F8E5M3FNU, F8E8M0FNU, F16, F32,
                      F64, TF32, FloatType)
@@ -83,7 +85,8 @@ class FloatFormat:
         """Magnitude code of the largest finite value."""
         all_ones = self.magnitude_mask
         if self.specials is Specials.IEEE:
-            return all_ones - (1 << self.mantissa_bits)  # exponent all ones minus one, mantissa all ones
+            # The largest exponent below all-ones, with every mantissa bit set.
+            return all_ones - (1 << self.mantissa_bits)
         if self.specials is Specials.NAN_ALL_ONES:
             return all_ones - 1
         return all_ones
@@ -175,12 +178,11 @@ def decode(words: np.ndarray, fmt: FloatFormat) -> np.ndarray:
     words = np.asarray(words)
     if fmt.name == "f64":
         return words.astype(np.uint64).view(np.float64)
-    if fmt.name == "f32":
-        return words.astype(np.uint32).view(np.float32).astype(np.float64)
-    if fmt.name == "tf32":
-        # tf32 keeps f32's layout; bits below the 10-bit mantissa are not part of the value.
-        return (words.astype(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(
-            np.float64)
+    if fmt.name in ("f32", "tf32"):
+        # tf32 keeps f32's layout; bits below its 10-bit mantissa are not part of the value.
+        mask = np.uint32(0xFFFFE000 if fmt.name == "tf32" else 0xFFFFFFFF)
+        with np.errstate(invalid="ignore"):   # signalling NaNs widen quietly
+            return (words.astype(np.uint32) & mask).view(np.float32).astype(np.float64)
     return _decode_table(fmt)[words.astype(np.int64) & ((1 << fmt.bits) - 1)]
 
 
@@ -240,7 +242,7 @@ def round_significand(negative: np.ndarray, m: np.ndarray, e: np.ndarray, fmt: F
     elif rounding == RoundingMode.NEGATIVE_INF:
         up = (rem != 0) & negative
     else:
-        raise ValueError(f"rounding mode {rounding} does not apply to a conversion")
+        raise ConversionError(f"rounding mode {rounding} does not apply to a conversion")
     return base + n + up
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..diagnostics import ConversionError
+
 from ..types import I1, FloatType, IntegerType, Type
 from .convert import as_unsigned, from_integers, from_words, to_words
 
@@ -20,7 +22,7 @@ def packed_bits(t: Type) -> int:
         return t.width
     info = t.info if isinstance(t, FloatType) else None
     if info is None:
-        raise TypeError(f"{t} cannot be packed")
+        raise ConversionError(f"{t} cannot be packed")
     return info.storage_bits
 
 
@@ -44,7 +46,7 @@ def pack(values: np.ndarray, t: Type) -> np.ndarray:
         return words.astype(f"<u{width // 8}").view(np.uint8).view(np.int8)
     per_byte = 8 // width
     if words.size % per_byte:
-        raise ValueError(f"{words.size} elements of {t} do not fill whole bytes")
+        raise ConversionError(f"{words.size} elements of {t} do not fill whole bytes")
     lanes = words.reshape(-1, per_byte)
     shifts = np.arange(per_byte, dtype=np.uint64) * np.uint64(width)
     packed = np.bitwise_or.reduce(lanes << shifts, axis=1)
@@ -58,7 +60,7 @@ def unpack(data: np.ndarray, t: Type) -> np.ndarray:
     if width >= 8:
         nbytes = width // 8
         if raw.size % nbytes:
-            raise ValueError(f"{raw.size} bytes do not hold whole {t} elements")
+            raise ConversionError(f"{raw.size} bytes do not hold whole {t} elements")
         words = raw.view(f"<u{nbytes}").astype(np.uint64)
     else:
         per_byte = 8 // width

@@ -1,0 +1,62 @@
+"""The `tileir` command: readable output, diagnostics with a caret, non-zero exit on bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tileir.cli.main import main
+
+
+def test_example_prints_each_shipped_type(capsys):
+    assert main(["example"]) == 0
+    out = capsys.readouterr().out
+    assert "!cuda_tile.partition_view<tile=(128x128), tensor_view<64x256xf32, strides=[256,1]>>\n" \
+           "  index space 1x2; each index loads a tile<128x128xf32>" in out
+    assert "  index space 4x22; each index loads a tile<4x2xf32>" in out
+    assert "!cuda_tile.tile<4xptr<i8>>" in out
+
+
+def test_type_reports_errors_with_location(capsys):
+    assert main(["type", "tile<8x4xf32>", "tile<3xf32>"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.startswith("!cuda_tile.tile<8x4xf32>\n  32 elements of f32\n")
+    assert captured.err == ("<arg>:1:5: error: all dimensions must be powers of two, got 3\n"
+                            "tile<3xf32>\n    ^\n")
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["convert", "1e9", "--to", "f8E4M3FN"], "1000000000.0 -> f8E4M3FN: 448.0 (bits 0x7e)\n"),
+    (["convert", "nan", "--to", "f8E4M3FN"], "nan -> f8E4M3FN: 448.0 (bits 0x7e)\n"),
+    (["convert", "0.3", "--to", "f8E8M0FNU", "--rounding", "positive_inf"],
+     "0.3 -> f8E8M0FNU: 0.5 (bits 0x7e)\n"),
+    (["convert", "1e9", "--to", "f16", "--rounding", "zero"],
+     "1000000000.0 -> f16: 65504.0 (bits 0x7bff)\n"),
+    (["convert", "-3.7", "--to", "i8"], "-3.7 -> i8: -3 (bits 0xfd)\n"),
+    (["convert", "300", "--to", "i8", "--unsigned"], "300.0 -> i8: 255 (bits 0xff)\n"),
+])
+def test_convert(argv, expected, capsys):
+    assert main(argv) == 0
+    assert capsys.readouterr().out == expected
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["convert", "1", "--to", "f80"], "error: 'f80' is not a Tile IR element type\n"),
+    (["convert", "x", "--to", "f32"], "error: 'x' is not a number\n"),
+    (["convert", "1", "--to", "f32", "--rounding", "up"],
+     "error: 'up' is not one of: nearest_even, zero, negative_inf, positive_inf, approx, full, "
+     "nearest_int_to_zero, nearest_away\n"),
+])
+def test_convert_rejects_bad_arguments(argv, message, capsys):
+    assert main(argv) == 2
+    assert capsys.readouterr().err == message
+
+
+def test_console_entry_point_runs_as_a_module():
+    done = subprocess.run([sys.executable, "-m", "tileir", "type", "tile<f4E2M1FN>"],
+                          capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "error: F4E2M1FN tiles must have an even number of elements" in done.stderr
+    assert "Traceback" not in done.stderr
