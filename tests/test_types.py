@@ -297,3 +297,47 @@ def test_constants_cover_spec_element_names():
                              F8E5M2, F8E8M0FNU, F4E2M1FN, F8E5M3FNU)] == [
         "i1", "i4", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "tf32", "f64",
         "f8E4M3FN", "f8E5M2", "f8E8M0FNU", "f4E2M1FN", "f8E5M3FNU"]
+
+
+# ---------------------------------------------------------------------------------------
+# Index operands of loads and stores through a view (reference verifyIndices)
+# ---------------------------------------------------------------------------------------
+
+SCALAR_I32, SCALAR_I64 = TileType((), I32), TileType((), I64)
+
+
+@pytest.mark.parametrize("view", [PartitionViewType((2, 2), TV2D),
+                                  StridedViewType((2, 2), (1, 1), TV2D)])
+def test_tiled_view_indices(view):
+    assert view.indices_error([]) is None
+    assert view.indices_error([SCALAR_I32, SCALAR_I32]) is None
+    assert view.indices_error([SCALAR_I32, SCALAR_I64]) == (
+        "expected index type 1 to be the same as other index types ('!cuda_tile.tile<i32>'), "
+        "got '!cuda_tile.tile<i64>'")
+    assert view.indices_error([TileType((1,), I32), SCALAR_I32]) == (
+        "expected index type to be a scalar tile, got '!cuda_tile.tile<1xi32>'")
+    assert view.indices_error([TOKEN]) == (
+        "expected index type to be a tile type, got '!cuda_tile.token'")
+
+
+def test_gather_scatter_view_indices():
+    view = GatherScatterViewType((4, 8), tv((16, 16), (16, 1)), 0)
+    gather = TileType((4,), I32)
+    assert view.indices_error([gather, SCALAR_I32]) is None
+    assert view.indices_error([gather]) is None
+    assert GatherScatterViewType((4, 8), tv((16, 16), (16, 1)), 1).indices_error([gather]) == (
+        "gather/scatter dimension 1 is out of range for index count 1")
+    assert view.indices_error([TOKEN, SCALAR_I32]) == (
+        "expected index at sparse_dim position 0 to be a tile type for GatherScatterView")
+    assert view.indices_error([SCALAR_I32, SCALAR_I32]) == (
+        "expected index at sparse_dim position 0 to be a 1D tensor for GatherScatterView, "
+        "got rank 0")
+    assert view.indices_error([TileType((8,), I32), SCALAR_I32]) == (
+        "expected gather/scatter index size (8) to match tile shape at gather/scatter "
+        "dimension 0 (4)")
+    assert view.indices_error([gather, TileType((2,), I32)]) == (
+        "expected index 1 to be a scalar tile for GatherScatterView")
+    view3 = GatherScatterViewType((2, 4, 8), tv((8, 8, 8), (64, 8, 1)), 1)
+    assert view3.indices_error([SCALAR_I32, gather, SCALAR_I64]) == (
+        "expected scalar index 2 to have the same type as other scalar indices "
+        "('!cuda_tile.tile<i32>'), got '!cuda_tile.tile<i64>'")

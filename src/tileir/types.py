@@ -26,7 +26,6 @@ from .versions import V13_1, V13_2, V13_3, V13_4, Version
 DYNAMIC = None
 #: Largest number of elements a tile may hold (reference Types.h, maxTileNumElements).
 MAX_TILE_ELEMENTS = 1 << 24
-_I32_MAX = (1 << 31) - 1
 
 DIALECT = "cuda_tile"
 
@@ -503,6 +502,23 @@ class TiledView(Type):
         """
         raise NotImplementedError
 
+    def indices_error(self, index_types: Sequence[Type]) -> str | None:
+        """The reference's rule for the index operands of a load or store through this view.
+
+        Every index is a rank-0 tile, all of one type.  (That it is an integer tile, and
+        how many there are, are checked by the ops.)
+        """
+        for t in index_types:
+            if not isinstance(t, TileType):
+                return f"expected index type to be a tile type, got {quoted(t)}"
+            if t.rank != 0:
+                return f"expected index type to be a scalar tile, got {quoted(t)}"
+        for i, t in enumerate(index_types):
+            if t != index_types[0]:
+                return (f"expected index type {i} to be the same as other index types "
+                        f"({quoted(index_types[0])}), got {quoted(t)}")
+        return None
+
 
 @dataclass(frozen=True)
 class PartitionViewType(TiledView):
@@ -639,6 +655,39 @@ class GatherScatterViewType(TiledView):
         """The tensor_view's own shape: every index names one element position."""
         return self._extents(tensor_shape)
 
+    def indices_error(self, index_types: Sequence[Type]) -> str | None:
+        """The index at `sparse_dim` is a 1-D tile of the tile's length there; the others
+        are scalar tiles of one type (the reference's GatherScatterViewType::verifyIndices).
+        """
+        if not index_types:
+            return None
+        dim = self.sparse_dim
+        if dim >= len(index_types):
+            return (f"gather/scatter dimension {dim} is out of range for index count "
+                    f"{len(index_types)}")
+        gather = index_types[dim]
+        if not isinstance(gather, TileType):
+            return (f"expected index at sparse_dim position {dim} to be a tile type for "
+                    "GatherScatterView")
+        if gather.rank != 1:
+            return (f"expected index at sparse_dim position {dim} to be a 1D tensor for "
+                    f"GatherScatterView, got rank {gather.rank}")
+        if gather.shape[0] != self.tile_shape[dim]:
+            return (f"expected gather/scatter index size ({gather.shape[0]}) to match tile "
+                    f"shape at gather/scatter dimension {dim} ({self.tile_shape[dim]})")
+        base: Type | None = None
+        for i, t in enumerate(index_types):
+            if i == dim:
+                continue
+            if not isinstance(t, TileType) or t.rank != 0:
+                return f"expected index {i} to be a scalar tile for GatherScatterView"
+            if base is None:
+                base = t
+            elif t != base:
+                return (f"expected scalar index {i} to have the same type as other scalar "
+                        f"indices ({quoted(base)}), got {quoted(t)}")
+        return None
+
 
 @dataclass(frozen=True)
 class TokenType(Type):
@@ -675,11 +724,3 @@ class FunctionType(Type):
 
     def children(self) -> tuple[Type, ...]:
         return self.inputs + self.results
-
-
-#: Dialect type classes by mnemonic.
-DIALECT_TYPES: dict[str, type] = {
-    cls.mnemonic: cls for cls in (PointerType, TileType, TensorViewType, PartitionViewType,
-                                  StridedViewType, GatherScatterViewType, TokenType)
-}
-VIEW_TYPES = (PartitionViewType, StridedViewType, GatherScatterViewType)
