@@ -267,3 +267,27 @@ def test_tf32_rounding_of_f32():
         1.0 + 2.0 ** -10, 1.0 + 2.0 ** -9, 1.0]
     assert numerics.round_to_tf32(x, RoundingMode.POSITIVE_INF).tolist() == [
         1.0 + 2.0 ** -10, 1.0 + 2.0 ** -9, 1.0 + 2.0 ** -10]
+
+
+FTZ_CASES = [("f16", "f32"), ("bf16", "f64"), ("f8E5M2", "f32"), ("f8E4M3FN", "f16")]
+
+
+@pytest.mark.parametrize("target, source", FTZ_CASES, ids=[f"{s}->{t}" for t, s in FTZ_CASES])
+@pytest.mark.parametrize("mode", list(MODES))
+def test_rounding_boundaries_with_flush_to_zero(target, source, mode, tally):
+    inputs = neighbourhood_inputs(target, source)
+    got = words_of(numerics.convert_float(inputs, element_type(source), element_type(target),
+                                          MODES[mode], flush_to_zero=True), target)
+    want = [ref.convert(x, target, mode, flush_to_zero=True)
+            for x in inputs.astype(np.float64).tolist()]
+    assert got.tolist() == want
+    tally(f"ftof conversions with FTZ ({source}->{target})", len(inputs))
+
+
+@pytest.mark.parametrize("shape", [(), (2, 3), (0,), (2, 1, 4)])
+def test_shapes_are_preserved(shape):
+    x = np.full(shape, 1.7, dtype=np.float32)
+    f32 = element_type("f32")
+    for target in ("f16", "f4E2M1FN", "tf32", "f8E5M3FNU"):
+        out = numerics.convert_float(x, f32, element_type(target))
+        assert out.shape == shape and out.dtype == numerics.numpy_dtype(element_type(target))

@@ -271,32 +271,24 @@ def encode_parts(negative: np.ndarray, m: np.ndarray, e: np.ndarray, kind: np.nd
     safe_e = np.where(finite, e, 0)
     code = round_significand(negative, safe_m, safe_e, fmt, rounding)
 
-    if fmt.specials is Specials.IEEE and not fmt.saturating:
+    ieee_overflow = fmt.specials is Specials.IEEE and not fmt.saturating
+    if ieee_overflow:
         overflow_code = np.where(_rounds_away_from_zero(negative, rounding),
                                  fmt.inf_code, fmt.max_code)
     else:
         overflow_code = np.full(code.shape, fmt.max_code)
-    code = np.where(code > fmt.max_code, overflow_code, code)
-    code = np.where(code < 0, 0, code)  # below the smallest value of a format with no zero
+    # Below 0 means below the smallest value of a format with no zero: clamp to it.
+    code = np.where(code > fmt.max_code, overflow_code, np.maximum(code, 0))
     if flush_to_zero and fmt.subnormals:
         code = np.where(code < (1 << fmt.mantissa_bits), 0, code)
 
-    code = np.where(kind == 1, 0, code)
-    if fmt.inf_code is not None and not fmt.saturating:
-        code = np.where(kind == 2, fmt.inf_code, code)
-    else:
-        code = np.where(kind == 2, fmt.max_code, code)
-
-    negative_out = negative.copy()
+    inf_result = fmt.inf_code if ieee_overflow else fmt.max_code
+    nan_result = fmt.max_code if fmt.nan_code is None or fmt.nan_to_max else fmt.nan_code
+    code = np.select([kind == 1, kind == 2, kind == 3], [0, inf_result, nan_result], code)
     if not fmt.signed:
         # No negative numbers: the closest representable value is the smallest one.
         code = np.where(negative & (kind != 3), 0, code)
-        negative_out[:] = False
-    if fmt.nan_code is not None and not fmt.nan_to_max:
-        code = np.where(kind == 3, fmt.nan_code, code)
-    else:
-        code = np.where(kind == 3, fmt.max_code, code)
-    negative_out &= kind != 3  # NaN results are positive
+    negative_out = np.asarray(negative & (kind != 3))  # NaN results are positive
 
     word = code | (negative_out.astype(np.int64) << fmt.sign_shift if fmt.signed else 0)
     return (word << fmt.container_shift).astype(code_dtype(fmt))
