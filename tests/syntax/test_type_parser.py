@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import CONFORMANCE, SEEDS, require
 from tileir import ParseError, parse_type
@@ -320,3 +322,30 @@ def test_hex_looking_dimensions_split_like_mlir():
         parse_type("tile<0x4xf32>")
     assert info.value.diagnostics[0].message == \
         "all dimensions must be positive constants, got 0, 4"
+
+
+@pytest.mark.parametrize("text", ["tile<" * 5000, "ptr<" * 300 + "f32" + ">" * 300, "(" * 3000,
+                                  "!cuda_tile.ptr<" * 2000])
+def test_hostile_nesting_is_a_diagnostic_not_a_crash(text):
+    with pytest.raises(ParseError) as info:
+        parse_type(text)
+    assert info.value.diagnostics[0].message == "types nest more than 64 deep"
+
+
+_PIECES = ["tile", "ptr", "tensor_view", "partition_view", "strided_view", "gather_scatter_view",
+           "token", "!cuda_tile.", "<", ">", "(", ")", "[", "]", ",", "=", "?", "x", "-", "0",
+           "1", "4", "16", "0x8", "99999999999999999999", "f32", "i4", "f4E2M1FN", "strides",
+           "tile", "dim_map", "padding_value", "nan", "sparse_dim", "traversal_strides", " ",
+           "\n", "->", "\"s\"", "#a", "%v", "@f", "//c\n", "\\", "é", "1.5"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
+def test_any_text_parses_or_gives_a_parse_error(text):
+    try:
+        parsed = parse_type(text)
+    except ParseError as exc:
+        diag = exc.diagnostics[0]
+        assert diag.location.line >= 1 and diag.location.column >= 1 and diag.message
+    else:
+        assert parse_type(str(parsed)) == parsed

@@ -8,7 +8,8 @@ one the reference would give, at the position of the type's ``<``.
 
 from __future__ import annotations
 
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 from ..diagnostics import ParseError
 from ..enums import PaddingValue
@@ -19,6 +20,9 @@ from .base import BaseParser
 from .lexer import Kind
 
 _I32_MAX = (1 << 31) - 1
+#: Valid Tile IR types nest a few levels deep; this bound keeps hostile input from
+#: exhausting Python's stack.
+MAX_TYPE_NESTING = 64
 # Builtin types spelled by a keyword followed by a bracketed body, kept verbatim.
 _BRACKETED_BUILTINS = ("tensor", "vector", "memref", "complex", "tuple")
 _INTEGER_PREFIXES = ("i", "si", "ui")
@@ -31,17 +35,29 @@ class TypeParser(BaseParser):
                  aliases: dict[str, Type] | None = None) -> None:
         super().__init__(text, filename, first_line)
         self.type_aliases: dict[str, Type] = aliases if aliases is not None else {}
+        self._depth = 0
         self._dialect_parsers: dict[str, Callable[[int], Type]] = {
             "ptr": self._ptr, "tile": self._tile, "tensor_view": self._tensor_view,
             "partition_view": self._partition_view, "strided_view": self._strided_view,
             "gather_scatter_view": self._gather_scatter_view, "token": lambda _: TOKEN,
         }
 
+    @contextmanager
+    def _nesting(self) -> Iterator[None]:
+        self._depth += 1
+        try:
+            if self._depth > MAX_TYPE_NESTING:
+                self.fail(f"types nest more than {MAX_TYPE_NESTING} deep")
+            yield
+        finally:
+            self._depth -= 1
+
     # ---- entry points ----------------------------------------------------------------------
 
     def parse_type(self) -> Type:
         """A type in MLIR's general syntax (dialect types qualified)."""
-        parsed = self.parse_optional_type()
+        with self._nesting():
+            parsed = self.parse_optional_type()
         if parsed is None:
             self.fail("expected non-function type")
         return parsed
@@ -58,6 +74,10 @@ class TypeParser(BaseParser):
 
     def parse_cuda_tile_type(self) -> Type:
         """A type inside a ``cuda_tile`` construct: the short form is allowed too."""
+        with self._nesting():
+            return self._cuda_tile_type()
+
+    def _cuda_tile_type(self) -> Type:
         if self.consume_keyword("token"):
             return TOKEN
         parsed = self.parse_optional_type()
