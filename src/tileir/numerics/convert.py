@@ -182,19 +182,28 @@ def int_to_float(values: np.ndarray, source: IntegerType, target: FloatType, sig
     return from_words(words, target)
 
 
+def _nearest_away(x: np.ndarray) -> np.ndarray:
+    whole = np.trunc(x)
+    return whole + np.where(np.abs(x - whole) >= 0.5, np.sign(x), 0.0)
+
+
+# Rounding of a float to an integral value, by rounding mode.
+_TO_INTEGRAL = {
+    RoundingMode.NEAREST_INT_TO_ZERO: np.trunc,
+    RoundingMode.ZERO: np.trunc,
+    RoundingMode.NEAREST_EVEN: np.rint,
+    RoundingMode.NEGATIVE_INF: np.floor,
+    RoundingMode.POSITIVE_INF: np.ceil,
+    RoundingMode.NEAREST_AWAY: _nearest_away,
+}
+
+
 def _round_to_integer(x: np.ndarray, rounding: RoundingMode) -> np.ndarray:
-    if rounding in (RoundingMode.NEAREST_INT_TO_ZERO, RoundingMode.ZERO):
-        return np.trunc(x)
-    if rounding == RoundingMode.NEAREST_EVEN:
-        return np.rint(x)
-    if rounding == RoundingMode.NEGATIVE_INF:
-        return np.floor(x)
-    if rounding == RoundingMode.POSITIVE_INF:
-        return np.ceil(x)
-    if rounding == RoundingMode.NEAREST_AWAY:
-        whole = np.trunc(x)
-        return whole + np.where(np.abs(x - whole) >= 0.5, np.sign(x), 0.0)
-    raise ConversionError(f"rounding mode {rounding} does not apply to a float-to-int conversion")
+    try:
+        return _TO_INTEGRAL[rounding](x)
+    except KeyError:
+        raise ConversionError(
+            f"rounding mode {rounding} does not apply to a float-to-int conversion") from None
 
 
 def float_to_int(values: np.ndarray, source: FloatType, target: IntegerType, signed: bool,

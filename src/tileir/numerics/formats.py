@@ -190,9 +190,6 @@ def decode(words: np.ndarray, fmt: FloatFormat) -> np.ndarray:
 # Rounding
 # --------------------------------------------------------------------------------------
 
-#: The rounding modes that apply to a conversion between number formats.
-CONVERSION_ROUNDINGS = (RoundingMode.NEAREST_EVEN, RoundingMode.ZERO, RoundingMode.NEGATIVE_INF,
-                        RoundingMode.POSITIVE_INF, RoundingMode.NEAREST_AWAY)
 
 _SIG_BITS = 60  # significands are narrowed to this many bits, keeping a sticky bit
 
@@ -229,31 +226,38 @@ def round_significand(negative: np.ndarray, m: np.ndarray, e: np.ndarray, fmt: F
     # One formula covers subnormal and normal results: a carry into the next binade,
     # or from the largest subnormal into the smallest normal, falls out of the addition.
     base = (q + mbits + fmt.bias - 1) * (np.int64(1) << mbits)
-    if rounding == RoundingMode.NEAREST_EVEN:
-        # Ties go to the even code (for e8m0, whose significand is always 1, the code's
-        # parity is the exponent's).
-        up = (rem > half) | ((rem == half) & ((base + n) & 1 == 1))
-    elif rounding == RoundingMode.NEAREST_AWAY:
-        up = rem >= half
-    elif rounding == RoundingMode.ZERO:
-        up = np.zeros(m.shape, dtype=bool)
-    elif rounding == RoundingMode.POSITIVE_INF:
-        up = (rem != 0) & ~negative
-    elif rounding == RoundingMode.NEGATIVE_INF:
-        up = (rem != 0) & negative
-    else:
+    decide = _ROUNDS_UP.get(rounding)
+    if decide is None:
         raise ConversionError(f"rounding mode {rounding} does not apply to a conversion")
+    # Ties to even look at the code's last bit (for e8m0, whose significand is always 1,
+    # that is the exponent's parity).
+    up = decide(rem, half, (base + n) & 1 == 1, negative)
     return base + n + up
 
 
-def _rounds_away_from_zero(negative: np.ndarray, rounding: RoundingMode) -> np.ndarray:
-    if rounding in (RoundingMode.NEAREST_EVEN, RoundingMode.NEAREST_AWAY):
-        return np.ones(negative.shape, dtype=bool)
-    if rounding == RoundingMode.POSITIVE_INF:
-        return ~negative
-    if rounding == RoundingMode.NEGATIVE_INF:
-        return negative
-    return np.zeros(negative.shape, dtype=bool)
+# Whether to step the truncated significand up one unit, by rounding mode, from the
+# discarded remainder, half a unit, whether the truncated code is odd, and the sign.
+_ROUNDS_UP = {
+    RoundingMode.NEAREST_EVEN: lambda rem, half, odd, neg: (rem > half) | ((rem == half) & odd),
+    RoundingMode.NEAREST_AWAY: lambda rem, half, odd, neg: rem >= half,
+    RoundingMode.ZERO: lambda rem, half, odd, neg: np.zeros(np.shape(rem), dtype=bool),
+    RoundingMode.POSITIVE_INF: lambda rem, half, odd, neg: (rem != 0) & ~neg,
+    RoundingMode.NEGATIVE_INF: lambda rem, half, odd, neg: (rem != 0) & neg,
+}
+
+# Whether an overflowing value becomes Inf (rather than the largest finite value) in an
+# IEEE-like format, by rounding mode and sign.
+_OVERFLOWS_TO_INF = {
+    RoundingMode.NEAREST_EVEN: lambda neg: np.ones(np.shape(neg), dtype=bool),
+    RoundingMode.NEAREST_AWAY: lambda neg: np.ones(np.shape(neg), dtype=bool),
+    RoundingMode.ZERO: lambda neg: np.zeros(np.shape(neg), dtype=bool),
+    RoundingMode.POSITIVE_INF: lambda neg: ~neg,
+    RoundingMode.NEGATIVE_INF: lambda neg: neg,
+}
+
+
+#: The rounding modes that apply to a conversion between number formats.
+CONVERSION_ROUNDINGS = tuple(_ROUNDS_UP)
 
 
 def encode_parts(negative: np.ndarray, m: np.ndarray, e: np.ndarray, kind: np.ndarray,
@@ -273,8 +277,8 @@ def encode_parts(negative: np.ndarray, m: np.ndarray, e: np.ndarray, kind: np.nd
 
     ieee_overflow = fmt.specials is Specials.IEEE and not fmt.saturating
     if ieee_overflow:
-        overflow_code = np.where(_rounds_away_from_zero(negative, rounding),
-                                 fmt.inf_code, fmt.max_code)
+        overflow_code = np.where(_OVERFLOWS_TO_INF[rounding](negative), fmt.inf_code,
+                                 fmt.max_code)
     else:
         overflow_code = np.full(code.shape, fmt.max_code)
     # Below 0 means below the smallest value of a format with no zero: clamp to it.
