@@ -46,8 +46,8 @@ class Type:
         """Types nested directly inside this one (verified before this one)."""
         return ()
 
-    def _check(self) -> str | None:
-        """This type's own rules, assuming its children are valid; the first violation."""
+    def own_error(self) -> str | None:
+        """The first of this type's own rules it breaks, assuming its children are valid."""
         return None
 
     def verify(self) -> None:
@@ -62,7 +62,7 @@ class Type:
             message = child.first_error()
             if message is not None:
                 return message
-        return self._check()
+        return self.own_error()
 
     def is_valid(self) -> bool:
         """True when `verify` would not raise."""
@@ -199,16 +199,6 @@ def element_type(name: str) -> Type:
     raise KeyError(f"{name!r} is not a Tile IR element type")
 
 
-def is_integer(t: Type) -> bool:
-    """True for integer element types."""
-    return isinstance(t, IntegerType)
-
-
-def is_float(t: Type) -> bool:
-    """True for floating-point element types."""
-    return isinstance(t, FloatType)
-
-
 def _summary(types: Iterable[Type]) -> str:
     return " or ".join(t.format() for t in types)
 
@@ -271,7 +261,7 @@ class PointerType(Type):
     def children(self) -> tuple[Type, ...]:
         return (self.pointee,)
 
-    def _check(self) -> str | None:
+    def own_error(self) -> str | None:
         if self.pointee not in NUMBER_TYPES:
             return _constraint_error("pointeeType", NUMBER_TYPE_SUMMARY)
         return None
@@ -325,7 +315,7 @@ class TileType(Type):
     def children(self) -> tuple[Type, ...]:
         return (self.element_type,)
 
-    def _check(self) -> str | None:
+    def own_error(self) -> str | None:
         e = self.element_type
         if not (e in ELEMENT_INFO or (isinstance(e, PointerType))):
             return _constraint_error("elementType", TILE_ELEMENT_SUMMARY)
@@ -368,7 +358,7 @@ class TensorViewType(Type):
     def children(self) -> tuple[Type, ...]:
         return (self.element_type,)
 
-    def _check(self) -> str | None:
+    def own_error(self) -> str | None:
         if self.element_type not in NUMBER_TYPES:
             return _constraint_error("elementType", NUMBER_TYPE_SUMMARY)
         if len(self.shape) != len(self.strides):
@@ -545,7 +535,7 @@ class PartitionViewType(TiledView):
                 + _nested(self.tensor_view) + _dim_map_text(self.dim_map))
         return _qualify("partition_view", f"<{body}>", qualified)
 
-    def _check(self) -> str | None:
+    def own_error(self) -> str | None:
         return _partition_like_error(self)
 
     def index_space_shape(self, tensor_shape: Sequence[int] | None = None
@@ -597,7 +587,7 @@ class StridedViewType(TiledView):
                 + _dim_map_text(self.dim_map))
         return _qualify("strided_view", f"<{body}>", qualified)
 
-    def _check(self) -> str | None:
+    def own_error(self) -> str | None:
         error = _partition_like_error(self)
         if error:
             return error
@@ -639,7 +629,7 @@ class GatherScatterViewType(TiledView):
                 + _nested(self.tensor_view) + f", sparse_dim={self.sparse_dim}")
         return _qualify("gather_scatter_view", f"<{body}>", qualified)
 
-    def _check(self) -> str | None:
+    def own_error(self) -> str | None:
         error = _view_tile_error(self.tile_shape, self.tensor_view) or _tile_dims_error(
             self.tile_shape)
         if error:

@@ -79,6 +79,9 @@ def test_dtype_to_element_type():
     assert numerics.element_type_of_dtype(np.float32) == element_type("f32")
     assert numerics.element_type_of_dtype(np.uint16) == element_type("i16")
     assert numerics.element_type_of_dtype(ml_dtypes.float8_e5m2) == element_type("f8E5M2")
+    assert numerics.element_type_of_dtype(np.uint8) == element_type("i8")
+    assert numerics.element_type_of_dtype(np.bool_) == element_type("i1")
+    assert numerics.element_type_of_dtype(ml_dtypes.int4) == element_type("i4")
     assert numerics.element_type_of_dtype(np.complex64) is None
 
 

@@ -31,9 +31,9 @@ def describe(t: Type) -> list[str]:
     if isinstance(t, TiledView):
         space = "x".join("?" if n is None else str(n) for n in t.index_space_shape())
         lines.append(f"  index space {space}; each index loads a {t.tile_type.format(False)}")
-    info = ELEMENT_INFO.get(getattr(t, "element_type", t))
+    element = getattr(t, "element_type", t)
+    info = ELEMENT_INFO.get(element)
     if info is not None:
-        element = getattr(t, "element_type", t)
         lines.append(f"  {element}: {info.bit_width} bits, stored in {info.storage_bits}, "
                      f"since Tile IR {info.since}")
     return lines
@@ -78,16 +78,16 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     except ValueError:
         print(f"error: {args.value!r} is not a number", file=sys.stderr)
         return 2
-    x = np.array([value], dtype=np.float64)
     try:
-        return _convert(value, x, target, rounding, args)
+        return _convert(value, target, rounding, args)
     except TileIRError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 2
 
 
-def _convert(value: float, x: np.ndarray, target: Type, rounding: RoundingMode,
+def _convert(value: float, target: Type, rounding: RoundingMode,
              args: argparse.Namespace) -> int:
+    x = np.array([value], dtype=np.float64)
     if isinstance(target, FloatType):
         result = numerics.from_float64(x, target, rounding, args.flush_to_zero)
         words = numerics.to_words(result, target)

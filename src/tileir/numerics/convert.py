@@ -14,7 +14,6 @@ import ml_dtypes
 import numpy as np
 
 from ..diagnostics import ConversionError
-
 from ..enums import RoundingMode
 from ..types import F32, I1, I4, TF32, FloatType, IntegerType, Type
 from .encoding import numpy_dtype
@@ -206,6 +205,16 @@ def _round_to_integer(x: np.ndarray, rounding: RoundingMode) -> np.ndarray:
             f"rounding mode {rounding} does not apply to a float-to-int conversion") from None
 
 
+def _ftoi_outcome(values: np.ndarray, source: FloatType, target: IntegerType, signed: bool,
+                  rounding: RoundingMode) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rounded values, and where they lie above and below the target's range."""
+    x = _round_to_integer(to_float64(values, source), rounding)
+    lo, hi = int_range(target, signed)
+    # Compare with hi + 1 and lo, powers of two that float64 holds exactly (hi itself
+    # may not be: 2**63 - 1 would round up to 2**63).
+    return x, x >= float(hi + 1), x < float(lo)
+
+
 def float_to_int(values: np.ndarray, source: FloatType, target: IntegerType, signed: bool,
                  rounding: RoundingMode = RoundingMode.NEAREST_INT_TO_ZERO) -> np.ndarray:
     """``ftoi``: round to an integer, saturating to the target's range; NaN gives 0.
@@ -213,12 +222,8 @@ def float_to_int(values: np.ndarray, source: FloatType, target: IntegerType, sig
     Without ``saturating`` the spec leaves NaN, Inf and out-of-range inputs undefined;
     `float_to_int_undefined` finds them so the interpreter can report them.
     """
-    x = _round_to_integer(to_float64(values, source), rounding)
+    x, over, under = _ftoi_outcome(values, source, target, signed, rounding)
     lo, hi = int_range(target, signed)
-    # Compare with hi + 1 and lo, powers of two that float64 holds exactly (hi itself
-    # may not be: 2**63 - 1 would round up to 2**63).
-    over = x >= float(hi + 1)
-    under = x < float(lo)
     nan = np.isnan(x)
     inside = np.where(over | under | nan, 0.0, x)
     ints = inside.astype(np.int64) if signed else inside.astype(np.uint64)
@@ -232,6 +237,5 @@ def float_to_int_undefined(values: np.ndarray, source: FloatType, target: Intege
                            rounding: RoundingMode = RoundingMode.NEAREST_INT_TO_ZERO
                            ) -> np.ndarray:
     """Where ``ftoi`` without saturation is undefined: NaN, Inf, or out of range after rounding."""
-    x = _round_to_integer(to_float64(values, source), rounding)
-    lo, hi = int_range(target, signed)
-    return np.isnan(x) | (x >= float(hi + 1)) | (x < float(lo))
+    x, over, under = _ftoi_outcome(values, source, target, signed, rounding)
+    return np.isnan(x) | over | under

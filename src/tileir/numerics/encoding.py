@@ -69,12 +69,9 @@ def _np(*names) -> tuple[np.dtype, ...]:
     return tuple(np.dtype(n) for n in names)
 
 
+# Rows are in order of preference for `element_type_of_dtype`: a uint8 buffer is i8
+# data before it is i1 or raw f8E5M3FNU codes, and float32 is f32 before tf32.
 ENCODINGS: dict[Type, ElementEncoding] = {
-    I1: ElementEncoding(np.dtype(np.bool_), _np(np.bool_, np.uint8, np.int8),
-                        ((_C.kDLBool, _C.kDLUInt, _C.kDLInt), 8, 1), ("torch.bool",),
-                        ("bool", None)),
-    I4: ElementEncoding(np.dtype(ml_dtypes.int4), _np(ml_dtypes.int4, ml_dtypes.uint4),
-                        (_INT, 4, 1), (), (None, None)),
     I8: ElementEncoding(np.dtype(np.int8), _np(np.int8, np.uint8), (_INT, 8, 1),
                         ("torch.int8", "torch.uint8"), ("signed char", "unsigned char")),
     I16: ElementEncoding(np.dtype(np.int16), _np(np.int16, np.uint16), (_INT, 16, 1),
@@ -83,6 +80,11 @@ ENCODINGS: dict[Type, ElementEncoding] = {
                          ("torch.int32", "torch.uint32"), ("int", "unsigned int")),
     I64: ElementEncoding(np.dtype(np.int64), _np(np.int64, np.uint64), (_INT, 64, 1),
                          ("torch.int64", "torch.uint64"), ("long long", "unsigned long long")),
+    I1: ElementEncoding(np.dtype(np.bool_), _np(np.bool_, np.uint8, np.int8),
+                        ((_C.kDLBool, _C.kDLUInt, _C.kDLInt), 8, 1), ("torch.bool",),
+                        ("bool", None)),
+    I4: ElementEncoding(np.dtype(ml_dtypes.int4), _np(ml_dtypes.int4, ml_dtypes.uint4),
+                        (_INT, 4, 1), (), (None, None)),
     F16: ElementEncoding(np.dtype(np.float16), _np(np.float16), ((_C.kDLFloat,), 16, 1),
                          ("torch.float16",), ("half", None)),
     BF16: ElementEncoding(np.dtype(ml_dtypes.bfloat16), _np(ml_dtypes.bfloat16),
@@ -158,14 +160,9 @@ def cuda_c_name(t: Type, signed: bool = True) -> str | None:
 
 
 def element_type_of_dtype(dtype: np.dtype) -> Type | None:
-    """The element type whose canonical NumPy dtype is `dtype` (f32 for float32), or None."""
+    """The element type a buffer of `dtype` holds (f32 for float32, i16 for uint16), or None."""
     dtype = np.dtype(dtype)
-    for t, enc in ENCODINGS.items():
-        if enc.numpy_dtype == dtype and t not in (TF32, F8E5M3FNU):
-            return t
-    unsigned = {np.dtype(np.uint8): I8, np.dtype(np.uint16): I16, np.dtype(np.uint32): I32,
-                np.dtype(np.uint64): I64}
-    return unsigned.get(dtype)
+    return next((t for t, enc in ENCODINGS.items() if dtype in enc.numpy_dtypes), None)
 
 
 def _encoding(t: Type) -> ElementEncoding:

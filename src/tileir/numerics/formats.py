@@ -21,7 +21,6 @@ from functools import cached_property
 import numpy as np
 
 from ..diagnostics import ConversionError
-
 from ..enums import RoundingMode
 from ..types import (BF16, F4E2M1FN, F8E4M3FN, F8E5M2, F8E5M3FNU, F8E8M0FNU, F16, F32,
                      F64, TF32, FloatType)
@@ -101,10 +100,6 @@ class FloatFormat:
         """Magnitude code of the canonical NaN (all ones, as NVIDIA GPUs produce), or None."""
         return None if self.specials is Specials.FINITE else self.magnitude_mask
 
-    @property
-    def has_zero(self) -> bool:
-        return self.subnormals
-
     def decode_magnitude(self, code: int) -> float:
         """The exact value of a magnitude code, as a Python float (NaN and Inf included)."""
         m = self.mantissa_bits
@@ -158,6 +153,7 @@ def code_dtype(fmt: FloatFormat) -> np.dtype:
 # --------------------------------------------------------------------------------------
 
 _TABLES: dict[str, np.ndarray] = {}
+_NATIVE = {32: (np.uint32, np.float32), 64: (np.uint64, np.float64)}
 
 
 def _decode_table(fmt: FloatFormat) -> np.ndarray:
@@ -176,13 +172,13 @@ def _decode_table(fmt: FloatFormat) -> np.ndarray:
 def decode(words: np.ndarray, fmt: FloatFormat) -> np.ndarray:
     """Exact float64 values of storage words of `fmt` (NaN codes decode to NaN)."""
     words = np.asarray(words)
-    if fmt.name == "f64":
-        return words.astype(np.uint64).view(np.float64)
-    if fmt.name in ("f32", "tf32"):
-        # tf32 keeps f32's layout; bits below its 10-bit mantissa are not part of the value.
-        mask = np.uint32(0xFFFFE000 if fmt.name == "tf32" else 0xFFFFFFFF)
+    if fmt.storage_bits in _NATIVE:
+        # f32, tf32 and f64 are IEEE binary32/64 words NumPy reads natively; tf32's bits
+        # below its 10-bit mantissa are not part of the value.
+        unsigned, native = _NATIVE[fmt.storage_bits]
+        mask = unsigned(~((1 << fmt.container_shift) - 1) & ((1 << fmt.storage_bits) - 1))
         with np.errstate(invalid="ignore"):   # signalling NaNs widen quietly
-            return (words.astype(np.uint32) & mask).view(np.float32).astype(np.float64)
+            return (words.astype(unsigned) & mask).view(native).astype(np.float64)
     return _decode_table(fmt)[words.astype(np.int64) & ((1 << fmt.bits) - 1)]
 
 

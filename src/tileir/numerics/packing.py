@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..diagnostics import ConversionError
-
 from ..types import I1, FloatType, IntegerType, Type
 from .convert import as_unsigned, from_integers, from_words, to_words
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, NoReturn, TypeVar
 
-from ..diagnostics import Location, ParseError, error
+from ..diagnostics import ParseError, error
 from .lexer import Kind, LexError, Lexer, Source, Token
 
 T = TypeVar("T")
@@ -51,9 +51,6 @@ class BaseParser:
         return self.token.kind is Kind.EOF
 
     # ---- diagnostics -------------------------------------------------------------------
-
-    def location(self, offset: int | None = None) -> Location:
-        return self.source.location(self.token.offset if offset is None else offset)
 
     def error_at(self, offset: int, message: str) -> ParseError:
         return ParseError(error(message, self.source.location(offset)))

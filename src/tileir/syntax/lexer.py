@@ -19,7 +19,6 @@ class Kind(enum.Enum):
     """Token kinds, named after MLIR's."""
 
     EOF = "end of file"
-    ERROR = "error"
     BARE_IDENTIFIER = "identifier"
     AT_IDENTIFIER = "@-identifier"
     HASH_IDENTIFIER = "#-identifier"

@@ -155,7 +155,8 @@ class TypeParser(BaseParser):
     # ---- cuda_tile types -------------------------------------------------------------------
 
     def _checked(self, t: Type, offset: int) -> Type:
-        message = t.first_error()
+        # Nested types were checked as they were parsed: only this one's own rules remain.
+        message = t.own_error()
         if message is not None:
             raise self.error_at(offset, message)
         return t
