@@ -35,6 +35,17 @@ def tally(request):
 
 
 def pytest_terminal_summary(terminalreporter):
+    # A test may hand a whole section to this summary as user property ("summary", (title,
+    # text)); it travels with the report, so it shows under pytest-xdist too.
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) != "call":
+                continue
+            for key, value in report.user_properties:
+                if key == "summary":
+                    title, text = value
+                    terminalreporter.section(title)
+                    terminalreporter.write_line(text)
     totals: Counter[str] = Counter()
     for report in terminalreporter.stats.get("passed", []):
         if report.when != "call":
