@@ -1,0 +1,341 @@
+"""The in-memory IR: values, operations, blocks, regions, modules, and a builder.
+
+This is MLIR's structure in small: an `Operation` has operands (values), results,
+attributes, regions and a location; a `Region` holds `Block`s; a `Block` holds block
+arguments and a list of operations.  Registered ops get a Python class per declaration
+(see `tileir.ops`), whose properties name the operands, results and attributes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+
+from .attributes import (UNIT, UNKNOWN_LOC, ArrayAttr, Attribute, DenseArrayAttr, DictAttr,
+                         Location, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr)
+from .types import FunctionType, IntegerType, Type
+
+if TYPE_CHECKING:
+    from .ops.base import OpDef
+
+
+class Value:
+    """An SSA value: the result of an op or an argument of a block."""
+
+    __slots__ = ("type",)
+
+    def __init__(self, type: Type) -> None:
+        self.type = type
+
+
+class OpResult(Value):
+    __slots__ = ("owner", "index")
+
+    def __init__(self, type: Type, owner: "Operation", index: int) -> None:
+        super().__init__(type)
+        self.owner = owner
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"<result #{self.index} of {self.owner.name}: {self.type}>"
+
+
+class BlockArgument(Value):
+    __slots__ = ("owner", "index", "location")
+
+    def __init__(self, type: Type, owner: "Block", index: int,
+                 location: Location = UNKNOWN_LOC) -> None:
+        super().__init__(type)
+        self.owner = owner
+        self.index = index
+        self.location = location
+
+    def __repr__(self) -> str:
+        return f"<block argument #{self.index}: {self.type}>"
+
+
+class Block:
+    """A list of operations with typed arguments."""
+
+    def __init__(self, arg_types: Iterable[Type] = (), parent: "Region | None" = None) -> None:
+        self.arguments: list[BlockArgument] = []
+        self.operations: list[Operation] = []
+        self.parent = parent
+        for t in arg_types:
+            self.add_argument(t)
+
+    def add_argument(self, type: Type, location: Location = UNKNOWN_LOC) -> BlockArgument:
+        arg = BlockArgument(type, self, len(self.arguments), location)
+        self.arguments.append(arg)
+        return arg
+
+    def append(self, op: "Operation") -> "Operation":
+        op.parent = self
+        self.operations.append(op)
+        return op
+
+    @property
+    def terminator(self) -> "Operation | None":
+        return self.operations[-1] if self.operations else None
+
+    @property
+    def parent_op(self) -> "Operation | None":
+        return self.parent.parent if self.parent is not None else None
+
+    def __iter__(self) -> Iterator["Operation"]:
+        return iter(self.operations)
+
+
+class Region:
+    """A list of blocks owned by an op (Tile IR regions have one block)."""
+
+    def __init__(self, parent: "Operation | None" = None) -> None:
+        self.blocks: list[Block] = []
+        self.parent = parent
+
+    def add_block(self, block: Block | None = None) -> Block:
+        block = block if block is not None else Block()
+        block.parent = self
+        self.blocks.append(block)
+        return block
+
+    @property
+    def block(self) -> Block:
+        """The single block of a Tile IR region (created on demand)."""
+        if not self.blocks:
+            self.add_block()
+        return self.blocks[0]
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.blocks or (len(self.blocks) == 1 and not self.blocks[0].operations
+                                   and not self.blocks[0].arguments)
+
+
+class Operation:
+    """One operation.  `attributes` are the inherent ones (MLIR properties); `discardable`
+    are the others (``{cuda_tile.loop_split = 2}``)."""
+
+    opdef: "OpDef | None" = None
+
+    def __init__(self, name: str, operands: Sequence[Value] = (),
+                 result_types: Sequence[Type] = (),
+                 attributes: dict[str, Attribute] | None = None,
+                 regions: int = 0, location: Location = UNKNOWN_LOC,
+                 discardable: dict[str, Attribute] | None = None) -> None:
+        self.name = name
+        self.operands: list[Value] = list(operands)
+        self.results: list[OpResult] = [OpResult(t, self, i) for i, t in enumerate(result_types)]
+        self.attributes: dict[str, Attribute] = dict(attributes or {})
+        self.discardable: dict[str, Attribute] = dict(discardable or {})
+        self.regions: list[Region] = [Region(self) for _ in range(regions)]
+        self.location = location
+        self.parent: Block | None = None
+
+    # ---- structure -------------------------------------------------------------------------
+
+    @property
+    def result(self) -> OpResult:
+        """The only result (an error for ops with none or several)."""
+        if len(self.results) != 1:
+            raise ValueError(f"'{self.name}' has {len(self.results)} results")
+        return self.results[0]
+
+    @property
+    def parent_op(self) -> "Operation | None":
+        return self.parent.parent_op if self.parent is not None else None
+
+    def walk(self) -> Iterator["Operation"]:
+        """This op and every op nested in it, in pre-order."""
+        yield self
+        for region in self.regions:
+            for block in region.blocks:
+                for op in block.operations:
+                    yield from op.walk()
+
+    # ---- declared fields -------------------------------------------------------------------
+
+    def operand_groups(self) -> list[list[Value]]:
+        """Operands split by the declaration's operand list (optional and variadic groups)."""
+        if self.opdef is None:
+            return [list(self.operands)]
+        return self.opdef.split_operands(self)
+
+    def operand_group(self, name: str) -> list[Value]:
+        assert self.opdef is not None
+        return self.operand_groups()[self.opdef.operand_index(name)]
+
+    def result_group(self, name: str) -> list[OpResult]:
+        assert self.opdef is not None
+        return self.opdef.split_results(self)[self.opdef.result_index(name)]
+
+    def attr(self, name: str) -> Any:
+        """The value of an inherent attribute, its declared default when absent."""
+        attr = self.attributes.get(name)
+        if attr is not None:
+            return attr
+        if self.opdef is not None:
+            return self.opdef.attr_default(name)
+        return None
+
+    def has_flag(self, name: str) -> bool:
+        return isinstance(self.attributes.get(name), UnitAttr)
+
+    def __repr__(self) -> str:
+        return f"<{self.name} with {len(self.operands)} operands, {len(self.results)} results>"
+
+
+# ---- modules -------------------------------------------------------------------------------
+
+
+class Module(Operation):
+    """``cuda_tile.module @name { ... }``: the unit of compilation.
+
+    Holds ``entry`` kernels, ``global`` buffers and (testing) functions, looked up by
+    symbol name.
+    """
+
+    def __init__(self, name: str = "kernels", location: Location = UNKNOWN_LOC,
+                 producer: str | None = None) -> None:
+        super().__init__("cuda_tile.module", attributes={"sym_name": StringAttr(name)},
+                         regions=1, location=location)
+        if producer is not None:
+            self.attributes["producer"] = StringAttr(producer)
+        self.regions[0].add_block()
+        #: How the text spelled the module: "module" (``cuda_tile.module``) or "bare"
+        #: (items at top level, as tileirdisasm prints them).
+        self.spelling = "module"
+        from .ops import registry
+        self.opdef = registry.lookup("cuda_tile.module")
+
+    @property
+    def sym_name(self) -> str:
+        return self.attributes["sym_name"].value  # type: ignore[attr-defined]
+
+    @property
+    def body(self) -> Block:
+        return self.regions[0].block
+
+    @property
+    def items(self) -> list[Operation]:
+        return self.body.operations
+
+    def _items_named(self, short: str) -> list[Operation]:
+        return [op for op in self.items if op.name == "cuda_tile." + short]
+
+    @property
+    def entries(self) -> list[Operation]:
+        return self._items_named("entry")
+
+    @property
+    def globals(self) -> list[Operation]:
+        return self._items_named("global")
+
+    @property
+    def functions(self) -> list[Operation]:
+        return self._items_named("testing$func")
+
+    def symbol_table(self) -> dict[str, Operation]:
+        """Symbol name to item (the first definition wins; the verifier reports duplicates)."""
+        table: dict[str, Operation] = {}
+        for op in self.items:
+            name = op.attributes.get("sym_name")
+            if isinstance(name, StringAttr):
+                table.setdefault(name.value, op)
+        return table
+
+    def lookup(self, name: str) -> Operation | None:
+        return self.symbol_table().get(name)
+
+    def format(self, *, generic: bool = False, debuginfo: bool = False) -> str:
+        """The module as text, exactly as NVIDIA's tools print it."""
+        from .syntax.printer import print_module
+        return print_module(self, generic=generic, debuginfo=debuginfo)
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+# ---- builder -------------------------------------------------------------------------------
+
+
+class Builder:
+    """Creates ops by name with their operands, attributes and result types.
+
+    >>> m = Module()
+    >>> b = Builder.at_end(m.body)
+    >>> k = b.entry("kernel", [])
+
+    `create` looks the op up in the registry, fills in declared defaults for unset
+    attributes where the reference's parser would, and builds the regions' blocks.
+    """
+
+    def __init__(self, block: Block | None = None, location: Location = UNKNOWN_LOC) -> None:
+        self.block = block
+        self.location = location
+
+    @classmethod
+    def at_end(cls, block: Block) -> "Builder":
+        return cls(block)
+
+    def insert(self, op: Operation) -> Operation:
+        if self.block is None:
+            raise ValueError("the builder has no insertion block")
+        return self.block.append(op)
+
+    def create(self, name: str, operands: Sequence[Value | Sequence[Value] | None] = (),
+               result_types: Sequence[Type] = (), attributes: dict[str, Any] | None = None,
+               regions: Sequence[Sequence[Type]] = (), location: Location | None = None
+               ) -> Operation:
+        """Build op `name` (``addf`` or ``cuda_tile.addf``).
+
+        `operands` has one entry per declared operand: a value, a list of values for a
+        variadic operand, or None for an absent optional one.  `attributes` values may be
+        attribute objects or plain Python values (enums, ints, bools, strings) which are
+        converted by the declaration.  `regions` gives the block argument types of each
+        region.
+        """
+        from .ops import registry
+        opdef = registry.lookup(name)
+        if opdef is None:
+            raise KeyError(f"unknown operation '{name}'")
+        op = opdef.build(operands, result_types, attributes or {},
+                         location if location is not None else self.location)
+        for i, arg_types in enumerate(regions):
+            op.regions[i].add_block(Block(arg_types))
+        for region in op.regions:
+            if not region.blocks:
+                region.add_block()
+        if self.block is not None:
+            self.insert(op)
+        return op
+
+    def entry(self, name: str, arg_types: Sequence[Type],
+              hints: Attribute | None = None) -> Operation:
+        """An ``entry`` kernel with its body block (arguments typed `arg_types`)."""
+        attrs: dict[str, Attribute] = {
+            "sym_name": StringAttr(name),
+            "function_type": TypeAttr(FunctionType(tuple(arg_types), ())),
+        }
+        if hints is not None:
+            attrs["optimization_hints"] = hints
+        return self.create("entry", attributes=attrs, regions=[arg_types])
+
+    def __getattr__(self, short: str):
+        """``b.addf(x, y, rounding_mode=...)``: sugar for `create` with inferred results."""
+        from .ops import registry
+        opdef = registry.lookup(short)
+        if opdef is None:
+            raise AttributeError(short)
+
+        def make(*operands, result_types: Sequence[Type] | None = None, **attributes):
+            types = result_types if result_types is not None else \
+                opdef.infer_result_types(operands, attributes)
+            op = self.create(short, operands, types, attributes)
+            return op.results[0] if len(op.results) == 1 else op
+        return make
+
+
+__all__ = [
+    "ArrayAttr", "Block", "BlockArgument", "Builder", "DenseArrayAttr", "DictAttr", "Module",
+    "OpResult", "Operation", "Region", "SymbolRefAttr", "UNIT", "Value", "IntegerType",
+]

@@ -1,0 +1,298 @@
+"""The declaration language for ops: one `OpDef` per op drives syntax, bytecode and checks.
+
+An op declaration lists its operands, results and attributes (each with the release that
+introduced it), its regions, traits, assembly format (MLIR's declarative format string, or
+a named custom syntax), its bytecode opcode, and naming hooks for the printer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from ..attributes import (UNIT, Attribute, BoolAttr, DenseArrayAttr, EnumAttr, IntegerAttr,
+                          StringAttr, SymbolRefAttr, UnitAttr)
+from ..enums import SpecEnum
+from ..types import IntegerType, Type
+from ..versions import V13_1, Version
+
+# ---- type constraints ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TypeConstraint:
+    """A set of types an operand or result accepts, with the reference's summary text.
+
+    `buildable` is the one type the parser can infer when the syntax omits it (MLIR's
+    buildable types: ``token``, a rank-0 ``i32`` tile).
+    """
+
+    summary: str
+    predicate: Callable[[Type], bool] = field(compare=False)
+    buildable: Type | None = None
+
+    def accepts(self, t: Type) -> bool:
+        return self.predicate(t)
+
+
+ANY_TYPE = TypeConstraint("any type", lambda t: True)
+
+# ---- fields --------------------------------------------------------------------------------
+
+SINGLE, OPTIONAL, VARIADIC = "single", "optional", "variadic"
+
+
+@dataclass(frozen=True)
+class OperandDef:
+    name: str
+    constraint: TypeConstraint = ANY_TYPE
+    arity: str = SINGLE
+    since: Version = V13_1
+
+
+@dataclass(frozen=True)
+class ResultDef:
+    name: str
+    constraint: TypeConstraint = ANY_TYPE
+    arity: str = SINGLE
+    since: Version = V13_1
+
+
+@dataclass(frozen=True)
+class AttrKind:
+    """How an attribute of one kind converts from Python values."""
+
+    name: str
+    coerce: Callable[[Any], Attribute]
+
+
+def _int_kind(bits: int) -> AttrKind:
+    return AttrKind(f"i{bits}", lambda v: v if isinstance(v, Attribute)
+                    else IntegerAttr(int(v), IntegerType(bits)))
+
+
+def enum_kind(enum_type: type[SpecEnum]) -> AttrKind:
+    def coerce(v: Any) -> Attribute:
+        if isinstance(v, Attribute):
+            return v
+        if isinstance(v, str):
+            v = enum_type.from_keyword(v)
+        return EnumAttr(enum_type(v))
+    kind = AttrKind(enum_type.__name__, coerce)
+    object.__setattr__(kind, "enum_type", enum_type)
+    return kind
+
+
+def _passthrough(name: str) -> AttrKind:
+    def coerce(v: Any) -> Attribute:
+        if not isinstance(v, Attribute):
+            raise TypeError(f"attribute of kind {name} needs an Attribute, got {v!r}")
+        return v
+    return AttrKind(name, coerce)
+
+
+I64 = _int_kind(64)
+I32 = _int_kind(32)
+UNIT_KIND = AttrKind("unit", lambda v: v if isinstance(v, Attribute) else UNIT)
+BOOL = AttrKind("bool", lambda v: v if isinstance(v, Attribute) else BoolAttr(bool(v)))
+STR = AttrKind("str", lambda v: v if isinstance(v, Attribute) else StringAttr(str(v)))
+SYMBOL_NAME = AttrKind("symbol_name", lambda v: v if isinstance(v, Attribute)
+                       else StringAttr(str(v)))
+SYMBOL_REF = AttrKind("symbol_ref", lambda v: v if isinstance(v, Attribute)
+                      else SymbolRefAttr(str(v)))
+DENSE_I32_ARRAY = AttrKind("dense_i32_array", lambda v: v if isinstance(v, Attribute)
+                           else DenseArrayAttr(IntegerType(32), tuple(int(x) for x in v)))
+ARRAY = _passthrough("array")
+DENSE = _passthrough("dense")
+TYPE = _passthrough("type")
+OPT_HINTS = _passthrough("optimization_hints")
+ASSUME_PREDICATE = _passthrough("assume_predicate")
+DICT_ARRAY = _passthrough("dict_array")
+
+
+@dataclass(frozen=True)
+class AttrDef:
+    name: str
+    kind: AttrKind
+    default: Attribute | None = None
+    optional: bool = False
+    since: Version = V13_1
+
+    @property
+    def is_unit(self) -> bool:
+        return self.kind is UNIT_KIND
+
+
+# ---- the op declaration ----------------------------------------------------------------------
+
+
+@dataclass
+class OpDef:
+    """Everything about one op, declared once."""
+
+    name: str                                  # short name: "addf", "testing$func"
+    since: Version
+    opcode: int | None
+    group: str
+    operands: tuple[OperandDef, ...] = ()
+    results: tuple[ResultDef, ...] = ()
+    attrs: tuple[AttrDef, ...] = ()
+    regions: int = 0
+    traits: frozenset[str] = frozenset()
+    #: Declarative assembly format, or None when `custom` names hand-written syntax.
+    format: str | None = None
+    custom: str | None = None
+    #: Groups of operand/result names that share one type (used to infer omitted types).
+    same_type: tuple[tuple[str, ...], ...] = ()
+    #: Printer hooks: result names and block argument names (OpAsmOpInterface).
+    result_names: Callable[[Any], list[str | None]] | None = None
+    block_arg_names: Callable[[Any, int], list[str]] | None = None
+    #: Inside this op's regions, ops print without the ``cuda_tile.`` prefix.
+    default_dialect: bool = False
+    implicit_terminator: str | None = None
+    dialect: str = "cuda_tile"
+    summary: str = ""
+    parsed_format: Any = None                  # filled by the syntax layer on first use
+    op_class: type | None = None
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.dialect}.{self.name}"
+
+    # ---- field lookup ----------------------------------------------------------------------
+
+    def operand_index(self, name: str) -> int:
+        for i, operand in enumerate(self.operands):
+            if operand.name == name:
+                return i
+        raise KeyError(f"'{self.name}' has no operand '{name}'")
+
+    def result_index(self, name: str) -> int:
+        for i, result in enumerate(self.results):
+            if result.name == name:
+                return i
+        raise KeyError(f"'{self.name}' has no result '{name}'")
+
+    def attr_def(self, name: str) -> AttrDef | None:
+        for attr in self.attrs:
+            if attr.name == name:
+                return attr
+        return None
+
+    def attr_default(self, name: str) -> Attribute | None:
+        attr = self.attr_def(name)
+        return attr.default if attr is not None else None
+
+    @property
+    def needs_segments(self) -> bool:
+        """Ops with several optional/variadic operands record group sizes
+        (MLIR's AttrSizedOperandSegments)."""
+        return sum(o.arity != SINGLE for o in self.operands) > 1
+
+    # ---- splitting flat operand/result lists into declared groups ------------------------------
+
+    def split_operands(self, op: Any) -> list[list[Any]]:
+        return _split(self.operands, op.operands, op.attributes.get("operandSegmentSizes"),
+                      self.needs_segments)
+
+    def split_results(self, op: Any) -> list[list[Any]]:
+        variable = sum(r.arity != SINGLE for r in self.results) > 1
+        return _split(self.results, op.results, op.attributes.get("resultSegmentSizes"),
+                      variable)
+
+    def segment_sizes(self, groups: Sequence[Sequence[Any]]) -> DenseArrayAttr:
+        return DenseArrayAttr(IntegerType(32), tuple(len(g) for g in groups))
+
+    # ---- building ------------------------------------------------------------------------------
+
+    def build(self, operands: Sequence[Any], result_types: Sequence[Type],
+              attributes: dict[str, Any], location: Any) -> Any:
+        """An op of this kind from grouped operands and Python-valued attributes."""
+        from ..ir import Operation, Value
+        if len(operands) > len(self.operands):
+            raise ValueError(f"'{self.name}' takes {len(self.operands)} operand groups, "
+                             f"got {len(operands)}")
+        groups: list[list[Value]] = []
+        for i, decl in enumerate(self.operands):
+            given = operands[i] if i < len(operands) else None
+            if given is None:
+                group: list[Value] = []
+            elif isinstance(given, Value):
+                group = [given]
+            else:
+                group = list(given)
+            if decl.arity == SINGLE and len(group) != 1:
+                raise ValueError(f"'{self.name}' operand '{decl.name}' needs one value")
+            if decl.arity == OPTIONAL and len(group) > 1:
+                raise ValueError(f"'{self.name}' operand '{decl.name}' takes at most one value")
+            groups.append(group)
+        attrs: dict[str, Attribute] = {}
+        for name, value in attributes.items():
+            decl = self.attr_def(name)
+            if decl is None:
+                raise KeyError(f"'{self.name}' has no attribute '{name}'")
+            if value is None or value is False and decl.is_unit:
+                continue
+            attrs[name] = decl.kind.coerce(value)
+        for decl in self.attrs:
+            if decl.name not in attrs and decl.default is not None and not decl.optional:
+                attrs[decl.name] = decl.default
+        if self.needs_segments:
+            attrs["operandSegmentSizes"] = self.segment_sizes(groups)
+        cls = self.op_class or Operation
+        op = cls(self.full_name, [v for g in groups for v in g], result_types, attrs,
+                 regions=self.regions, location=location)
+        return op
+
+    def infer_result_types(self, operands: Sequence[Any], attributes: dict[str, Any]
+                           ) -> list[Type]:
+        """Result types for the builder's sugar: from `same_type` groups only."""
+        from ..ir import Value
+        known: dict[str, Type] = {}
+        for decl, given in zip(self.operands, operands):
+            if isinstance(given, Value):
+                known[decl.name] = given.type
+        types = []
+        for result in self.results:
+            t = None
+            for group in self.same_type:
+                if result.name in group:
+                    t = next((known[n] for n in group if n in known), None)
+            if t is None and result.constraint.buildable is not None:
+                t = result.constraint.buildable
+            if t is None:
+                raise ValueError(f"cannot infer the type of '{self.name}' result "
+                                 f"'{result.name}'; pass result_types=")
+            types.append(t)
+        return types
+
+
+def _split(decls: Sequence[Any], values: Sequence[Any], segments: Any,
+           use_segments: bool) -> list[list[Any]]:
+    if use_segments and isinstance(segments, DenseArrayAttr) and \
+            len(segments.values) == len(decls) and sum(segments.values) == len(values):
+        sizes = list(segments.values)
+    else:
+        variable = [i for i, d in enumerate(decls) if d.arity != SINGLE]
+        fixed = len(decls) - len(variable)
+        spare = max(len(values) - fixed, 0)
+        sizes = [1] * len(decls)
+        for i in variable:
+            sizes[i] = 0
+        if variable:
+            if len(variable) == 1:
+                sizes[variable[0]] = spare
+            else:  # without segment sizes, fill optional groups first-come
+                for i in variable:
+                    take = min(spare, 1 if decls[i].arity == OPTIONAL else spare)
+                    sizes[i] = take
+                    spare -= take
+    groups, pos = [], 0
+    for size in sizes:
+        groups.append(list(values[pos:pos + size]))
+        pos += size
+    return groups
+
+
+def unit_present(attrs: dict[str, Attribute], name: str) -> bool:
+    return isinstance(attrs.get(name), UnitAttr)

@@ -1,0 +1,87 @@
+"""Floating-point ops (spec group "Floating Point"): arithmetic, math and mma."""
+
+from .registry import op
+
+G = "FloatingPoint"
+_T = " attr-dict `:` custom<CudaTileType>(type($result))"
+_UNARY = "$source" + _T
+_BINARY = "$lhs `,` $rhs" + _T
+_FTZ = " (`flush_to_zero` $flush_to_zero^)?"
+_SAME_1 = "source,result"
+_SAME_2 = "lhs,rhs,result"
+PURE = "Pure Elementwise SameOperandsAndResultType"
+
+
+def _unary(name: str, opcode: int, since: str = "13.1", attrs: str = "",
+           format: str = _UNARY, summary: str = "") -> None:
+    op(name, since, opcode, G, operands="source:fB", results="result:fB", attrs=attrs,
+       traits=PURE, format=format, same=_SAME_1, summary=summary)
+
+
+def _rounded_binary(name: str, opcode: int, directive: str = "IEEERoundingMode") -> None:
+    op(name, "13.1", opcode, G, operands="lhs:fB rhs:fB", results="result:fB",
+       attrs="rounding_mode:rounding=nearest_even flush_to_zero:unit", traits=PURE,
+       format=f"$lhs `,` $rhs custom<{directive}>($rounding_mode)" + _FTZ + _T, same=_SAME_2)
+
+
+_unary("absf", 0x00, summary="absolute value")
+_rounded_binary("addf", 0x02)
+op("atan2", "13.2", 0x6E, G, operands="x:fB y:fB", results="result:fB", traits=PURE,
+   format="$x `,` $y" + _T, same="x,y,result")
+_unary("ceil", 0x0D)
+op("cmpf", "13.1", 0x0E, G, operands="lhs:fB rhs:fB", results="result:i1",
+   attrs="comparison_predicate:cmp_pred comparison_ordering:cmp_order",
+   traits="Pure Elementwise SameTypeOperands",
+   format="custom<ComparisonPredicate>($comparison_predicate) "
+          "custom<ComparisonOrdering>($comparison_ordering) $lhs `,` $rhs attr-dict `:` "
+          "custom<CudaTileType>(type($lhs)) `->` custom<CudaTileType>(type($result))",
+   same="lhs,rhs")
+_unary("cos", 0x12)
+_unary("cosh", 0x13)
+_rounded_binary("divf", 0x14, "DivFOpRoundingMode")
+_unary("exp", 0x17, attrs="rounding_mode:rounding=full@13.3",
+       format="$source custom<ExpOpRoundingMode>($rounding_mode)" + _T)
+_unary("exp2", 0x18, attrs="flush_to_zero:unit", format="$source" + _FTZ + _T)
+_unary("floor", 0x27)
+op("fma", "13.1", 0x28, G, operands="lhs:fB rhs:fB acc:fB", results="result:fB",
+   attrs="rounding_mode:rounding=nearest_even flush_to_zero:unit", traits=PURE,
+   format="$lhs `,` $rhs `,` $acc custom<IEEERoundingMode>($rounding_mode)" + _FTZ + _T,
+   same="lhs,rhs,acc,result")
+op("fpowi", "13.4", 121, G, operands="source:fB exponent:fpowi_exp", results="result:fB",
+   traits="Pure Elementwise", format="$source `,` $exponent attr-dict `:` "
+   "custom<CudaTileType>(type($source)) `,` custom<CudaTileType>(type($exponent))",
+   same="source,result", summary="x raised to a signed integer power")
+_unary("log", 0x3F)
+_unary("log2", 0x40)
+for _name, _opcode in (("maxf", 0x45), ("minf", 0x47)):
+    op(_name, "13.1", _opcode, G, operands="lhs:fB rhs:fB", results="result:fB",
+       attrs="propagate_nan:unit flush_to_zero:unit", traits=PURE,
+       format="$lhs `,` $rhs oilist(`flush_to_zero` $flush_to_zero | "
+              "`propagate_nan` $propagate_nan)" + _T, same=_SAME_2)
+op("mmaf", "13.1", 0x49, G, operands="lhs:mma_in rhs:mma_in acc:mma_acc",
+   results="result:mma_acc", attrs="fast_acc:unit@13.3", traits="Pure",
+   format="$lhs `,` $rhs `,` $acc (`fast_acc` $fast_acc^)? attr-dict `:` "
+          "custom<CudaTileType>(type($lhs)) `,` custom<CudaTileType>(type($rhs)) `,` "
+          "custom<CudaTileType>(type($acc))", same="acc,result")
+op("mmaf_scaled", "13.3", 0x72, G,
+   operands="lhs:scaled_in rhs:scaled_in acc:f32 lhs_scale:scale rhs_scale:scale",
+   results="result:f32", traits="Pure",
+   format="$lhs `,` $rhs `,` $acc `,` $lhs_scale `,` $rhs_scale attr-dict `:` "
+          "custom<CudaTileType>(type($lhs)) `,` custom<CudaTileType>(type($rhs)) `,` "
+          "custom<CudaTileType>(type($acc)) `,` custom<CudaTileType>(type($lhs_scale)) `,` "
+          "custom<CudaTileType>(type($rhs_scale))", same="acc,result")
+_rounded_binary("mulf", 0x4C)
+_unary("negf", 0x4F)
+op("pow", "13.1", 0x54, G, operands="source:fB exponent:fB", results="result:fB",
+   traits=PURE, format="$source `,` $exponent" + _T, same="source,exponent,result")
+op("remf", "13.1", 0x59, G, operands="lhs:fB rhs:fB", results="result:fB", traits=PURE,
+   format=_BINARY, same=_SAME_2)
+_unary("rsqrt", 0x5D, attrs="flush_to_zero:unit", format="$source" + _FTZ + _T)
+_unary("sin", 0x62)
+_unary("sinh", 0x63)
+_unary("sqrt", 0x64, attrs="rounding_mode:rounding=nearest_even flush_to_zero:unit",
+       format="$source custom<SqrtOpRoundingMode>($rounding_mode)" + _FTZ + _T)
+_rounded_binary("subf", 0x67)
+_unary("tan", 0x69)
+_unary("tanh", 0x6A, attrs="rounding_mode:rounding=full@13.2",
+       format="$source custom<TanHOpRoundingMode>($rounding_mode)" + _T)

@@ -1,0 +1,124 @@
+"""The op registry and the compact declaration helper `op()` the group files use."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..attributes import EnumAttr, IntegerAttr
+from ..enums import (AtomicRMWMode, ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
+                     MemoryOrderingSemantics, MemoryScope, RoundingMode, Signedness,
+                     SymbolVisibility)
+from ..types import IntegerType
+from ..versions import Version
+from . import base
+from .base import OPTIONAL, SINGLE, VARIADIC, AttrDef, OpDef, OperandDef, ResultDef
+from .constraints import CODES
+
+_OPS: dict[str, OpDef] = {}
+
+ATTR_KINDS: dict[str, base.AttrKind] = {
+    "rounding": base.enum_kind(RoundingMode), "overflow": base.enum_kind(IntegerOverflow),
+    "signedness": base.enum_kind(Signedness), "cmp_pred": base.enum_kind(ComparisonPredicate),
+    "cmp_order": base.enum_kind(ComparisonOrdering),
+    "mem_order": base.enum_kind(MemoryOrderingSemantics),
+    "mem_scope": base.enum_kind(MemoryScope), "rmw_mode": base.enum_kind(AtomicRMWMode),
+    "visibility": base.enum_kind(SymbolVisibility),
+    "unit": base.UNIT_KIND, "str": base.STR, "i64": base.I64, "i32": base.I32,
+    "bool": base.BOOL, "sym": base.SYMBOL_NAME, "symref": base.SYMBOL_REF,
+    "i32arr": base.DENSE_I32_ARRAY, "array": base.ARRAY, "dense": base.DENSE,
+    "type": base.TYPE, "hints": base.OPT_HINTS, "assume": base.ASSUME_PREDICATE,
+    "dicts": base.DICT_ARRAY,
+}
+
+
+def _version(text: str) -> Version:
+    major, minor = text.split(".")
+    return Version(int(major), int(minor))
+
+
+def _field(spec: str, default_since: Version) -> tuple[str, str, str, Version, str | None]:
+    """``name:code[?|*][=default][@version]`` split into its parts."""
+    since = default_since
+    if "@" in spec:
+        spec, version = spec.split("@")
+        since = _version(version)
+    default = None
+    if "=" in spec:
+        spec, default = spec.split("=", 1)
+    name, code = spec.split(":")
+    arity = SINGLE
+    if code.endswith("?"):
+        code, arity = code[:-1], OPTIONAL
+    elif code.endswith("*"):
+        code, arity = code[:-1], VARIADIC
+    return name, code, arity, since, default
+
+
+def _default(kind: base.AttrKind, text: str):
+    enum_type = getattr(kind, "enum_type", None)
+    if enum_type is not None:
+        return EnumAttr(enum_type.from_keyword(text))
+    bits = {"i64": 64, "i32": 32}[kind.name]
+    return IntegerAttr(int(text), IntegerType(bits))
+
+
+def op(name: str, since: str, opcode: int | None, group: str, *, operands: str = "",
+       results: str = "", attrs: str = "", regions: int = 0, traits: str = "",
+       format: str | None = None, custom: str | None = None, same: str = "",
+       names: Callable[[Any], list[str | None]] | None = None,
+       arg_names: Callable[[Any, int], list[str]] | None = None,
+       default_dialect: bool = False, terminator: str | None = None,
+       summary: str = "", dialect: str = "cuda_tile") -> OpDef:
+    """Declare and register one op."""
+    version = _version(since)
+    operand_defs = []
+    for spec in operands.split():
+        n, code, arity, v, _ = _field(spec, version)
+        operand_defs.append(OperandDef(n, CODES[code], arity, v))
+    result_defs = []
+    for spec in results.split():
+        n, code, arity, v, _ = _field(spec, version)
+        result_defs.append(ResultDef(n, CODES[code], arity, v))
+    attr_defs = []
+    for spec in attrs.split():
+        n, code, arity, v, default = _field(spec, version)
+        kind = ATTR_KINDS[code]
+        attr_defs.append(AttrDef(n, kind, _default(kind, default) if default else None,
+                                 arity == OPTIONAL, v))
+    definition = OpDef(
+        name=name, since=version, opcode=opcode, group=group, operands=tuple(operand_defs),
+        results=tuple(result_defs), attrs=tuple(attr_defs), regions=regions,
+        traits=frozenset(traits.split()), format=format, custom=custom,
+        same_type=tuple(tuple(g.split(",")) for g in same.split(";") if g),
+        result_names=names, block_arg_names=arg_names, default_dialect=default_dialect,
+        implicit_terminator=terminator, summary=summary, dialect=dialect)
+    _OPS[definition.full_name] = definition
+    _OPS.setdefault(name, definition)
+    return definition
+
+
+def lookup(name: str) -> OpDef | None:
+    """The declaration of ``addf`` / ``cuda_tile.addf``, or None."""
+    _load()
+    return _OPS.get(name)
+
+
+def all_ops() -> list[OpDef]:
+    """Every registered op (each once), in name order."""
+    _load()
+    unique = {d.full_name: d for d in _OPS.values()}
+    return [unique[k] for k in sorted(unique)]
+
+
+_loaded = False
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    from . import (atomics, bitwise, control_flow, conversion, core,  # noqa: F401
+                   floating_point, integer, memory, misc, testing, views)
+    from .classes import make_op_classes
+    make_op_classes(_OPS.values())

@@ -1,0 +1,20 @@
+"""Testing-only ops the conformance suite uses (NVIDIA builds them with TILE_IR_INCLUDE_TESTS)."""
+
+from .registry import op
+
+G = "Testing"
+
+op("testing$func", "250.0", 0x3001, G,
+   attrs="sym_name:sym function_type:type arg_attrs:dicts? res_attrs:dicts?", regions=1,
+   traits="IsolatedFromAbove FunctionOpInterface SingleBlock Symbol AsmNames",
+   custom="function", default_dialect=True, terminator="return")
+op("testing$bytecode_test_new_attribute", "250.0", 0x3000, G,
+   attrs="new_flag:unit@250.1 new_param:i32=42@250.1",
+   format="(`new_flag` $new_flag^)? (`new_param` `=` $new_param^)? attr-dict")
+op("testing$bytecode_test_evolution", "250.0", 0x3002, G,
+   operands="input:tile token:token?@250.1", results="result_token:token@250.1",
+   attrs="new_attr:i32?@250.1",
+   format="`(` $input `:` custom<CudaTileType>(type($input)) `)` "
+          "(`new_attr` `=` $new_attr^)? (`token` `=` $token^ `:` "
+          "custom<CudaTileType>(type($token)))? attr-dict `->` "
+          "custom<CudaTileType>(type($result_token))")

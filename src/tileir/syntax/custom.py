@@ -1,0 +1,481 @@
+"""Hand-written syntax of the ops whose format is not declarative (entry, for, loop, views...).
+
+Each op kind has a print function and a parse function next to each other; they mirror the
+reference's custom printers, spaces included.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from ..attributes import ArrayAttr, DictAttr, EnumAttr, StringAttr, TypeAttr, symbol_spelling
+from ..enums import AtomicRMWMode, MemoryOrderingSemantics, MemoryScope
+from ..types import TOKEN, FunctionType, TensorViewType, TiledView
+
+if TYPE_CHECKING:
+    from ..ir import Operation, Value
+    from .parser import OpParser, OpState
+    from .printer import Printer
+
+
+def _t(t) -> str:
+    return t.format(qualified=False)
+
+
+# ---- entry and testing$func -----------------------------------------------------------------
+
+
+def print_function(p: "Printer", op: "Operation") -> str:
+    fn = op.attributes["function_type"].value  # type: ignore[union-attr]
+    body = op.regions[0]
+    args = ", ".join(f"{p.value(a)}: {_t(a.type)}" for a in body.block.arguments)
+    text = f" @{symbol_spelling(op.attributes['sym_name'].value)}({args})"  # type: ignore
+    if fn.results:
+        text += " -> " + (_t(fn.results[0]) if len(fn.results) == 1 else
+                          "(" + ", ".join(_t(t) for t in fn.results) + ")")
+    hints = op.attributes.get("optimization_hints")
+    if hints is not None and hints.entries:  # type: ignore[attr-defined]
+        text += " optimization_hints=" + hints.format_stripped()  # type: ignore[attr-defined]
+    text += " " + p.region(body, print_entry_args=False, print_terminators=True)
+    return text + p.attr_dict(op, {"sym_name", "function_type", "arg_attrs", "res_attrs",
+                                   "optimization_hints"})
+
+
+def parse_function(parser: "OpParser", state: "OpState") -> None:
+    state.attributes["sym_name"] = StringAttr(parser.parse_symbol_name())
+    arguments = parser.parse_argument_list(allow_types_only=False)
+    results = []
+    if parser.consume_punct("->"):
+        if parser.consume_punct("("):
+            if not parser.consume_punct(")"):
+                results.append(parser.parse_cuda_tile_type())
+                while parser.consume_punct(","):
+                    results.append(parser.parse_cuda_tile_type())
+                parser.expect_punct(")")
+        else:
+            results.append(parser.parse_cuda_tile_type())
+    state.attributes["function_type"] = TypeAttr(
+        FunctionType(tuple(t for _, t, _ in arguments), tuple(results)))
+    state.attributes["arg_attrs"] = ArrayAttr(tuple(DictAttr(()) for _ in arguments))
+    if parser.consume_keyword("optimization_hints"):
+        parser.expect_punct("=")
+        state.attributes["optimization_hints"] = parser.parse_optimization_hints()
+    state.regions["body"] = parser.parse_region_for(state, arguments, terminator="return",
+                                                    isolated=True)
+    parser.parse_optional_attr_dict(state.discardable)
+
+
+# ---- for and loop ---------------------------------------------------------------------------------
+
+
+def _iter_values(p: "Printer", args: list, inits: list) -> str:
+    return "iter_values(" + ", ".join(f"{p.value(a)} = {p.value(v)}"
+                                      for a, v in zip(args, inits)) + ")"
+
+
+def _loop_region(p: "Printer", op: "Operation") -> str:
+    region = op.regions[0]
+    terminator = region.block.terminator
+    show = terminator is not None and (bool(terminator.operands) or
+                                       terminator.name != "cuda_tile.continue")
+    return p.region(region, print_entry_args=False, print_terminators=show)
+
+
+def print_for(p: "Printer", op: "Operation") -> str:
+    block = op.regions[0].block
+    lower, upper, step, *inits = op.operands
+    text = " unsigned" if op.has_flag("unsignedCmp") else ""
+    text += (f" {p.value(block.arguments[0])} in ({p.value(lower)} to {p.value(upper)}, "
+             f"step {p.value(step)}) : {_t(block.arguments[0].type)} ")
+    if inits:
+        text += _iter_values(p, block.arguments[1:], inits)
+        text += " -> (" + ", ".join(_t(v.type) for v in inits) + ") "
+    return text + _loop_region(p, op) + p.attr_dict(op, {"unsignedCmp"})
+
+
+def parse_for(parser: "OpParser", state: "OpState") -> None:
+    from ..attributes import UNIT
+    if parser.consume_keyword("unsigned"):
+        state.attributes["unsignedCmp"] = UNIT
+    induction = parser.parse_ssa_def()
+    parser.expect_keyword("in")
+    parser.expect_punct("(")
+    lower = parser.parse_ssa_use()
+    parser.expect_keyword("to")
+    upper = parser.parse_ssa_use()
+    parser.expect_punct(",")
+    parser.expect_keyword("step")
+    step = parser.parse_ssa_use()
+    parser.expect_punct(")")
+    parser.expect_punct(":")
+    iv_type = parser.parse_cuda_tile_type()
+    arguments = [(induction[0], iv_type, induction[1])]
+    inits: list = []
+    result_types = []
+    if parser.consume_keyword("iter_values"):
+        pairs = parser.parse_assignment_list()
+        parser.expect_punct("->")
+        parser.expect_punct("(")
+        result_types = [parser.parse_cuda_tile_type()]
+        while parser.consume_punct(","):
+            result_types.append(parser.parse_cuda_tile_type())
+        parser.expect_punct(")")
+        if len(pairs) != len(result_types):
+            raise parser.error_at(state.name_offset, "mismatch in number of loop-carried "
+                                  "values and defined values")
+        for (name, offset, init), t in zip(pairs, result_types):
+            arguments.append((name, t, offset))
+            inits.append(init)
+    state.regions["body"] = parser.parse_region_for(state, arguments, terminator="continue")
+    parser.parse_optional_attr_dict(state.discardable)
+    state.resolved_operands = [parser.resolve(u, iv_type) for u in (lower, upper, step)] + \
+        [parser.resolve(u, t) for u, t in zip(inits, result_types)]
+    state.result_types = result_types
+
+
+def print_loop(p: "Printer", op: "Operation") -> str:
+    block = op.regions[0].block
+    inits = op.operands
+    text = " "
+    if inits:
+        text += _iter_values(p, block.arguments, inits) + " "
+    if inits or op.results:
+        text += ": "
+    if inits:
+        text += ", ".join(_t(v.type) for v in inits) + " "
+        if op.results:
+            text += "-> "
+    if op.results:
+        text += ", ".join(_t(r.type) for r in op.results) + " "
+    return text + _loop_region(p, op) + p.attr_dict(op, set())
+
+
+def parse_loop(parser: "OpParser", state: "OpState") -> None:
+    arguments: list = []
+    inits: list = []
+    iter_types: list = []
+    result_types: list = []
+    if parser.consume_keyword("iter_values"):
+        pairs = parser.parse_assignment_list()
+        parser.expect_punct(":")
+        iter_types = parser.parse_cuda_tile_type_list()
+        if len(pairs) != len(iter_types):
+            raise parser.error_here("found different number of iter_values and types")
+        if parser.consume_punct("->"):
+            result_types = parser.parse_cuda_tile_type_list()
+        for (name, offset, init), t in zip(pairs, iter_types):
+            arguments.append((name, t, offset))
+            inits.append(init)
+    elif parser.consume_punct(":"):
+        result_types = parser.parse_cuda_tile_type_list()
+    state.regions["body"] = parser.parse_region_for(state, arguments, terminator="continue")
+    parser.parse_optional_attr_dict(state.discardable)
+    state.resolved_operands = [parser.resolve(u, t) for u, t in zip(inits, iter_types)]
+    state.result_types = result_types
+
+
+# ---- views ----------------------------------------------------------------------------------------
+
+
+def print_make_tensor_view(p: "Printer", op: "Operation") -> str:
+    base, shape_values, stride_values = op.operand_groups()
+    view = op.results[0].type
+
+    def mixed(static, dynamic: list) -> str:
+        it = iter(dynamic)
+        return ", ".join(p.value(next(it)) if d is None else str(d) for d in static)
+
+    text = (f" {p.value(base[0])}, shape = [{mixed(view.shape, shape_values)}], "
+            f"strides = [{mixed(view.strides, stride_values)}]")
+    text += p.attr_dict(op, set()) + " : "
+    dynamic = shape_values + stride_values
+    if dynamic:
+        text += _t(dynamic[0].type) + " -> "
+    return text + _t(view)
+
+
+def parse_make_tensor_view(parser: "OpParser", state: "OpState") -> None:
+    base = parser.parse_ssa_use()
+    parser.expect_punct(",")
+    parser.expect_keyword("shape")
+    parser.expect_punct("=")
+    shape = parser.parse_mixed_list()
+    parser.expect_punct(",")
+    parser.expect_keyword("strides")
+    parser.expect_punct("=")
+    strides = parser.parse_mixed_list()
+    parser.parse_optional_attr_dict(state.discardable)
+    parser.expect_punct(":")
+    first = parser.parse_cuda_tile_type()
+    dynamic_type = None
+    if parser.consume_punct("->"):
+        dynamic_type, view = first, parser.parse_cuda_tile_type()
+    else:
+        view = first
+    if not isinstance(view, TensorViewType):
+        raise parser.error_here(f"expected tensor_view type, got {view}")
+    from ..types import PointerType, TileType
+    base_type = TileType((), PointerType(view.element))
+    dyn_shape = [u for u in shape if not isinstance(u, int)]
+    dyn_strides = [u for u in strides if not isinstance(u, int)]
+    state.resolved_operands = [parser.resolve(base, base_type)] + \
+        [parser.resolve(u, dynamic_type) for u in dyn_shape + dyn_strides]
+    state.attributes["operandSegmentSizes"] = state.opdef.segment_sizes(
+        [[base], dyn_shape, dyn_strides])
+    state.result_types = [view]
+
+
+def print_make_view(p: "Printer", op: "Operation") -> str:
+    return (f" {p.value(op.operands[0])}" + p.attr_dict(op, set()) + " : " +
+            _t(op.results[0].type))
+
+
+def parse_make_view(parser: "OpParser", state: "OpState") -> None:
+    source = parser.parse_ssa_use()
+    parser.parse_optional_attr_dict(state.discardable)
+    parser.expect_punct(":")
+    view = parser.parse_cuda_tile_type()
+    tensor_view = getattr(view, "tensor_view", None)
+    if not isinstance(view, TiledView) or tensor_view is None:
+        raise parser.error_here(f"expected a view type, got {view}")
+    state.resolved_operands = [parser.resolve(source, tensor_view)]
+    state.result_types = [view]
+
+
+def print_get_shape(p: "Printer", op: "Operation") -> str:
+    result = _t(op.results[0].type) if op.results else ""
+    return f" {p.value(op.operands[0])} : {_t(op.operands[0].type)} -> {result}"
+
+
+def parse_get_shape(parser: "OpParser", state: "OpState") -> None:
+    source = parser.parse_ssa_use()
+    parser.expect_punct(":")
+    offset = parser.token.offset
+    source_type = parser.parse_cuda_tile_type()
+    parser.expect_punct("->")
+    result_type = parser.parse_cuda_tile_type()
+    if state.opdef.name == "get_tensor_shape":
+        if not isinstance(source_type, TensorViewType):
+            raise parser.error_at(offset, f"expected tensor_view, got {source_type}")
+        rank = source_type.rank
+    else:
+        if not isinstance(source_type, TiledView):
+            raise parser.error_at(offset, f"expected tile view, got {source_type}")
+        rank = source_type.index_rank
+    state.resolved_operands = [parser.resolve(source, source_type)]
+    state.result_types = [result_type] * rank
+
+
+# ---- view loads, stores and reductions ----------------------------------------------------------
+
+
+def _memory(op: "Operation") -> str:
+    text = " " + op.attr("memory_ordering_semantics").value.keyword
+    scope = op.attributes.get("memory_scope")
+    if scope is not None:
+        text += " " + scope.value.keyword  # type: ignore[attr-defined]
+    return text
+
+
+def _parse_memory(parser: "OpParser", state: "OpState") -> None:
+    offset = parser.token.offset
+    keyword = parser.token.spelling if parser.token.is_keyword() else ""
+    try:
+        order = MemoryOrderingSemantics.from_keyword(keyword)
+    except KeyError:
+        raise parser.error_at(offset, "invalid memory_ordering_semantics attribute "
+                              f"specification. Got \"{keyword}\" but expect one of: weak, "
+                              "relaxed, acquire, release, acq_rel") from None
+    parser.advance()
+    state.attributes["memory_ordering_semantics"] = EnumAttr(order)
+    if parser.token.is_keyword() and parser.token.spelling != "token":
+        offset = parser.token.offset
+        keyword = parser.advance().spelling
+        if order is MemoryOrderingSemantics.WEAK:
+            raise parser.error_at(offset, "operation specifies weak memory ordering semantics, "
+                                  f"but then provides \"{keyword}\" scope, expected no memory "
+                                  "scope.")
+        try:
+            state.attributes["memory_scope"] = EnumAttr(MemoryScope.from_keyword(keyword))
+        except KeyError:
+            raise parser.error_at(offset, "invalid memory_scope attribute specification. Got "
+                                  f"\"{keyword}\" but expect one of: tl_blk, device, sys") \
+                from None
+
+
+def _index_types(p: "Printer", indices: list) -> str:
+    if not indices:
+        return ""
+    types = [v.type for v in indices]
+    if all(t == types[0] for t in types):
+        return ", " + _t(types[0])
+    return "".join(", " + _t(t) for t in types)
+
+
+def _optionals(p: "Printer", op: "Operation", token: list, elided: set[str]) -> str:
+    text = ""
+    if token:
+        text += " token = " + p.value(token[0])
+    hints = op.attributes.get("optimization_hints")
+    if hints is not None:
+        text += " optimization_hints = " + hints.format_stripped()  # type: ignore[attr-defined]
+    return text + p.attr_dict(op, elided, with_keyword=True)
+
+
+_VIEW_ELIDED = {"memory_ordering_semantics", "memory_scope", "optimization_hints",
+                "operandSegmentSizes", "mode"}
+
+
+def print_load_view(p: "Printer", op: "Operation") -> str:
+    view, index, token = op.operand_groups()
+    text = _memory(op) + f" {p.value(view[0])}[{p.values(index)}]"
+    text += _optionals(p, op, token, _VIEW_ELIDED)
+    text += " : " + _t(view[0].type) + _index_types(p, index)
+    return text + f" -> {_t(op.results[0].type)}, {_t(op.results[1].type)}"
+
+
+def print_store_view(p: "Printer", op: "Operation") -> str:
+    tile, view, index, token = op.operand_groups()
+    text = _memory(op) + f" {p.value(tile[0])}, {p.value(view[0])}[{p.values(index)}]"
+    text += _optionals(p, op, token, _VIEW_ELIDED)
+    text += f" : {_t(tile[0].type)}, {_t(view[0].type)}" + _index_types(p, index)
+    return text + f" -> {_t(op.results[0].type)}"
+
+
+def print_atomic_red_view(p: "Printer", op: "Operation") -> str:
+    view, index, value, token = op.operand_groups()
+    text = _memory(op) + f" {p.value(view[0])}[{p.values(index)}], "
+    text += op.attr("mode").value.keyword + ", " + p.value(value[0])
+    if token:
+        text += " token = " + p.value(token[0])
+    text += p.attr_dict(op, _VIEW_ELIDED, with_keyword=True)
+    text += f" : {_t(value[0].type)}, {_t(view[0].type)}" + _index_types(p, index)
+    return text + f" -> {_t(op.results[0].type)}"
+
+
+def _parse_view_tail(parser: "OpParser", state: "OpState", with_hints: bool) -> list:
+    token = []
+    if parser.consume_keyword("token"):
+        parser.expect_punct("=")
+        token = [parser.parse_ssa_use()]
+    if with_hints and parser.consume_keyword("optimization_hints"):
+        parser.expect_punct("=")
+        state.attributes["optimization_hints"] = parser.parse_optimization_hints()
+    if parser.consume_keyword("attributes"):
+        parser.parse_attr_dict_body(state.discardable)
+    return token
+
+
+def _parse_index_types(parser: "OpParser", count: int) -> list:
+    types = []
+    if parser.consume_punct(","):
+        types.append(parser.parse_cuda_tile_type())
+        if parser.token.is_punct(","):
+            while parser.consume_punct(","):
+                types.append(parser.parse_cuda_tile_type())
+        else:
+            types = types * count
+    if count and not types:
+        raise parser.error_here("index types must be specified when indices are present")
+    if types and len(types) != count:
+        raise parser.error_here(f"expected {count} index types, got {len(types)}")
+    return types
+
+
+def _indices(parser: "OpParser") -> list:
+    parser.expect_punct("[")
+    indices = []
+    if not parser.token.is_punct("]"):
+        indices.append(parser.parse_ssa_use())
+        while parser.consume_punct(","):
+            indices.append(parser.parse_ssa_use())
+    parser.expect_punct("]")
+    return indices
+
+
+def parse_load_view(parser: "OpParser", state: "OpState") -> None:
+    _parse_memory(parser, state)
+    view = parser.parse_ssa_use()
+    indices = _indices(parser)
+    token = _parse_view_tail(parser, state, True)
+    parser.expect_punct(":")
+    view_type = parser.parse_cuda_tile_type()
+    index_types = _parse_index_types(parser, len(indices))
+    parser.expect_punct("->")
+    tile_type = parser.parse_cuda_tile_type()
+    parser.expect_punct(",")
+    token_type = parser.parse_cuda_tile_type()
+    state.resolved_operands = [parser.resolve(view, view_type)] + \
+        [parser.resolve(u, t) for u, t in zip(indices, index_types)] + \
+        [parser.resolve(u, TOKEN) for u in token]
+    state.attributes["operandSegmentSizes"] = state.opdef.segment_sizes(
+        [[view], indices, token])
+    state.result_types = [tile_type, token_type]
+
+
+def parse_store_view(parser: "OpParser", state: "OpState") -> None:
+    _parse_memory(parser, state)
+    tile = parser.parse_ssa_use()
+    parser.expect_punct(",")
+    view = parser.parse_ssa_use()
+    indices = _indices(parser)
+    token = _parse_view_tail(parser, state, True)
+    parser.expect_punct(":")
+    tile_type = parser.parse_cuda_tile_type()
+    parser.expect_punct(",")
+    view_type = parser.parse_cuda_tile_type()
+    index_types = _parse_index_types(parser, len(indices))
+    parser.expect_punct("->")
+    token_type = parser.parse_cuda_tile_type()
+    state.resolved_operands = [parser.resolve(tile, tile_type), parser.resolve(view, view_type)]
+    state.resolved_operands += [parser.resolve(u, t) for u, t in zip(indices, index_types)]
+    state.resolved_operands += [parser.resolve(u, TOKEN) for u in token]
+    state.attributes["operandSegmentSizes"] = state.opdef.segment_sizes(
+        [[tile], [view], indices, token])
+    state.result_types = [token_type]
+
+
+def parse_atomic_red_view(parser: "OpParser", state: "OpState") -> None:
+    _parse_memory(parser, state)
+    view = parser.parse_ssa_use()
+    indices = _indices(parser)
+    parser.expect_punct(",")
+    offset = parser.token.offset
+    keyword = parser.parse_keyword()
+    try:
+        state.attributes["mode"] = EnumAttr(AtomicRMWMode.from_keyword(keyword))
+    except KeyError:
+        raise parser.error_at(offset, f"invalid atomic mode: '{keyword}'") from None
+    parser.expect_punct(",")
+    value = parser.parse_ssa_use()
+    token = _parse_view_tail(parser, state, False)
+    parser.expect_punct(":")
+    value_type = parser.parse_cuda_tile_type()
+    parser.expect_punct(",")
+    view_type = parser.parse_cuda_tile_type()
+    index_types = _parse_index_types(parser, len(indices))
+    parser.expect_punct("->")
+    token_type = parser.parse_cuda_tile_type()
+    state.resolved_operands = [parser.resolve(view, view_type)]
+    state.resolved_operands += [parser.resolve(u, t) for u, t in zip(indices, index_types)]
+    state.resolved_operands += [parser.resolve(value, value_type)]
+    state.resolved_operands += [parser.resolve(u, TOKEN) for u in token]
+    state.attributes["operandSegmentSizes"] = state.opdef.segment_sizes(
+        [[view], indices, [value], token])
+    state.result_types = [token_type]
+
+
+PRINTERS: dict[str, Callable[["Printer", "Operation"], str]] = {
+    "function": print_function, "for": print_for, "loop": print_loop,
+    "make_tensor_view": print_make_tensor_view, "make_view": print_make_view,
+    "get_shape": print_get_shape, "load_view": print_load_view,
+    "store_view": print_store_view, "atomic_red_view": print_atomic_red_view,
+}
+PARSERS: dict[str, Callable[["OpParser", "OpState"], None]] = {
+    "function": parse_function, "for": parse_for, "loop": parse_loop,
+    "make_tensor_view": parse_make_tensor_view, "make_view": parse_make_view,
+    "get_shape": parse_get_shape, "load_view": parse_load_view,
+    "store_view": parse_store_view, "atomic_red_view": parse_atomic_red_view,
+}
+
+__all__ = ["PARSERS", "PRINTERS", "Value"]

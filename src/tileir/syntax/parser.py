@@ -1,0 +1,1275 @@
+"""Parsing Tile IR text into IR: top-level forms, ops in custom and generic syntax,
+attributes, locations and aliases.
+
+The parser accepts what cuda-tile-opt accepts: ``cuda_tile.module`` with ops in short or
+prefixed form, the builtin ``module { ... }`` wrapper, MLIR's generic op form,
+unregistered ops (with `allow_unregistered`), ``#alias = ...`` definitions and ``loc(...)``
+locations; plus tileirdisasm's output (``entry`` ops at top level).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..attributes import (UNIT, UNKNOWN_LOC, ArrayAttr, Attribute, BoolAttr, BoundedAttr,
+                          CallSiteLoc, DenseArrayAttr, DenseElementsAttr, DictAttr,
+                          DICompileUnitAttr, DIFileAttr, DILexicalBlockAttr, DILocAttr,
+                          DISubprogramAttr, DivByAttr, EnumAttr, FileLineColLoc, FloatAttr,
+                          FusedLoc, IntegerAttr, Location, NameLoc, OpaqueAttr,
+                          OptimizationHintsAttr, SameElementsAttr, StringAttr, SymbolRefAttr,
+                          TypeAttr, UnitAttr)
+from ..diagnostics import ParseError, error, note
+from ..ir import Block, Module, Operation, Region, Value
+from ..ops import registry
+from ..ops.base import OPTIONAL, SINGLE, VARIADIC, OpDef
+from ..types import FloatType, FunctionType, IntegerType, TileType, Type
+from . import directives
+from .format import AttrDict, Custom, Literal, OIList, Optional_, TypeOf, Var, parse_format
+from .lexer import Kind, unescape_string
+from .type_parser import TypeParser
+
+#: Items tileirdisasm prints at top level without their module.
+TOP_LEVEL_ITEMS = ("entry", "global", "testing$func")
+#: Ops nest; this bound keeps hostile input from exhausting Python's stack.
+MAX_OP_NESTING = 200
+
+
+@dataclass
+class Use:
+    """An SSA use before resolution: ``%name`` or ``%name#index`` at `offset`."""
+
+    name: str
+    index: int
+    offset: int
+
+
+@dataclass
+class OpState:
+    """What the parser has gathered about one op so far (MLIR's OperationState)."""
+
+    opdef: OpDef
+    name_offset: int
+    uses: dict[str, list[Use]] = field(default_factory=dict)
+    types: dict[str, list[Type]] = field(default_factory=dict)
+    attributes: dict[str, Attribute] = field(default_factory=dict)
+    discardable: dict[str, Attribute] = field(default_factory=dict)
+    regions: dict[str, Region] = field(default_factory=dict)
+    resolved_operands: list[Value] | None = None
+    result_types: list[Type] | None = None
+
+    def is_variadic(self, name: str) -> bool:
+        for decl in self.opdef.operands + self.opdef.results:  # type: ignore[operator]
+            if decl.name == name:
+                return decl.arity == VARIADIC
+        return False
+
+
+class _Scope:
+    """SSA names visible in one region; `isolated` stops lookups at entries."""
+
+    def __init__(self, isolated: bool) -> None:
+        self.values: dict[str, list[Value]] = {}
+        self.isolated = isolated
+        self.forward: dict[str, tuple[list[Value], int]] = {}
+
+
+class _Forward(Value):
+    """A placeholder for a value used before its definition."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, type: Type, name: str) -> None:
+        super().__init__(type)
+        self.name = name
+
+
+class OpParser(TypeParser):
+    """Parses a whole document (one ``-split-input-file`` chunk)."""
+
+    def __init__(self, text: str, filename: str | None = None, first_line: int = 1,
+                 allow_unregistered: bool = False) -> None:
+        super().__init__(text, filename, first_line)
+        self.allow_unregistered = allow_unregistered
+        self.attr_aliases: dict[str, Attribute] = {}
+        self.scopes: list[_Scope] = []
+        self.op_depth = 0
+        self.users: dict[int, list[tuple[Operation, int]]] = {}
+
+    # ---- top level -----------------------------------------------------------------------
+
+    def parse_top_level(self) -> list[Operation]:
+        """Alias definitions and top-level ops until the end of the text."""
+        ops: list[Operation] = []
+        self.scopes.append(_Scope(isolated=True))
+        while not self.at_end():
+            token = self.token
+            if token.kind is Kind.HASH_IDENTIFIER and self._next_is_equal():
+                self._alias_definition(self.attr_aliases)
+            elif token.kind is Kind.EXCLAMATION_IDENTIFIER and self._next_is_equal():
+                self._type_alias_definition()
+            else:
+                ops.append(self.parse_operation(default_dialect=""))
+        self._close_scope()
+        return ops
+
+    def _next_is_equal(self) -> bool:
+        save = self.token
+        self.advance()
+        result = self.token.is_punct("=")
+        self.rewind(save.offset)
+        return result
+
+    def _alias_definition(self, table: dict) -> None:
+        name = self.advance().spelling[1:]
+        self.expect_punct("=")
+        if self.token.is_keyword("loc"):
+            table[name] = self.parse_location_spec()
+        else:
+            table[name] = self.parse_attribute()
+
+    def _type_alias_definition(self) -> None:
+        name = self.advance().spelling[1:]
+        self.expect_punct("=")
+        self.type_aliases[name] = self.parse_type()
+
+    # ---- operations ------------------------------------------------------------------------
+
+    def parse_operation(self, default_dialect: str) -> Operation:
+        self.op_depth += 1
+        if self.op_depth > MAX_OP_NESTING:
+            self.fail(f"operations nest more than {MAX_OP_NESTING} deep")
+        try:
+            return self._operation(default_dialect)
+        finally:
+            self.op_depth -= 1
+
+    def _operation(self, default_dialect: str) -> Operation:
+        results: list[tuple[str, int, int]] = []   # name, count, offset
+        if self.token.kind is Kind.PERCENT_IDENTIFIER:
+            while True:
+                token = self.token
+                if token.kind is not Kind.PERCENT_IDENTIFIER:
+                    raise self.wrong_token("expected SSA operand")
+                self.advance()
+                count = 1
+                if self.consume_punct(":"):
+                    count = self.parse_integer()
+                results.append((token.spelling[1:], count, token.offset))
+                if not self.consume_punct(","):
+                    break
+            self.expect_punct("=", " after SSA name")
+        name_token = self.token
+        if name_token.kind is Kind.STRING:
+            op = self._generic_operation()
+        elif name_token.kind is Kind.BARE_IDENTIFIER:
+            op = self._custom_operation(default_dialect)
+        else:
+            raise self.wrong_token("expected operation name in quotes")
+        op.location = self._trailing_location(op.location)
+        expected = sum(c for _, c, _ in results)
+        if results and expected != len(op.results):
+            raise self.error_at(results[0][2], f"operation defines {len(op.results)} results "
+                                f"but was provided {expected} to bind")
+        pos = 0
+        for name, count, offset in results:
+            self._define(name, op.results[pos:pos + count], offset)
+            pos += count
+        return op
+
+    def _trailing_location(self, default: Location) -> Location:
+        if self.token.is_keyword("loc"):
+            return self.parse_location_spec()
+        return default
+
+    def _lookup_def(self, name: str) -> OpDef | None:
+        return registry.lookup(name)
+
+    # -- custom form --
+
+    def _custom_operation(self, default_dialect: str) -> Operation:
+        token = self.advance()
+        spelling = token.spelling
+        if "." in spelling:
+            opdef = self._lookup_def(spelling)
+            if opdef is None or opdef.full_name != spelling:
+                dialect = spelling.split(".")[0]
+                if dialect in ("cuda_tile", "builtin"):
+                    raise self.error_at(token.offset, f"custom op '{spelling}' is unknown")
+                raise self.error_at(token.offset, f"Dialect `{dialect}' not found for custom "
+                                    f"op '{spelling}' ")
+        elif default_dialect:
+            opdef = self._lookup_def(f"{default_dialect}.{spelling}")
+        elif spelling == "module":
+            return self._builtin_module(token.offset)
+        else:
+            # tileirdisasm prints entries and globals at top level, without a module.
+            opdef = self._lookup_def(f"cuda_tile.{spelling}") \
+                if spelling in TOP_LEVEL_ITEMS else None
+        if opdef is None:
+            raise self.error_at(token.offset, f"custom op '{spelling}' is unknown (tried "
+                                f"'builtin.{spelling}' as well)")
+        state = OpState(opdef, token.offset)
+        if opdef.custom is not None:
+            from .custom import PARSERS
+            PARSERS[opdef.custom](self, state)
+        else:
+            if opdef.parsed_format is None:
+                opdef.parsed_format = parse_format(opdef.format or "")
+            self._declarative(state, opdef.parsed_format)
+        return self._finish(state, token.offset)
+
+    def _builtin_module(self, offset: int) -> Operation:
+        """MLIR's ``module [@name] [attributes {...}] { ... }``."""
+        attributes: dict[str, Attribute] = {}
+        if self.token.kind is Kind.AT_IDENTIFIER:
+            attributes["sym_name"] = StringAttr(self.parse_symbol_name())
+        if self.consume_keyword("attributes"):
+            self.parse_attr_dict_body(attributes)
+        region = self.parse_region_body([], isolated=True, default_dialect="",
+                                        labels_allowed=False)
+        op = Operation("builtin.module", attributes=attributes,
+                       location=self._loc_at(offset))
+        region.parent = op
+        op.regions.append(region)
+        return op
+
+    def _declarative(self, state: OpState, elements: list) -> None:
+        for element in elements:
+            self._element(state, element)
+
+    def _element(self, state: OpState, element: Any) -> None:
+        if isinstance(element, Literal):
+            if element.text in ("", " "):
+                return
+            if element.text[0].isalpha() or element.text[0] == "_":
+                self.expect_keyword(element.text)
+            else:
+                self.expect_punct(element.text)
+        elif isinstance(element, Var):
+            self._var(state, element.name)
+        elif isinstance(element, Custom):
+            directives.PARSE[element.name](self, state, *element.args)
+        elif isinstance(element, TypeOf):
+            directives.PARSE["CudaTileType"](self, state, element)
+        elif isinstance(element, AttrDict):
+            if element.with_keyword:
+                if self.consume_keyword("attributes"):
+                    self.parse_attr_dict_body(state.discardable)
+            else:
+                self.parse_optional_attr_dict(state.discardable)
+        elif isinstance(element, Optional_):
+            if self._group_present(state, element.elements[0]):
+                for child in element.elements:
+                    self._element(state, child)
+                self._mark_unit(state, element)
+        elif isinstance(element, OIList):
+            seen: set[str] = set()
+            while True:
+                for keyword, var in element.clauses:
+                    if keyword not in seen and self.consume_keyword(keyword):
+                        seen.add(keyword)
+                        state.attributes[var] = UNIT
+                        break
+                else:
+                    break
+
+    def _mark_unit(self, state: OpState, group: Optional_) -> None:
+        decl = state.opdef.attr_def(group.anchor)
+        if decl is not None and decl.is_unit:
+            state.attributes[group.anchor] = UNIT
+
+    def _group_present(self, state: OpState, first: Any) -> bool:
+        token = self.token
+        if isinstance(first, Literal):
+            text = first.text
+            return token.is_keyword(text) if text[0].isalpha() else token.is_punct(text)
+        if isinstance(first, Var):
+            decl = state.opdef.attr_def(first.name)
+            if decl is not None:
+                enum_type = getattr(decl.kind, "enum_type", None)
+                return enum_type is not None and token.is_keyword() and \
+                    token.spelling in enum_type.keywords()
+            return token.kind is Kind.PERCENT_IDENTIFIER
+        return False
+
+    def _var(self, state: OpState, name: str) -> None:
+        opdef = state.opdef
+        decl = opdef.attr_def(name)
+        if decl is not None:
+            state.attributes[name] = self._short_attribute(decl)
+            return
+        for operand in opdef.operands:
+            if operand.name == name:
+                if operand.arity == SINGLE:
+                    state.uses[name] = [self.parse_ssa_use()]
+                elif operand.arity == OPTIONAL:
+                    state.uses[name] = [self.parse_ssa_use()] \
+                        if self.token.kind is Kind.PERCENT_IDENTIFIER else []
+                else:
+                    uses = []
+                    if self.token.kind is Kind.PERCENT_IDENTIFIER:
+                        uses.append(self.parse_ssa_use())
+                        while self.consume_punct(","):
+                            uses.append(self.parse_ssa_use())
+                    state.uses[name] = uses
+                return
+        # A region.
+        terminator = opdef.implicit_terminator
+        state.regions[name] = self.parse_region_for(
+            state, [], terminator=None if opdef.name == "module" else terminator,
+            isolated="IsolatedFromAbove" in opdef.traits)
+
+    def _short_attribute(self, decl) -> Attribute:
+        kind = decl.kind.name
+        enum_type = getattr(decl.kind, "enum_type", None)
+        if enum_type is not None:
+            if kind in ("MemoryOrderingSemantics", "MemoryScope", "AtomicRMWMode"):
+                offset = self.token.offset
+                keyword = self.parse_keyword()
+                try:
+                    return EnumAttr(enum_type.from_keyword(keyword))
+                except KeyError:
+                    raise self.error_at(offset, f"invalid {decl.name} '{keyword}'") from None
+            self.expect_punct("<")
+            offset = self.token.offset
+            keyword = self.parse_keyword()
+            self.expect_punct(">")
+            try:
+                return EnumAttr(enum_type.from_keyword(keyword))
+            except KeyError:
+                raise self.error_at(offset, f"invalid {decl.name} '{keyword}'") from None
+        if kind in ("i64", "i32"):
+            bits = 64 if kind == "i64" else 32
+            return IntegerAttr(self.parse_integer(bits), IntegerType(bits))
+        if kind == "str":
+            return StringAttr(self.parse_string())
+        if kind == "symbol_name":
+            return StringAttr(self.parse_symbol_name())
+        if kind == "symbol_ref":
+            return SymbolRefAttr(self.parse_symbol_name())
+        if kind == "dense_i32_array":
+            values = self.parse_comma_list(lambda: self.parse_integer(32), "square")
+            return DenseArrayAttr(IntegerType(32), tuple(values))
+        if kind == "optimization_hints":
+            return self.parse_optimization_hints()
+        if kind == "bool":
+            if self.consume_keyword("true"):
+                return BoolAttr(True)
+            self.expect_keyword("false")
+            return BoolAttr(False)
+        return self.parse_attribute()
+
+    # -- finishing an op: resolve operand types --
+
+    def _finish(self, state: OpState, name_offset: int) -> Operation:
+        opdef = state.opdef
+        if state.resolved_operands is None:
+            groups = self._resolve_groups(state)
+            operands = [v for g in groups for v in g]
+            if opdef.needs_segments:
+                state.attributes["operandSegmentSizes"] = opdef.segment_sizes(groups)
+        else:
+            operands = state.resolved_operands
+        if state.result_types is None:
+            state.result_types = self._result_types(state)
+        for name in list(state.discardable):
+            if opdef.attr_def(name) is not None:
+                state.attributes[name] = self._normalize(opdef, name,
+                                                         state.discardable.pop(name))
+        op = _new_op(opdef, operands, state.result_types, state.attributes,
+                     state.discardable, self._loc_at(name_offset))
+        self._attach_regions(op, state)
+        self._record_uses(op)
+        return op
+
+    def _attach_regions(self, op: Operation, state: OpState) -> None:
+        from .printer import REGION_NAMES
+        names = REGION_NAMES.get(state.opdef.name, ("body",))
+        for i in range(state.opdef.regions):
+            region = state.regions.get(names[i] if i < len(names) else "body") or Region()
+            region.parent = op
+            op.regions.append(region)
+
+    def _resolve_groups(self, state: OpState) -> list[list[Value]]:
+        opdef = state.opdef
+        known: dict[str, list[Type]] = dict(state.types)
+        groups = []
+        for operand in opdef.operands:
+            uses = state.uses.get(operand.name, [])
+            types = known.get(operand.name)
+            if types is None:
+                types = self._inferred(state, operand.name, len(uses), known)
+            if uses and len(types) != len(uses):
+                if len(types) == 1:
+                    types = types * len(uses)
+                else:
+                    raise self.error_at(state.name_offset, f"{len(uses)} operands present, "
+                                        f"but expected {len(types)}")
+            groups.append([self.resolve(u, t) for u, t in zip(uses, types)])
+        return groups
+
+    def _inferred(self, state: OpState, name: str, count: int,
+                  known: dict[str, list[Type]]) -> list[Type]:
+        for group in state.opdef.same_type:
+            if name in group:
+                for other in group:
+                    if other in known and known[other]:
+                        return [known[other][0]] * max(count, 1)
+        for decl in state.opdef.operands + state.opdef.results:  # type: ignore[operator]
+            if decl.name == name and decl.constraint.buildable is not None:
+                return [decl.constraint.buildable] * max(count, 1)
+        if count == 0:
+            return []
+        raise self.error_at(state.name_offset,
+                            f"cannot infer the type of operand '{name}' of "
+                            f"'{state.opdef.name}'")
+
+    def _result_types(self, state: OpState) -> list[Type]:
+        opdef = state.opdef
+        operand_types = {o.name: [v.type for v in g] for o, g in
+                         zip(opdef.operands, self._groups_of(state))}
+        known = {**operand_types, **state.types}
+        types: list[Type] = []
+        for result in opdef.results:
+            if result.name in state.types:
+                types.extend(state.types[result.name])
+            elif result.arity == VARIADIC:
+                continue
+            else:
+                inferred = self._inferred(state, result.name, 1, known)
+                types.extend(inferred[:1])
+        return types
+
+    def _groups_of(self, state: OpState) -> list[list[Value]]:
+        # The resolved operands, regrouped by declaration (uses were resolved in order).
+        return [[] for _ in state.opdef.operands] if state.resolved_operands is None else []
+
+    def _normalize(self, opdef: OpDef, name: str, value: Attribute) -> Attribute:
+        decl = opdef.attr_def(name)
+        enum_type = getattr(decl.kind, "enum_type", None) if decl else None
+        if enum_type is not None and isinstance(value, IntegerAttr):
+            try:
+                return EnumAttr(enum_type(value.value))
+            except ValueError:
+                return value
+        return value
+
+    # ---- the generic form -------------------------------------------------------------------
+
+    def _generic_operation(self) -> Operation:
+        token = self.advance()
+        name = unescape_string(token.spelling)
+        opdef = self._lookup_def(name)
+        if opdef is not None and opdef.full_name != name:
+            opdef = None
+        if opdef is None and not self.allow_unregistered:
+            dialect = name.split(".")[0] if "." in name else ""
+            if dialect == "cuda_tile":
+                raise self.error_at(token.offset, f"unregistered operation '{name}' found in "
+                                    f"dialect ('{dialect}') that does not allow unknown "
+                                    "operations")
+            raise self.error_at(token.offset, f"operation being parsed with an unregistered "
+                                "dialect. If this is intended, please use "
+                                "-allow-unregistered-dialect with the MLIR tool used")
+        uses = self.parse_comma_list(self.parse_ssa_use, "paren")
+        properties: dict[str, Attribute] = {}
+        if self.consume_punct("<"):
+            self.parse_attr_dict_body(properties)
+            self.expect_punct(">")
+        regions: list[Region] = []
+        if self.consume_punct("("):
+            regions.append(self._generic_region(opdef))
+            while self.consume_punct(","):
+                regions.append(self._generic_region(opdef))
+            self.expect_punct(")")
+        attrs: dict[str, Attribute] = {}
+        self.parse_optional_attr_dict(attrs)
+        self.expect_punct(":")
+        type_offset = self.token.offset
+        fn = self.parse_type()
+        if not isinstance(fn, FunctionType):
+            raise self.error_at(type_offset, "expected function type")
+        if len(fn.inputs) != len(uses):
+            raise self.error_at(type_offset, f"expected {len(uses)} operand types but had "
+                                f"{len(fn.inputs)}")
+        operands = [self.resolve(u, t) for u, t in zip(uses, fn.inputs)]
+        inherent: dict[str, Attribute] = {}
+        discardable: dict[str, Attribute] = {}
+        for key, value in {**properties, **attrs}.items():
+            if opdef is not None and (opdef.attr_def(key) is not None or
+                                      key in ("operandSegmentSizes", "resultSegmentSizes")):
+                inherent[key] = self._normalize(opdef, key, value)
+            elif opdef is None:
+                inherent[key] = value
+            else:
+                discardable[key] = value
+        if opdef is None:
+            op = Operation(name, operands, fn.results, inherent, discardable=discardable,
+                           location=self._loc_at(token.offset))
+        else:
+            op = _new_op(opdef, operands, fn.results, inherent, discardable,
+                         self._loc_at(token.offset))
+        for region in regions:
+            region.parent = op
+            op.regions.append(region)
+        if opdef is not None:
+            while len(op.regions) < opdef.regions:
+                op.regions.append(Region(op))
+        self._record_uses(op)
+        return op
+
+    def _generic_region(self, opdef: OpDef | None) -> Region:
+        isolated = opdef is not None and "IsolatedFromAbove" in opdef.traits
+        return self.parse_region_body([], isolated=isolated, default_dialect="",
+                                      labels_allowed=True)
+
+    # ---- regions and blocks --------------------------------------------------------------------
+
+    def parse_region_for(self, state: OpState, arguments: list, terminator: str | None,
+                         isolated: bool = False) -> Region:
+        dialect = "cuda_tile" if state.opdef.default_dialect else ""
+        region = self.parse_region_body(arguments, isolated=isolated, default_dialect=dialect,
+                                        labels_allowed=False)
+        if terminator is not None:
+            block = region.block
+            last = block.terminator
+            if last is None or last.opdef is None or "Terminator" not in last.opdef.traits:
+                opdef = registry.lookup(terminator)
+                assert opdef is not None and opdef.op_class is not None
+                block.append(opdef.op_class(opdef.full_name, location=self._loc_at(
+                    state.name_offset)))
+        return region
+
+    def parse_region_body(self, arguments: list, isolated: bool, default_dialect: str,
+                          labels_allowed: bool) -> Region:
+        self.expect_punct("{")
+        region = Region()
+        self.scopes.append(_Scope(isolated))
+        block = region.add_block()
+        for name, t, offset in arguments:
+            self._define(name, [block.add_argument(t)], offset)
+        if labels_allowed and self.token.kind is Kind.CARET_IDENTIFIER:
+            first = True
+            while self.token.kind is Kind.CARET_IDENTIFIER:
+                if not first:
+                    block = region.add_block()
+                first = False
+                self.advance()
+                if self.consume_punct("("):
+                    if not self.consume_punct(")"):
+                        while True:
+                            token = self.token
+                            if token.kind is not Kind.PERCENT_IDENTIFIER:
+                                raise self.wrong_token("expected SSA operand")
+                            self.advance()
+                            self.expect_punct(":")
+                            t = self.parse_cuda_tile_type()
+                            loc = self._trailing_location(UNKNOWN_LOC)
+                            self._define(token.spelling[1:], [block.add_argument(t, loc)],
+                                         token.offset)
+                            if not self.consume_punct(","):
+                                break
+                        self.expect_punct(")")
+                self.expect_punct(":")
+                self._block_ops(block, default_dialect)
+        else:
+            self._block_ops(block, default_dialect)
+        self.expect_punct("}")
+        self._close_scope()
+        if not block.operations and not block.arguments and len(region.blocks) == 1 \
+                and labels_allowed:
+            region.blocks.clear()
+        return region
+
+    def _block_ops(self, block: Block, default_dialect: str) -> None:
+        while not self.token.is_punct("}") and self.token.kind is not Kind.CARET_IDENTIFIER:
+            if self.at_end():
+                raise self.wrong_token("expected '}' to end region")
+            block.append(self.parse_operation(default_dialect))
+
+    def parse_argument_list(self, allow_types_only: bool = False) -> list:
+        """``(%a: T, %b: T)`` as (name, type, offset) triples."""
+        arguments = []
+
+        def argument() -> None:
+            token = self.token
+            if token.kind is not Kind.PERCENT_IDENTIFIER:
+                raise self.wrong_token("expected SSA identifier")
+            self.advance()
+            self.expect_punct(":")
+            t = self.parse_cuda_tile_type()
+            if self.token.is_punct("{"):
+                self.parse_optional_attr_dict({})
+            self._trailing_location(UNKNOWN_LOC)
+            arguments.append((token.spelling[1:], t, token.offset))
+        self.parse_comma_list(argument, "paren")
+        return arguments
+
+    # ---- SSA values ------------------------------------------------------------------------
+
+    def parse_ssa_def(self) -> tuple[str, int]:
+        token = self.token
+        if token.kind is not Kind.PERCENT_IDENTIFIER:
+            raise self.wrong_token("expected SSA operand")
+        self.advance()
+        return token.spelling[1:], token.offset
+
+    def parse_ssa_use(self) -> Use:
+        token = self.token
+        if token.kind is not Kind.PERCENT_IDENTIFIER:
+            raise self.wrong_token("expected SSA operand")
+        self.advance()
+        index = 0
+        if self.token.kind is Kind.HASH_IDENTIFIER and self.token.offset == token.end:
+            suffix = self.advance().spelling[1:]
+            if not suffix.isdigit():
+                raise self.error_at(token.end, "invalid SSA value result number")
+            index = int(suffix)
+        return Use(token.spelling[1:], index, token.offset)
+
+    def parse_assignment_list(self) -> list[tuple[str, int, Use]]:
+        pairs = []
+
+        def pair() -> None:
+            name, offset = self.parse_ssa_def()
+            self.expect_punct("=")
+            pairs.append((name, offset, self.parse_ssa_use()))
+        self.parse_comma_list(pair, "paren")
+        return pairs
+
+    def parse_mixed_list(self) -> list:
+        """``[%d, 32]``: SSA uses and integers."""
+        def item() -> Any:
+            if self.token.kind is Kind.PERCENT_IDENTIFIER:
+                return self.parse_ssa_use()
+            return self.parse_integer()
+        return self.parse_comma_list(item, "square")
+
+    def _define(self, name: str, values: list[Value], offset: int) -> None:
+        scope = self.scopes[-1]
+        if name in scope.values:
+            raise ParseError(error(f"redefinition of SSA value '%{name}'",
+                                   self.source.location(offset)))
+        forward = self._find_forward(name)
+        if forward is not None:
+            placeholders, _ = forward
+            for i, placeholder in enumerate(placeholders):
+                if placeholder is not None and i < len(values):
+                    self._replace(placeholder, values[i], offset)
+        scope.values[name] = values
+
+    def _find_forward(self, name: str) -> tuple[list, int] | None:
+        for scope in reversed(self.scopes):
+            if name in scope.forward:
+                return scope.forward.pop(name)
+            if scope.isolated:
+                return None
+        return None
+
+    def _replace(self, placeholder: Value, value: Value, offset: int) -> None:
+        if placeholder.type != value.type:
+            raise ParseError(error(
+                f"definition of SSA value '%{getattr(placeholder, 'name', '')}' has type "
+                f"{value.type} but was used earlier with type {placeholder.type}",
+                self.source.location(offset)))
+        for op, index in self.users.pop(id(placeholder), []):
+            op.operands[index] = value
+
+    def _record_uses(self, op: Operation) -> None:
+        for i, value in enumerate(op.operands):
+            if isinstance(value, _Forward):
+                self.users.setdefault(id(value), []).append((op, i))
+
+    def resolve(self, use: Use, expected: Type | None) -> Value:
+        """The value `use` names, checked against the type the syntax gives it."""
+        values = None
+        for scope in reversed(self.scopes):
+            if use.name in scope.values:
+                values = scope.values[use.name]
+                break
+            if scope.isolated:
+                break
+        if values is None:
+            if expected is None:
+                raise self.error_at(use.offset, f"use of undeclared SSA value name")
+            scope = self.scopes[-1]
+            target = scope
+            for s in reversed(self.scopes):
+                target = s
+                if s.isolated:
+                    break
+            entry = target.forward.get(use.name)
+            if entry is None:
+                entry = ([], use.offset)
+                target.forward[use.name] = entry
+            placeholders = entry[0]
+            while len(placeholders) <= use.index:
+                placeholders.append(None)
+            if placeholders[use.index] is None:
+                placeholders[use.index] = _Forward(expected, use.name)
+            value = placeholders[use.index]
+        else:
+            if use.index >= len(values):
+                raise self.error_at(use.offset, f"reference to invalid result number")
+            value = values[use.index]
+        if expected is not None and value.type != expected:
+            diagnostic = error(f"use of value '%{use.name}' expects different type than prior "
+                               f"uses: '{expected}' vs '{value.type}'",
+                               self.source.location(use.offset))
+            prior = self._prior_location(value)
+            if prior is not None:
+                diagnostic = error(diagnostic.message, diagnostic.location,
+                                   [note("prior use here", prior)])
+            raise ParseError(diagnostic)
+        return value
+
+    def _prior_location(self, value: Value):
+        return None
+
+    def _close_scope(self) -> None:
+        scope = self.scopes.pop()
+        if scope.forward:
+            name, (_, offset) = next(iter(scope.forward.items()))
+            raise self.error_at(offset, f"use of undeclared SSA value name")
+
+    # ---- attributes ----------------------------------------------------------------------------
+
+    def parse_optional_attr_dict(self, into: dict[str, Attribute]) -> None:
+        if self.token.is_punct("{"):
+            self.parse_attr_dict_body(into)
+
+    def parse_attr_dict_body(self, into: dict[str, Attribute]) -> None:
+        def entry() -> None:
+            token = self.token
+            if token.kind is Kind.STRING:
+                name = unescape_string(token.spelling)
+            elif token.kind is Kind.BARE_IDENTIFIER:
+                name = token.spelling
+            else:
+                raise self.wrong_token("expected attribute name")
+            self.advance()
+            if name in into:
+                raise self.error_at(token.offset, f"duplicate key '{name}' in dictionary "
+                                    "attribute")
+            if self.consume_punct("="):
+                into[name] = self.parse_attribute()
+            else:
+                into[name] = UNIT
+        self.parse_comma_list(entry, "brace")
+
+    def parse_attribute(self) -> Attribute:
+        token = self.token
+        if token.kind is Kind.HASH_IDENTIFIER:
+            return self._hash_attribute()
+        if token.kind is Kind.STRING:
+            self.advance()
+            return StringAttr(unescape_string(token.spelling))
+        if token.kind is Kind.AT_IDENTIFIER:
+            return SymbolRefAttr(self.parse_symbol_name())
+        if token.is_punct("["):
+            return ArrayAttr(tuple(self.parse_comma_list(self.parse_attribute, "square")))
+        if token.is_punct("{"):
+            entries: dict[str, Attribute] = {}
+            self.parse_attr_dict_body(entries)
+            return DictAttr.of(entries)
+        if token.is_keyword("true") or token.is_keyword("false"):
+            self.advance()
+            return BoolAttr(token.spelling == "true")
+        if token.is_keyword("unit"):
+            self.advance()
+            return UNIT
+        if token.is_keyword("dense"):
+            return self._dense_attribute()
+        if token.is_keyword("array"):
+            return self._dense_array()
+        if token.kind in (Kind.INTEGER, Kind.FLOAT) or token.is_punct("-"):
+            return self._number_attribute()
+        if token.is_keyword("loc"):
+            return self.parse_location_spec()
+        t = self.parse_optional_type()
+        if t is not None:
+            return TypeAttr(t)
+        raise self.wrong_token("expected attribute value")
+
+    def _number_attribute(self) -> Attribute:
+        start = self.token.offset
+        negative = self.consume_punct("-")
+        token = self.advance()
+        t: Type = IntegerType(64)
+        if self.consume_punct(":"):
+            t = self.parse_type()
+        text = ("-" if negative else "") + token.spelling
+        if isinstance(t, FloatType):
+            from .floats import parse_float_literal
+            return FloatAttr(parse_float_literal(text, t), t)
+        if token.kind is Kind.FLOAT:
+            raise self.error_at(start, "floating point value not valid for specified type")
+        value = int(token.spelling, 16 if token.spelling.startswith("0x") else 10)
+        return IntegerAttr(-value if negative else value, t)
+
+    def _dense_array(self) -> Attribute:
+        self.advance()
+        self.expect_punct("<")
+        t = self.parse_type()
+        values: list[int] = []
+        if self.consume_punct(":"):
+            values.append(self.parse_integer(getattr(t, "width", 64)))
+            while self.consume_punct(","):
+                values.append(self.parse_integer(getattr(t, "width", 64)))
+        self.expect_punct(">")
+        if not isinstance(t, IntegerType):
+            raise self.error_here("expected integer element type of dense array")
+        return DenseArrayAttr(t, tuple(values))
+
+    def _dense_attribute(self) -> Attribute:
+        self.advance()
+        self.expect_punct("<")
+        start = self.token.offset
+        depth = 0
+        while True:
+            tok = self.token
+            if tok.kind is Kind.EOF:
+                raise self.wrong_token("expected '>'")
+            if tok.is_punct("["):
+                depth += 1
+            elif tok.is_punct("]"):
+                depth -= 1
+            elif tok.is_punct(">") and depth == 0:
+                break
+            self.advance()
+        literal_end = self.token.offset
+        self.advance()
+        self.expect_punct(":")
+        t = self.parse_cuda_tile_type()
+        if not isinstance(t, TileType):
+            raise self.error_here("expected tile type for dense elements")
+        sub = OpParser(self.source.text[:literal_end], self.source.filename,
+                       self.source.first_line)
+        sub.rewind(start)
+        return sub.parse_elements_literal(t.element, t, start)
+
+    def _hash_attribute(self) -> Attribute:
+        token = self.advance()
+        name = token.spelling[1:]
+        if "." not in name:
+            if name not in self.attr_aliases:
+                raise self.error_at(token.offset, f"undefined symbol alias id '{name}'")
+            return self.attr_aliases[name]
+        dialect, _, mnemonic = name.partition(".")
+        if dialect != "cuda_tile":
+            return OpaqueAttr(token.spelling + self._balanced_angle())
+        return self._cuda_tile_attribute(mnemonic, token.offset)
+
+    def _balanced_angle(self) -> str:
+        if not self.token.is_punct("<"):
+            return ""
+        start = self.token.offset
+        depth = 0
+        while True:
+            tok = self.advance()
+            if tok.kind is Kind.EOF:
+                raise self.error_at(tok.offset, "unbalanced '<'")
+            if tok.is_punct("<"):
+                depth += 1
+            elif tok.is_punct(">"):
+                depth -= 1
+                if depth == 0:
+                    return self.source.text[start:tok.end]
+
+    def _cuda_tile_attribute(self, mnemonic: str, offset: int) -> Attribute:
+        from ..attributes import ENUM_MNEMONICS
+        for enum_type, enum_mnemonic in ENUM_MNEMONICS.items():
+            if mnemonic == enum_mnemonic:
+                self.expect_punct("<")
+                kw_offset = self.token.offset
+                keyword = self.parse_keyword()
+                self.expect_punct(">")
+                try:
+                    return EnumAttr(enum_type.from_keyword(keyword))
+                except KeyError:
+                    raise self.error_at(kw_offset, f"invalid {mnemonic} '{keyword}'") from None
+        if mnemonic in ("div_by", "same_elements", "bounded"):
+            return self._assume_body(mnemonic)
+        if mnemonic == "optimization_hints":
+            return self.parse_optimization_hints()
+        parsers = {"di_file": self._di_file, "di_compile_unit": self._di_compile_unit,
+                   "di_subprogram": self._di_subprogram,
+                   "di_lexical_block": self._di_lexical_block, "di_loc": self._di_loc}
+        if mnemonic in parsers:
+            return parsers[mnemonic]()
+        raise self.error_at(offset, f"unknown attribute `{mnemonic}` in dialect `cuda_tile`")
+
+    # -- cuda_tile attribute bodies --
+
+    def parse_optimization_hints(self) -> OptimizationHintsAttr:
+        entries = []
+
+        def entry() -> None:
+            key = self.parse_keyword()
+            self.expect_punct("=")
+            entries.append((key, self.parse_attribute()))
+        self.expect_punct("<")
+        if not self.consume_punct(">"):
+            entry()
+            while self.consume_punct(","):
+                entry()
+            self.expect_punct(">")
+        return OptimizationHintsAttr(tuple(entries))
+
+    def parse_assume_predicate(self) -> Attribute:
+        offset = self.token.offset
+        if self.token.kind is Kind.HASH_IDENTIFIER:
+            attr = self.parse_attribute()
+            if not isinstance(attr, (DivByAttr, SameElementsAttr, BoundedAttr)):
+                raise self.error_at(offset, "expected assume predicate attribute")
+            return attr
+        if not self.token.is_keyword():
+            raise self.error_at(offset, "expected attribute name")
+        name = self.advance().spelling
+        if name not in ("div_by", "same_elements", "bounded"):
+            raise self.error_at(offset, f"unknown assume predicate attribute: {name} "
+                                "(expected 'div_by', 'same_elements', or 'bounded')")
+        return self._assume_body(name)
+
+    def _assume_body(self, name: str) -> Attribute:
+        self.expect_punct("<")
+        if name == "div_by":
+            divisor = self.parse_integer(64, signed=False)
+            every = along = None
+            if self.consume_punct(","):
+                self.expect_keyword("every")
+                every = self.parse_integer()
+                self.expect_keyword("along")
+                along = self.parse_integer()
+            self.expect_punct(">")
+            return DivByAttr(divisor, every, along)
+        if name == "same_elements":
+            values = self.parse_comma_list(self.parse_integer, "square")
+            self.expect_punct(">")
+            return SameElementsAttr(tuple(values))
+
+        def bound() -> int | None:
+            if self.consume_punct("?"):
+                return None
+            return self.parse_integer()
+        lower = bound()
+        self.expect_punct(",")
+        upper = bound()
+        self.expect_punct(">")
+        return BoundedAttr(lower, upper)
+
+    def _keyword_params(self, spec: dict[str, str]) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        self.expect_punct("<")
+
+        def param() -> None:
+            offset = self.token.offset
+            key = self.parse_keyword()
+            if key not in spec:
+                raise self.error_at(offset, f"unknown parameter '{key}'")
+            self.expect_punct("=")
+            kind = spec[key]
+            if kind == "int":
+                values[key] = self.parse_integer()
+            elif kind == "str":
+                values[key] = self.parse_string()
+            else:
+                values[key] = self.parse_attribute()
+        self.parse_comma_list(param)
+        self.expect_punct(">")
+        return values
+
+    def _di_file(self) -> DIFileAttr:
+        self.expect_punct("<")
+        name = self.parse_string()
+        self.expect_keyword("in")
+        directory = self.parse_string()
+        self.expect_punct(">")
+        return DIFileAttr(name, directory)
+
+    def _di_compile_unit(self) -> DICompileUnitAttr:
+        values = self._keyword_params({"file": "attr"})
+        return DICompileUnitAttr(values["file"])
+
+    def _di_subprogram(self) -> DISubprogramAttr:
+        v = self._keyword_params({"file": "attr", "line": "int", "name": "str",
+                                  "linkageName": "str", "compileUnit": "attr",
+                                  "scopeLine": "int"})
+        return DISubprogramAttr(v["file"], v["line"], v["name"], v.get("linkageName", ""),
+                                v["compileUnit"], v.get("scopeLine", 0))
+
+    def _di_lexical_block(self) -> DILexicalBlockAttr:
+        v = self._keyword_params({"scope": "attr", "file": "attr", "line": "int",
+                                  "column": "int"})
+        return DILexicalBlockAttr(v["scope"], v["file"], v.get("line", 0), v.get("column", 0))
+
+    def _di_loc(self) -> DILocAttr:
+        self.expect_punct("<")
+        location = self._location_or_alias()
+        self.expect_keyword("in")
+        scope = self.parse_attribute()
+        self.expect_punct(">")
+        return DILocAttr(location, scope)  # type: ignore[arg-type]
+
+    # -- strings and symbols --
+
+    def parse_string(self) -> str:
+        if self.token.kind is not Kind.STRING:
+            raise self.wrong_token("expected string")
+        return unescape_string(self.advance().spelling)
+
+    def parse_symbol_name(self) -> str:
+        token = self.token
+        if token.kind is not Kind.AT_IDENTIFIER:
+            raise self.wrong_token("expected valid '@'-identifier for symbol name")
+        self.advance()
+        text = token.spelling[1:]
+        return unescape_string(text) if text.startswith('"') else text
+
+    def parse_cuda_tile_type_list(self) -> list[Type]:
+        types = [self.parse_cuda_tile_type()]
+        while self.consume_punct(","):
+            types.append(self.parse_cuda_tile_type())
+        return types
+
+    # ---- dense constants ---------------------------------------------------------------------
+
+    def parse_dense_typed_elements(self) -> DenseElementsAttr:
+        """``<f32: [1.0, 2.0]> : tile<2xf32>`` (custom<DenseTypedElementsAttr>)."""
+        self.expect_punct("<")
+        element = self.parse_cuda_tile_type()
+        self.expect_punct(":")
+        literal_start = self.token.offset
+        depth = 0
+        while True:
+            tok = self.token
+            if tok.kind is Kind.EOF:
+                raise self.wrong_token("expected '>'")
+            if tok.is_punct("["):
+                depth += 1
+            elif tok.is_punct("]"):
+                depth -= 1
+            elif tok.is_punct(">") and depth <= 0:
+                break
+            self.advance()
+        literal_end = self.token.offset
+        self.advance()
+        self.expect_punct(":")
+        type_offset = self.token.offset
+        t = self.parse_cuda_tile_type()
+        if not isinstance(t, TileType):
+            raise self.error_at(type_offset, "result #0 must be tile of i1 or i8 or i16 or i32 "
+                                "or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or "
+                                f"f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got {t}")
+        if t.element != element:
+            raise self.error_at(type_offset, f"mismatch between the element type: {element} "
+                                f"and the tile element type {t.element}")
+        sub = OpParser(self.source.text[:literal_end], self.source.filename,
+                       self.source.first_line)
+        sub.rewind(literal_start)
+        return sub.parse_elements_literal(element, t, type_offset, self)
+
+    def parse_elements_literal(self, element: Type, t: TileType, type_offset: int,
+                               outer: "OpParser | None" = None) -> DenseElementsAttr:
+        values: list[int] = []
+        shape = self._literal(element, values)
+        if not self.at_end():
+            raise self.wrong_token("expected '>'")
+        reporter = outer or self
+        expected = list(t.shape)
+        if shape and shape != expected:
+            raise reporter.error_at(type_offset, "inferred shape of elements literal "
+                                    f"([{', '.join(map(str, shape))}]) does not match type "
+                                    f"([{', '.join(map(str, expected))}])")
+        if not values:
+            raise reporter.error_at(type_offset, "dense attribute cannot be empty")
+        if len(values) > 1 and all(v == values[0] for v in values):
+            values = values[:1]
+        return DenseElementsAttr(t, tuple(values))
+
+    def _literal(self, element: Type, values: list[int]) -> list[int]:
+        if self.consume_punct("["):
+            count = 0
+            inner: list[int] | None = None
+            while True:
+                shape = self._literal(element, values)
+                if inner is None:
+                    inner = shape
+                elif shape != inner:
+                    raise self.error_here("tensor literal is invalid; ranks are not "
+                                          "consistent between elements")
+                count += 1
+                if not self.consume_punct(","):
+                    break
+            self.expect_punct("]")
+            return [count] + (inner or [])
+        values.append(self._scalar(element))
+        return []
+
+    def _scalar(self, element: Type) -> int:
+        offset = self.token.offset
+        if isinstance(element, IntegerType):
+            width = element.width
+            if self.token.is_keyword("true") or self.token.is_keyword("false"):
+                if width != 1:
+                    raise self.error_at(offset, "expected integer value")
+                return int(self.advance().spelling == "true")
+            negative = self.consume_punct("-")
+            if self.token.kind is not Kind.INTEGER:
+                raise self.error_at(offset, "expected integer value")
+            spelling = self.advance().spelling
+            value = int(spelling, 16 if spelling.startswith("0x") else 10)
+            value = -value if negative else value
+            low, high = -(1 << (width - 1)), (1 << width) - 1
+            if width == 1:
+                low, high = -1, 1
+            if width == 64 and not (-(1 << 63) <= value < (1 << 64)):
+                raise self.error_at(offset, "integer constant out of range for type")
+            if not low <= value <= high:
+                raise self.error_at(offset, "integer constant out of range for type")
+            if width == 1:
+                return int(value != 0)
+            # Stored signed, as the reference prints them.
+            value &= (1 << width) - 1
+            return value - (1 << width) if value >> (width - 1) else value
+        if isinstance(element, FloatType):
+            from .floats import float_bits_from_hex, parse_float_literal
+            negative = self.consume_punct("-")
+            token = self.token
+            if token.kind is Kind.INTEGER and token.spelling.startswith("0x"):
+                self.advance()
+                if negative:
+                    raise self.error_at(offset, "hexadecimal float literal should not have a "
+                                        "leading minus")
+                try:
+                    return float_bits_from_hex(int(token.spelling, 16), element)
+                except ValueError as exc:
+                    raise self.error_at(offset, getattr(exc, "message", str(exc))) from None
+            if token.kind is Kind.INTEGER:
+                where = self.source.location(offset)
+                raise ParseError(error(
+                    "unexpected decimal integer literal for a floating point value", where,
+                    [note("add a trailing dot to make the literal a float", where)]))
+            if token.kind is not Kind.FLOAT:
+                raise self.error_at(offset, "expected floating point literal")
+            self.advance()
+            try:
+                return parse_float_literal(("-" if negative else "") + token.spelling, element)
+            except ValueError as exc:
+                raise self.error_at(offset, getattr(exc, "message", str(exc))) from None
+        raise self.error_at(offset, f"unsupported element type {element}")
+
+    # ---- locations ---------------------------------------------------------------------------------
+
+    def parse_location_spec(self) -> Location:
+        """``loc(...)``."""
+        self.expect_keyword("loc")
+        self.expect_punct("(")
+        loc = self._location_or_alias()
+        self.expect_punct(")")
+        return loc
+
+    def _location_or_alias(self) -> Location:
+        token = self.token
+        if token.kind is Kind.HASH_IDENTIFIER:
+            attr = self.parse_attribute()
+            if not isinstance(attr, Location):
+                raise self.error_at(token.offset, "expected location attribute")
+            return attr
+        if token.is_keyword("loc"):
+            return self.parse_location_spec()
+        return self._location()
+
+    def _location(self) -> Location:
+        token = self.token
+        if token.is_keyword("unknown"):
+            self.advance()
+            return UNKNOWN_LOC
+        if token.is_keyword("callsite"):
+            self.advance()
+            self.expect_punct("(")
+            callee = self._location_or_alias()
+            self.expect_keyword("at")
+            caller = self._location_or_alias()
+            self.expect_punct(")")
+            return CallSiteLoc(callee, caller)
+        if token.is_keyword("fused"):
+            self.advance()
+            metadata = None
+            if self.consume_punct("<"):
+                metadata = self.parse_attribute()
+                self.expect_punct(">")
+            locs = self.parse_comma_list(self._location_or_alias, "square")
+            return FusedLoc(tuple(locs), metadata)
+        if token.kind is Kind.STRING:
+            text = unescape_string(self.advance().spelling)
+            if self.consume_punct(":"):
+                line = self.parse_integer()
+                self.expect_punct(":")
+                column = self.parse_integer()
+                return FileLineColLoc(text, line, column)
+            child = None
+            if self.consume_punct("("):
+                child = self._location_or_alias()
+                self.expect_punct(")")
+            return NameLoc(text, child)
+        raise self.wrong_token("expected location instance")
+
+    def _loc_at(self, offset: int) -> Location:
+        location = self.source.location(offset)
+        return FileLineColLoc(location.file or "-", location.line, location.column)
+
+
+# ---- public functions ------------------------------------------------------------------------------
+
+
+def _new_op(opdef: OpDef, operands: list[Value], result_types: list[Type],
+            attributes: dict[str, Attribute], discardable: dict[str, Attribute],
+            location: Location) -> Operation:
+    """An op of a declared kind, without regions (the caller attaches them)."""
+    if opdef.name == "module" and opdef.dialect == "cuda_tile":
+        op: Operation = Module(location=location)
+        op.regions.clear()
+        op.attributes = dict(attributes)
+        op.discardable = dict(discardable)
+        return op
+    cls = opdef.op_class or Operation
+    return cls(opdef.full_name, operands, result_types, attributes, regions=0,
+               discardable=discardable, location=location)
+
+
+def parse_document(text: str, filename: str | None = None, *, first_line: int = 1,
+                   allow_unregistered: bool = False) -> list[Operation]:
+    """Every top-level op of `text` (without wrapping them in a module)."""
+    parser = OpParser(text, filename, first_line, allow_unregistered)
+    return parser.parse_top_level()
+
+
+def parse(text: str, filename: str | None = None, *,
+          allow_unregistered: bool = False) -> Module:
+    """The ``cuda_tile.module`` in `text`.
+
+    Accepts a module (optionally inside a builtin ``module { }``) or tileirdisasm's output,
+    whose ``entry`` and ``global`` ops stand at top level.
+    """
+    ops = parse_document(text, filename, allow_unregistered=allow_unregistered)
+    if len(ops) == 1 and ops[0].name == "builtin.module":
+        ops = ops[0].regions[0].block.operations if ops[0].regions[0].blocks else []
+    modules = [op for op in ops if isinstance(op, Module)]
+    if len(modules) == 1 and len(ops) == 1:
+        return modules[0]
+    items = [op for op in ops if op.name in ("cuda_tile.entry", "cuda_tile.global",
+                                             "cuda_tile.testing$func")]
+    if modules or len(items) != len(ops):
+        raise ParseError(error("expected one cuda_tile.module (or top-level entry and global "
+                               f"ops), found {len(ops)} top-level operations",
+                               None))
+    module = Module()
+    module.spelling = "bare"
+    for op in items:
+        module.body.append(op)
+    return module
+
+
+__all__ = ["OpParser", "OpState", "Use", "parse", "parse_document", "Block"]

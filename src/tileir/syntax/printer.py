@@ -1,0 +1,581 @@
+"""Printing IR as text, exactly as cuda-tile-opt and tileirdisasm print it.
+
+SSA names follow MLIR's AsmPrinter: nested regions are numbered after their parent region,
+sibling regions restart from the same counter, names from op hooks (``%cst_1_i32``,
+``%tview``) are made unique with ``_N`` suffixes.  With debug info, locations and debug-info
+attributes get aliases ordered as MLIR orders them (by nesting depth, then alias name, then
+first use) and printed after the top-level op.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from ..attributes import (UNKNOWN_LOC, Attribute, DenseArrayAttr, DIAttr, DICompileUnitAttr,
+                          DIFileAttr, DILexicalBlockAttr, DILocAttr, DISubprogramAttr,
+                          FileLineColLoc, Location, UnitAttr, format_named, symbol_spelling)
+from ..ir import Block, BlockArgument, Module, Operation, Region, Value
+from ..types import FunctionType, Type
+from . import directives
+from .format import AttrDict, Custom, Literal, OIList, Optional_, Spacing, TypeOf, Var, \
+    parse_format
+
+INDENT = 2
+
+
+# ---- SSA names ------------------------------------------------------------------------------
+
+
+class SSANames:
+    """MLIR's SSANameState for one top-level op."""
+
+    def __init__(self, top: Operation, generic: bool) -> None:
+        self.generic = generic
+        self.names: dict[Value, str] = {}
+        self.groups: dict[Operation, list[int]] = {}
+        self.next_value = 0
+        self.next_arg = 0
+        self.next_conflict = 0
+        stack: list[tuple[Region, int, int, int, frozenset[str]]] = [
+            (r, 0, 0, 0, frozenset()) for r in top.regions]
+        stack.reverse()
+        # Regions are numbered in MLIR's order: a stack, the parent region first.
+        work = list(stack)
+        while work:
+            region, self.next_value, self.next_arg, self.next_conflict, used = work.pop()
+            self.used = set(used)
+            self._number_region(region)
+            scope = frozenset(self.used)
+            for block in region.blocks:
+                for op in block.operations:
+                    for nested in op.regions:
+                        work.append((nested, self.next_value, self.next_arg,
+                                     self.next_conflict, scope))
+
+    def _unique(self, name: str) -> str:
+        if name not in self.used:
+            self.used.add(name)
+            return name
+        while True:
+            probe = f"{name}_{self.next_conflict}"
+            self.next_conflict += 1
+            if probe not in self.used:
+                self.used.add(probe)
+                return probe
+
+    def _set(self, value: Value, name: str | None) -> None:
+        if not name:
+            self.names[value] = str(self.next_value)
+            self.next_value += 1
+        else:
+            self.names[value] = self._unique(_sanitize(name))
+
+    def _number_region(self, region: Region) -> None:
+        parent = region.parent
+        if not self.generic and parent is not None and parent.opdef is not None and \
+                parent.opdef.block_arg_names is not None and region.blocks:
+            index = parent.regions.index(region)
+            for arg, name in zip(region.blocks[0].arguments,
+                                 parent.opdef.block_arg_names(parent, index)):
+                self._set(arg, name)
+        for i, block in enumerate(region.blocks):
+            for arg in block.arguments:
+                if arg in self.names:
+                    continue
+                if i == 0:
+                    self.names[arg] = self._unique(f"arg{self.next_arg}")
+                    self.next_arg += 1
+                else:
+                    self._set(arg, None)
+            for op in block.operations:
+                self._number_op(op)
+
+    def _number_op(self, op: Operation) -> None:
+        groups = [0]
+        if not self.generic and op.opdef is not None and op.opdef.result_names is not None:
+            for i, name in enumerate(op.opdef.result_names(op)):
+                if i < len(op.results) and name is not None:
+                    self._set(op.results[i], name)
+                    if i:
+                        groups.append(i)
+        if not op.results:
+            return
+        first = op.results[0]
+        if first not in self.names:
+            self.names[first] = str(self.next_value)
+            self.next_value += 1
+        if len(groups) > 1:
+            self.groups[op] = sorted(groups)
+
+    def result_groups(self, op: Operation) -> list[tuple[int, int]]:
+        """(start, size) of each printed result group."""
+        starts = self.groups.get(op, [0])
+        bounds = starts + [len(op.results)]
+        return [(bounds[i], bounds[i + 1] - bounds[i]) for i in range(len(starts))]
+
+    def use(self, value: Value) -> str:
+        """How a use of `value` is spelled: ``%name``, ``%3``, or ``%3#1`` inside a group."""
+        name = self.names.get(value)
+        if name is not None:
+            return "%" + name
+        owner = getattr(value, "owner", None)
+        if isinstance(owner, Operation):
+            # A result after the first of its group.
+            starts = self.groups.get(owner, [0])
+            start = max(s for s in starts if s <= value.index)
+            base = self.names.get(owner.results[start], "<<UNKNOWN>>")
+            return f"%{base}#{value.index - start}"
+        return "%<<UNKNOWN SSA VALUE>>"
+
+
+def _sanitize(name: str) -> str:
+    out = []
+    for ch in name:
+        if ch.isalnum() or ch in "$._-":
+            out.append(ch)
+        elif ch == " ":
+            out.append("_")
+        else:
+            out.append(f"{ord(ch):X}")
+    text = "".join(out)
+    if text[:1].isdigit():
+        text = "_" + text
+    return text
+
+
+# ---- aliases ---------------------------------------------------------------------------------
+
+
+class Aliases:
+    """Collects locations and debug-info attributes in print order, then names them."""
+
+    def __init__(self) -> None:
+        self.order: list[object] = []
+        self.depth: dict[object, int] = {}
+        self.names: dict[object, str] = {}
+
+    def visit(self, item: object) -> int:
+        if item in self.depth:
+            return self.depth[item]
+        self.order.append(item)
+        self.depth[item] = 0
+        children = _alias_children(item)
+        depth = 0
+        for child in children:
+            depth = max(depth, self.visit(child) + 1)
+        self.depth[item] = depth
+        return depth
+
+    def finish(self) -> None:
+        ranked = sorted(range(len(self.order)),
+                        key=lambda i: (self.depth[self.order[i]], _alias_name(self.order[i]), i))
+        counts: dict[str, int] = {}
+        for i in ranked:
+            item = self.order[i]
+            base = _alias_name(item)
+            n = counts.get(base, 0)
+            counts[base] = n + 1
+            self.names[item] = "#" + base + (str(n) if n else "")
+
+    def definitions(self) -> list[str]:
+        ranked = sorted(self.order, key=lambda it: (self.depth[it], _alias_name(it),
+                                                    self.order.index(it)))
+        return [f"{self.names[it]} = {self.definition(it)}" for it in ranked]
+
+    def ref(self, item: object) -> str:
+        return self.names[item]
+
+    def definition(self, item: object) -> str:
+        if isinstance(item, DILocAttr):
+            return item.di_body(self.ref, self.ref)
+        if isinstance(item, Location):
+            return item.format(self.ref)
+        return item.format(self.ref)  # type: ignore[attr-defined]
+
+
+def _alias_name(item: object) -> str:
+    if isinstance(item, Location):
+        return "loc"
+    return getattr(item, "alias_prefix", "attr")
+
+
+def _alias_children(item: object) -> list[object]:
+    if isinstance(item, DILocAttr):
+        return [item.location, item.scope]
+    if isinstance(item, DICompileUnitAttr):
+        return [item.file]
+    if isinstance(item, DISubprogramAttr):
+        return [item.file, item.compile_unit]
+    if isinstance(item, DILexicalBlockAttr):
+        return [item.scope, item.file]
+    children = []
+    for name in ("child", "callee", "caller"):
+        value = getattr(item, name, None)
+        if isinstance(value, (Location, DIAttr)):
+            children.append(value)
+    children.extend(getattr(item, "locations", ()))
+    return children
+
+
+# ---- the printer -------------------------------------------------------------------------------
+
+
+class Printer:
+    """Prints one top-level op (and everything in it)."""
+
+    def __init__(self, *, generic: bool = False, debuginfo: bool = False) -> None:
+        self.generic = generic
+        self.debuginfo = debuginfo
+        self.lines: list[str] = []
+        self.indent = 0
+        self.names: SSANames | None = None
+        self.aliases: Aliases | None = None
+        self.collecting = False
+
+    # -- entry points --
+
+    def print_top(self, ops: Sequence[Operation]) -> str:
+        """Top-level ops, then the alias definitions of their locations."""
+        if self.debuginfo:
+            self.aliases = Aliases()
+            self.collecting = True
+            for op in ops:
+                self._print_top_op(op)
+            self.aliases.finish()
+            self.collecting = False
+            self.lines = []
+        for op in ops:
+            self._print_top_op(op)
+        text = "\n".join(self.lines) + "\n"
+        if self.aliases is not None and self.aliases.order:
+            text += "\n".join(self.aliases.definitions()) + "\n"
+        return text
+
+    def _print_top_op(self, op: Operation) -> None:
+        self.names = SSANames(op, self.generic)
+        self.lines.append(self.op_text(op, default_dialect=""))
+
+    # -- pieces the directives use --
+
+    def value(self, value: Value) -> str:
+        assert self.names is not None
+        return self.names.use(value)
+
+    def values(self, values: Sequence[Value]) -> str:
+        return ", ".join(self.value(v) for v in values)
+
+    def location(self, loc: Location) -> str:
+        if not self.debuginfo:
+            return ""
+        if self.collecting:
+            assert self.aliases is not None
+            self.aliases.visit(loc)
+            return ""
+        assert self.aliases is not None
+        return f" loc({self.aliases.ref(loc)})"
+
+    # -- ops --
+
+    def op_text(self, op: Operation, default_dialect: str) -> str:
+        """One op at the current indentation, regions included (may span lines)."""
+        loc_text = self.location(op.location)
+        prefix = self._results(op)
+        opdef = op.opdef
+        if op.name == "builtin.module" and not self.generic:
+            body = "module" + self.attr_dict(op, set(), with_keyword=True) + " " + \
+                self.region(op.regions[0], print_entry_args=False)
+        elif self.generic or opdef is None:
+            body = self._generic(op)
+        else:
+            name = op.name
+            if default_dialect and name.startswith(default_dialect + "."):
+                name = name[len(default_dialect) + 1:]
+            body = name + self._custom(op)
+        return prefix + body + loc_text
+
+    def _results(self, op: Operation) -> str:
+        if not op.results:
+            return ""
+        assert self.names is not None
+        parts = []
+        for start, size in self.names.result_groups(op):
+            text = "%" + self.names.names[op.results[start]]
+            if size > 1:
+                text += f":{size}"
+            parts.append(text)
+        return ", ".join(parts) + " = "
+
+    def _custom(self, op: Operation) -> str:
+        opdef = op.opdef
+        assert opdef is not None
+        if opdef.custom is not None:
+            from .custom import PRINTERS
+            return PRINTERS[opdef.custom](self, op)
+        if opdef.parsed_format is None:
+            opdef.parsed_format = parse_format(opdef.format or "")
+        return self.declarative(op, opdef.parsed_format)
+
+    def declarative(self, op: Operation, elements: list) -> str:
+        out: list[str] = []
+        state = Spacing()
+        used = _used_names(elements)
+        self._elements(op, elements, state, out, used)
+        return "".join(out)
+
+    def _elements(self, op: Operation, elements: list, state: Spacing, out: list[str],
+                  used: set[str]) -> None:
+        for element in elements:
+            if isinstance(element, Literal):
+                if element.text in ("", " "):
+                    if state.whitespace(element.text):
+                        out.append(" ")
+                    continue
+                if state.before_literal(element.text):
+                    out.append(" ")
+                out.append(element.text)
+            elif isinstance(element, Optional_):
+                present = _present(op, element.anchor)
+                elided = element.anchor if _is_unit_attr(op, element.anchor) else None
+                children = [e for e in element.elements
+                            if not (isinstance(e, Var) and e.name == elided)]
+                if present:
+                    self._elements(op, children, state, out, used)
+                else:
+                    # The generated code advances the state even when nothing prints.
+                    self._elements(op, children, state, [], used)
+            elif isinstance(element, OIList):
+                for keyword, var in element.clauses:
+                    if _present(op, var):
+                        if state.before_literal(keyword):
+                            out.append(" ")
+                        out.append(keyword)
+                    else:
+                        state.before_literal(keyword)
+            elif isinstance(element, AttrDict):
+                out.append(self.attr_dict(op, used, element.with_keyword))
+                state.after_attr_dict()
+            else:
+                if state.before_element():
+                    out.append(" ")
+                out.append(self._element(op, element))
+
+    def _element(self, op: Operation, element: object) -> str:
+        if isinstance(element, Var):
+            return self._var(op, element.name)
+        if isinstance(element, Custom):
+            return directives.PRINT[element.name](self, op, *element.args)
+        if isinstance(element, TypeOf):
+            return ", ".join(t.format() for t in _types_of(op, element.name))
+        raise TypeError(element)
+
+    def _var(self, op: Operation, name: str) -> str:
+        opdef = op.opdef
+        assert opdef is not None
+        attr = opdef.attr_def(name)
+        if attr is not None:
+            return directives.print_attr_short(op.attr(name), attr)
+        for i, operand in enumerate(opdef.operands):
+            if operand.name == name:
+                return self.values(op.operand_groups()[i])
+        region = _region_index(op, name)
+        if region is not None:
+            return self.region(op.regions[region], print_entry_args=True,
+                               print_terminators=True)
+        raise KeyError(name)
+
+    # -- attribute dictionaries --
+
+    def attr_dict(self, op: Operation, elided: set[str], with_keyword: bool = False) -> str:
+        items = []
+        opdef = op.opdef
+        for name, value in sorted({**op.attributes, **op.discardable}.items()):
+            if name in elided or name in ("operandSegmentSizes", "resultSegmentSizes"):
+                continue
+            if opdef is not None and name in op.attributes:
+                decl = opdef.attr_def(name)
+                if decl is not None and decl.default is not None and value == decl.default:
+                    continue
+            items.append(format_named(name, value))
+        if not items:
+            return ""
+        keyword = " attributes" if with_keyword else ""
+        return keyword + " {" + ", ".join(items) + "}"
+
+    # -- regions --
+
+    def region(self, region: Region, print_entry_args: bool = True,
+               print_terminators: bool = True, print_empty_block: bool = False,
+               default_dialect: str = "cuda_tile") -> str:
+        lines = ["{"]
+        if region.blocks:
+            parent = region.parent
+            dialect = "cuda_tile" if parent is not None and parent.opdef is not None and \
+                parent.opdef.default_dialect and not self.generic else ""
+            for i, block in enumerate(region.blocks):
+                header = i > 0 or (print_empty_block and not block.operations) or \
+                    (print_entry_args and bool(block.arguments))
+                if header:
+                    lines.append(" " * self.indent + self._block_header(block, i))
+                self.indent += INDENT
+                ops = block.operations
+                if not print_terminators and ops and _is_terminator(ops[-1]):
+                    ops = ops[:-1]
+                for op in ops:
+                    lines.append(" " * self.indent + self.op_text(op, dialect))
+                self.indent -= INDENT
+        lines.append(" " * self.indent + "}")
+        return "\n".join(lines)
+
+    def _block_header(self, block: Block, index: int) -> str:
+        args = ""
+        if block.arguments:
+            args = "(" + ", ".join(
+                f"{self.value(a)}: {self.type(a.type)}{self.location(a.location)}"
+                for a in block.arguments) + ")"
+        return f"^bb{index}{args}:"
+
+    def type(self, t: Type) -> str:
+        return t.format()
+
+    # -- generic form --
+
+    def _generic(self, op: Operation) -> str:
+        text = '"' + op.name + '"(' + self.values(op.operands) + ")"
+        props = {k: v for k, v in op.attributes.items()} if op.opdef is not None else {}
+        attrs = dict(op.discardable) if op.opdef is not None else \
+            {**op.attributes, **op.discardable}
+        if props:
+            text += " <{" + ", ".join(format_named(k, v) for k, v in sorted(props.items())) + "}>"
+        if op.regions:
+            text += " (" + ", ".join(self.region(r, print_entry_args=True,
+                                                  print_terminators=True)
+                                     for r in op.regions) + ")"
+        if attrs:
+            text += " {" + ", ".join(format_named(k, v) for k, v in sorted(attrs.items())) + "}"
+        fn = FunctionType(tuple(v.type for v in op.operands), tuple(r.type for r in op.results))
+        return text + " : " + _function_type_text(fn)
+
+
+def _function_type_text(fn: FunctionType) -> str:
+    inputs = "(" + ", ".join(t.format() for t in fn.inputs) + ")"
+    if len(fn.results) == 1 and not isinstance(fn.results[0], FunctionType):
+        return f"{inputs} -> {fn.results[0].format()}"
+    return f"{inputs} -> (" + ", ".join(t.format() for t in fn.results) + ")"
+
+
+def _is_terminator(op: Operation) -> bool:
+    return op.opdef is not None and "Terminator" in op.opdef.traits
+
+
+def _used_names(elements: list) -> set[str]:
+    used: set[str] = set()
+    for element in elements:
+        if isinstance(element, Var):
+            used.add(element.name)
+        elif isinstance(element, Custom):
+            used |= _used_names(element.args)
+        elif isinstance(element, Optional_):
+            used |= _used_names(element.elements)
+        elif isinstance(element, OIList):
+            used |= {var for _, var in element.clauses}
+    return used
+
+
+def _region_index(op: Operation, name: str) -> int | None:
+    names = REGION_NAMES.get(op.opdef.name if op.opdef else "", ())
+    return names.index(name) if name in names else None
+
+
+#: Region names in declaration order, for ops whose format refers to regions.
+REGION_NAMES = {"module": ("body",), "if": ("thenRegion", "elseRegion"),
+                "reduce": ("body",), "scan": ("body",)}
+
+
+def _is_unit_attr(op: Operation, name: str) -> bool:
+    decl = op.opdef.attr_def(name) if op.opdef else None
+    return decl is not None and decl.is_unit
+
+
+def _present(op: Operation, name: str) -> bool:
+    """Whether an optional group's anchor is present (MLIR's rules per kind)."""
+    opdef = op.opdef
+    assert opdef is not None
+    decl = opdef.attr_def(name)
+    if decl is not None:
+        value = op.attributes.get(name)
+        if value is None:
+            return False
+        if decl.default is not None and value == decl.default:
+            return False
+        return True
+    for i, operand in enumerate(opdef.operands):
+        if operand.name == name:
+            return bool(op.operand_groups()[i])
+    for i, result in enumerate(opdef.results):
+        if result.name == name:
+            return bool(opdef.split_results(op)[i])
+    region = _region_index(op, name)
+    if region is not None:
+        return bool(op.regions[region].blocks)
+    raise KeyError(name)
+
+
+def _types_of(op: Operation, name: str) -> list[Type]:
+    opdef = op.opdef
+    assert opdef is not None
+    for i, operand in enumerate(opdef.operands):
+        if operand.name == name:
+            return [v.type for v in op.operand_groups()[i]]
+    for i, result in enumerate(opdef.results):
+        if result.name == name:
+            return [v.type for v in opdef.split_results(op)[i]]
+    value = op.attributes.get(name)
+    if value is not None and hasattr(value, "type"):
+        return [value.type]
+    raise KeyError(name)
+
+
+types_of = _types_of
+
+# ---- public functions --------------------------------------------------------------------------
+
+
+def print_module(module: Module, *, generic: bool = False, debuginfo: bool = False) -> str:
+    """A module as text: ``cuda_tile.module @name {...}``, or its items at top level when it
+    was read from tileirdisasm's output (``module.spelling == "bare"``)."""
+    printer = Printer(generic=generic, debuginfo=debuginfo)
+    if module.spelling == "bare" and not generic:
+        return printer.print_top_items(module)
+    return printer.print_top([module])
+
+
+def _print_top_items(self: Printer, module: Module) -> str:
+    return self.print_top_in_dialect(module.items)
+
+
+def _print_top_in_dialect(self: Printer, ops: Sequence[Operation]) -> str:
+    """Items printed at top level in the short form, as tileirdisasm does."""
+    if self.debuginfo:
+        self.aliases = Aliases()
+        self.collecting = True
+        for op in ops:
+            self.names = SSANames(op, self.generic)
+            self.op_text(op, "cuda_tile")
+        self.aliases.finish()
+        self.collecting = False
+    out = []
+    for op in ops:
+        self.names = SSANames(op, self.generic)
+        out.append(self.op_text(op, "cuda_tile"))
+    text = "\n".join(out) + "\n"
+    if self.aliases is not None and self.aliases.order:
+        text += "\n".join(self.aliases.definitions()) + "\n"
+    return text
+
+
+Printer.print_top_items = _print_top_items  # type: ignore[attr-defined]
+Printer.print_top_in_dialect = _print_top_in_dialect  # type: ignore[attr-defined]
+
+__all__ = ["Printer", "SSANames", "print_module", "UNKNOWN_LOC", "FileLineColLoc",
+           "BlockArgument", "Attribute", "DenseArrayAttr", "DIFileAttr", "UnitAttr",
+           "symbol_spelling", "Callable"]
