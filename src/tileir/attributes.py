@@ -201,7 +201,7 @@ class DenseElementsAttr(Attribute):
 
     @property
     def element_type(self) -> Type:
-        return self.type.element
+        return self.type.element_type
 
     def elements(self) -> tuple[int, ...]:
         """Every element in row-major order (a splat repeated)."""
@@ -211,7 +211,7 @@ class DenseElementsAttr(Attribute):
 
     def literal(self) -> str:
         """The element literal: one value for a splat, else nested lists."""
-        element = self.type.element
+        element = self.type.element_type
         if isinstance(element, FloatType):
             from .syntax.floats import format_float
 
@@ -277,10 +277,22 @@ class OptimizationHintsAttr(Attribute):
     entries: tuple[tuple[str, Attribute], ...]
 
     def format_stripped(self) -> str:
-        return "<" + ", ".join(f"{k} = {v.format()}" for k, v in self.entries) + ">"
+        return "<" + ", ".join(f"{k} = {_hint_values(v)}" for k, v in self.entries) + ">"
 
     def format(self) -> str:
         return "#cuda_tile.optimization_hints" + self.format_stripped()
+
+
+def _hint_values(value: Attribute) -> str:
+    """A hint dictionary, its integers printed without their type as the reference does."""
+    if not isinstance(value, DictAttr):
+        return value.format()
+    items = []
+    for key, item in value.entries:
+        text = str(item.value) if isinstance(item, IntegerAttr) and \
+            item.type != IntegerType(1) else item.format()
+        items.append(f"{attribute_key(key)} = {text}")
+    return "{" + ", ".join(items) + "}"
 
 
 @dataclass(frozen=True)

@@ -112,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         except RecursionError:
             failed = True
             print(f"{filename}: error: input nests too deeply", file=sys.stderr)
+        except Exception as exc:  # a bug in tileir: report it without a traceback
+            failed = True
+            print(f"{filename}: error: internal error in tileir: {type(exc).__name__}: {exc}",
+                  file=sys.stderr)
     output = "// -----\n".join(outputs)
     if args.output == "-":
         sys.stdout.write(output)

@@ -16,7 +16,7 @@ def _names(types) -> str:
 def tile_of(elements, what: str | None = None) -> TypeConstraint:
     elements = tuple(elements)
     summary = f"tile of {what or _names(elements)} values"
-    return TypeConstraint(summary, lambda t: isinstance(t, TileType) and t.element in elements)
+    return TypeConstraint(summary, lambda t: isinstance(t, TileType) and t.element_type in elements)
 
 
 def scalar_of(elements, what: str | None = None,
@@ -24,11 +24,11 @@ def scalar_of(elements, what: str | None = None,
     elements = tuple(elements)
     summary = f"0D tile of {what or _names(elements)} values"
     return TypeConstraint(summary, lambda t: isinstance(t, TileType) and t.rank == 0
-                          and t.element in elements, buildable)
+                          and t.element_type in elements, buildable)
 
 
 def _is_ptr_tile(t: Type) -> bool:
-    return isinstance(t, TileType) and isinstance(t.element, PointerType)
+    return isinstance(t, TileType) and isinstance(t.element_type, PointerType)
 
 
 def _kind(cls: type, summary: str) -> TypeConstraint:
@@ -57,7 +57,7 @@ SCALE = tile_of((F8E4M3FN, F8E8M0FNU))
 F32_TILE = tile_of((F32,))
 
 SCALAR_INT = scalar_of(INTEGER_TYPES)
-SCALAR_I1 = scalar_of((I1,))
+SCALAR_I1 = scalar_of((I1,), buildable=TileType((), I1))
 SCALAR_I32 = scalar_of((I32,), buildable=TileType((), I32))
 SCALAR_PTR = TypeConstraint("0D tile of Pointer type values",
                             lambda t: _is_ptr_tile(t) and t.rank == 0)

@@ -24,7 +24,7 @@ def constant_name(op: Any) -> list[str | None]:
     value = op.attributes.get("value")
     if not isinstance(value, DenseElementsAttr):
         return [None]
-    element = value.type.element
+    element = value.type.element_type
     values = value.values
     if element == IntegerType(1):
         elements = value.elements()

@@ -215,7 +215,7 @@ def parse_make_tensor_view(parser: "OpParser", state: "OpState") -> None:
     if not isinstance(view, TensorViewType):
         raise parser.error_here(f"expected tensor_view type, got {view}")
     from ..types import PointerType, TileType
-    base_type = TileType((), PointerType(view.element))
+    base_type = TileType((), PointerType(view.element_type))
     dyn_shape = [u for u in shape if not isinstance(u, int)]
     dyn_strides = [u for u in strides if not isinstance(u, int)]
     state.resolved_operands = [parser.resolve(base, base_type)] + \

@@ -157,7 +157,7 @@ def _print_dense(printer: "Printer", op: "Operation", value: Var, result: TypeOf
                  ) -> str:
     attr = op.attributes.get(value.name)
     assert isinstance(attr, DenseElementsAttr)
-    return (f"<{attr.type.element.format(qualified=False)}: {attr.literal()}> : "
+    return (f"<{attr.type.element_type.format(qualified=False)}: {attr.literal()}> : "
             f"{attr.type.format(qualified=False)}")
 
 

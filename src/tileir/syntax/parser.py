@@ -84,6 +84,17 @@ class _Forward(Value):
         self.name = name
 
 
+@dataclass(frozen=True)
+class _DeferredLoc(Location):
+    """A location alias used before its definition; resolved after the whole text."""
+
+    name: str
+    offset: int
+
+    def body(self, ref) -> str:
+        return "#" + self.name
+
+
 class OpParser(TypeParser):
     """Parses a whole document (one ``-split-input-file`` chunk)."""
 
@@ -111,7 +122,25 @@ class OpParser(TypeParser):
             else:
                 ops.append(self.parse_operation(default_dialect=""))
         self._close_scope()
+        for op in ops:
+            for nested in op.walk():
+                nested.location = self._resolve_loc(nested.location)
+                for region in nested.regions:
+                    for block in region.blocks:
+                        for arg in block.arguments:
+                            arg.location = self._resolve_loc(arg.location)
         return ops
+
+    def _resolve_loc(self, loc: Location) -> Location:
+        """Replace deferred location aliases, here and inside di_loc/name/fused locations."""
+        if isinstance(loc, _DeferredLoc):
+            value = self.attr_aliases.get(loc.name)
+            if not isinstance(value, Location):
+                raise self.error_at(loc.offset, f"undefined symbol alias id '{loc.name}'")
+            return self._resolve_loc(value)
+        if isinstance(loc, DILocAttr) and isinstance(loc.location, _DeferredLoc):
+            return DILocAttr(self._resolve_loc(loc.location), loc.scope)
+        return loc
 
     def _next_is_equal(self) -> bool:
         save = self.token
@@ -261,6 +290,8 @@ class OpParser(TypeParser):
         elif isinstance(element, Optional_):
             if self._group_present(state, element.elements[0]):
                 for child in element.elements:
+                    if isinstance(child, Var) and self._is_unit(state, child.name):
+                        continue
                     self._element(state, child)
                 self._mark_unit(state, element)
         elif isinstance(element, OIList):
@@ -273,6 +304,11 @@ class OpParser(TypeParser):
                         break
                 else:
                     break
+
+    @staticmethod
+    def _is_unit(state: OpState, name: str) -> bool:
+        decl = state.opdef.attr_def(name)
+        return decl is not None and decl.is_unit
 
     def _mark_unit(self, state: OpState, group: Optional_) -> None:
         decl = state.opdef.attr_def(group.anchor)
@@ -463,7 +499,7 @@ class OpParser(TypeParser):
         opdef = self._lookup_def(name)
         if opdef is not None and opdef.full_name != name:
             opdef = None
-        if opdef is None and not self.allow_unregistered:
+        if opdef is None and not self.allow_unregistered and name != "builtin.module":
             dialect = name.split(".")[0] if "." in name else ""
             if dialect == "cuda_tile":
                 raise self.error_at(token.offset, f"unregistered operation '{name}' found in "
@@ -479,9 +515,11 @@ class OpParser(TypeParser):
             self.expect_punct(">")
         regions: list[Region] = []
         if self.consume_punct("("):
-            regions.append(self._generic_region(opdef))
+            isolated = name == "builtin.module" or (
+                opdef is not None and "IsolatedFromAbove" in opdef.traits)
+            regions.append(self._generic_region(isolated))
             while self.consume_punct(","):
-                regions.append(self._generic_region(opdef))
+                regions.append(self._generic_region(isolated))
             self.expect_punct(")")
         attrs: dict[str, Attribute] = {}
         self.parse_optional_attr_dict(attrs)
@@ -519,8 +557,7 @@ class OpParser(TypeParser):
         self._record_uses(op)
         return op
 
-    def _generic_region(self, opdef: OpDef | None) -> Region:
-        isolated = opdef is not None and "IsolatedFromAbove" in opdef.traits
+    def _generic_region(self, isolated: bool) -> Region:
         return self.parse_region_body([], isolated=isolated, default_dialect="",
                                       labels_allowed=True)
 
@@ -847,7 +884,7 @@ class OpParser(TypeParser):
         sub = OpParser(self.source.text[:literal_end], self.source.filename,
                        self.source.first_line)
         sub.rewind(start)
-        return sub.parse_elements_literal(t.element, t, start)
+        return sub.parse_elements_literal(t.element_type, t, start)
 
     def _hash_attribute(self) -> Attribute:
         token = self.advance()
@@ -1062,9 +1099,9 @@ class OpParser(TypeParser):
             raise self.error_at(type_offset, "result #0 must be tile of i1 or i8 or i16 or i32 "
                                 "or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or "
                                 f"f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got {t}")
-        if t.element != element:
+        if t.element_type != element:
             raise self.error_at(type_offset, f"mismatch between the element type: {element} "
-                                f"and the tile element type {t.element}")
+                                f"and the tile element type {t.element_type}")
         sub = OpParser(self.source.text[:literal_end], self.source.filename,
                        self.source.first_line)
         sub.rewind(literal_start)
@@ -1172,6 +1209,11 @@ class OpParser(TypeParser):
 
     def _location_or_alias(self) -> Location:
         token = self.token
+        if token.kind is Kind.HASH_IDENTIFIER and "." not in token.spelling and \
+                token.spelling[1:] not in self.attr_aliases:
+            # Location aliases may be defined after their use (printed at the end).
+            self.advance()
+            return _DeferredLoc(token.spelling[1:], token.offset)
         if token.kind is Kind.HASH_IDENTIFIER:
             attr = self.parse_attribute()
             if not isinstance(attr, Location):
