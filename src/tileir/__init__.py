@@ -2,13 +2,16 @@
 
 from .diagnostics import (BytecodeError, ConversionError, Diagnostic, ExecutionError, Location,
                           ParseError, Severity, TileIRError, VerificationError)
+from .ir import Block, Builder, Module, Operation, Region, Value
+from .syntax.parser import parse, parse_document
 from .syntax.type_parser import parse_type
 from .versions import LATEST, SUPPORTED_VERSIONS, Version
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "BytecodeError", "ConversionError", "Diagnostic", "ExecutionError", "LATEST", "Location",
-    "ParseError", "SUPPORTED_VERSIONS", "Severity", "TileIRError", "VerificationError", "Version",
-    "parse_type",
+    "Block", "Builder", "BytecodeError", "ConversionError", "Diagnostic", "ExecutionError",
+    "LATEST", "Location", "Module", "Operation", "ParseError", "Region", "SUPPORTED_VERSIONS",
+    "Severity", "TileIRError", "Value", "VerificationError", "Version", "parse",
+    "parse_document", "parse_type",
 ]

@@ -181,7 +181,7 @@ def format_named(name: str, value: Attribute) -> str:
     return f"{attribute_key(name)} = {value.format()}"
 
 
-# ---- dense elements ----------------------------------------------------------------------
+# ---- dense elements --------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -240,7 +240,7 @@ def _nested(values: Sequence[int], shape: Sequence[int], text) -> str:
                            for i in range(shape[0])) + "]"
 
 
-# ---- enums -------------------------------------------------------------------------------
+# ---- enums --------------------------------------------------
 
 #: Enums with a dialect attribute mnemonic print generically as ``#cuda_tile.<m><kw>``;
 #: the "specialized" ones (memory ordering, scope, RMW mode) as a plain ``N : i32``.
@@ -343,7 +343,7 @@ class BoundedAttr(Attribute):
 ASSUME_PREDICATES = (DivByAttr, SameElementsAttr, BoundedAttr)
 
 
-# ---- debug info ----------------------------------------------------------------------------
+# ---- debug info --------------------------------------------------
 
 
 class DIAttr(Attribute):
@@ -426,7 +426,7 @@ class OpaqueAttr(Attribute):
         return self.spelling
 
 
-# ---- locations -----------------------------------------------------------------------------
+# ---- locations --------------------------------------------------
 
 
 class Location(Attribute):

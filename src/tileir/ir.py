@@ -131,7 +131,7 @@ class Operation:
         self.location = location
         self.parent: Block | None = None
 
-    # ---- structure -------------------------------------------------------------------------
+    # ---- structure --------------------------------------------------
 
     @property
     def result(self) -> OpResult:
@@ -152,7 +152,7 @@ class Operation:
                 for op in block.operations:
                     yield from op.walk()
 
-    # ---- declared fields -------------------------------------------------------------------
+    # ---- declared fields --------------------------------------------------
 
     def operand_groups(self) -> list[list[Value]]:
         """Operands split by the declaration's operand list (optional and variadic groups)."""
@@ -184,7 +184,7 @@ class Operation:
         return f"<{self.name} with {len(self.operands)} operands, {len(self.results)} results>"
 
 
-# ---- modules -------------------------------------------------------------------------------
+# ---- modules --------------------------------------------------
 
 
 class Module(Operation):
@@ -255,7 +255,7 @@ class Module(Operation):
         return self.format()
 
 
-# ---- builder -------------------------------------------------------------------------------
+# ---- builder --------------------------------------------------
 
 
 class Builder:

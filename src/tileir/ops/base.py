@@ -16,7 +16,7 @@ from ..enums import SpecEnum
 from ..types import IntegerType, Type
 from ..versions import V13_1, Version
 
-# ---- type constraints ---------------------------------------------------------------------
+# ---- type constraints --------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class TypeConstraint:
 
 ANY_TYPE = TypeConstraint("any type", lambda t: True)
 
-# ---- fields --------------------------------------------------------------------------------
+# ---- fields --------------------------------------------------
 
 SINGLE, OPTIONAL, VARIADIC = "single", "optional", "variadic"
 
@@ -123,7 +123,7 @@ class AttrDef:
         return self.kind is UNIT_KIND
 
 
-# ---- the op declaration ----------------------------------------------------------------------
+# ---- the op declaration --------------------------------------------------
 
 
 @dataclass
@@ -159,7 +159,7 @@ class OpDef:
     def full_name(self) -> str:
         return f"{self.dialect}.{self.name}"
 
-    # ---- field lookup ----------------------------------------------------------------------
+    # ---- field lookup --------------------------------------------------
 
     def operand_index(self, name: str) -> int:
         for i, operand in enumerate(self.operands):
@@ -203,7 +203,7 @@ class OpDef:
     def segment_sizes(self, groups: Sequence[Sequence[Any]]) -> DenseArrayAttr:
         return DenseArrayAttr(IntegerType(32), tuple(len(g) for g in groups))
 
-    # ---- building ------------------------------------------------------------------------------
+    # ---- building --------------------------------------------------
 
     def build(self, operands: Sequence[Any], result_types: Sequence[Type],
               attributes: dict[str, Any], location: Any) -> Any:

@@ -27,7 +27,7 @@ class BaseParser:
         self.prev_end = 0
         self.token = self._lex()
 
-    # ---- cursor ------------------------------------------------------------------------
+    # ---- cursor --------------------------------------------------
 
     def _lex(self) -> Token:
         try:
@@ -50,7 +50,7 @@ class BaseParser:
     def at_end(self) -> bool:
         return self.token.kind is Kind.EOF
 
-    # ---- diagnostics -------------------------------------------------------------------
+    # ---- diagnostics --------------------------------------------------
 
     def error_at(self, offset: int, message: str) -> ParseError:
         return ParseError(error(message, self.source.location(offset)))
@@ -69,7 +69,7 @@ class BaseParser:
     def fail(self, message: str) -> NoReturn:
         raise self.error_here(message)
 
-    # ---- punctuation and keywords ----------------------------------------------------------
+    # ---- punctuation and keywords --------------------------------------------------
 
     def consume_punct(self, spelling: str) -> bool:
         """Consume `spelling` if it is next (MLIR parseOptional<Punct>)."""
@@ -99,7 +99,7 @@ class BaseParser:
             self.fail("expected valid keyword")
         return self.advance().spelling
 
-    # ---- integers ----------------------------------------------------------------------
+    # ---- integers --------------------------------------------------
 
     def parse_optional_integer(self, bits: int = 64, signed: bool = True) -> int | None:
         """An optionally negated integer literal (or true/false), range-checked like MLIR."""
@@ -127,7 +127,7 @@ class BaseParser:
             self.fail("expected integer value")
         return value
 
-    # ---- lists -------------------------------------------------------------------------
+    # ---- lists --------------------------------------------------
 
     def parse_comma_list(self, element: Callable[[], T], delimiter: str | None = None,
                          context: str = "") -> list[T]:

@@ -65,7 +65,7 @@ def parse_function(parser: "OpParser", state: "OpState") -> None:
     parser.parse_optional_attr_dict(state.discardable)
 
 
-# ---- for and loop ---------------------------------------------------------------------------------
+# ---- for and loop --------------------------------------------------
 
 
 def _iter_values(p: "Printer", args: list, inits: list) -> str:
@@ -174,7 +174,7 @@ def parse_loop(parser: "OpParser", state: "OpState") -> None:
     state.result_types = result_types
 
 
-# ---- views ----------------------------------------------------------------------------------------
+# ---- views --------------------------------------------------
 
 
 def print_make_tensor_view(p: "Printer", op: "Operation") -> str:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .printer import Printer
 
 
-# ---- attributes in op syntax ---------------------------------------------------------------
+# ---- attributes in op syntax --------------------------------------------------
 
 
 def print_attr_short(value: Attribute | None, decl: AttrDef) -> str:
@@ -52,7 +52,7 @@ def print_attr_short(value: Attribute | None, decl: AttrDef) -> str:
     return value.format()
 
 
-# ---- types ------------------------------------------------------------------------------------
+# ---- types --------------------------------------------------
 
 
 def _print_types(printer: "Printer", op: "Operation", arg: TypeOf) -> str:
@@ -68,7 +68,7 @@ def _parse_types(parser: "OpParser", state: "OpState", arg: TypeOf) -> None:
     state.types[arg.name] = types
 
 
-# ---- enum keywords ------------------------------------------------------------------------------
+# ---- enum keywords --------------------------------------------------
 
 
 def _keyword_directive(enum_type: type, message: str):
@@ -150,7 +150,7 @@ def _parse_visibility(parser: "OpParser", state: "OpState", arg: Var) -> None:
     state.attributes[arg.name] = EnumAttr(SymbolVisibility.PUBLIC)
 
 
-# ---- dense constants --------------------------------------------------------------------------
+# ---- dense constants --------------------------------------------------
 
 
 def _print_dense(printer: "Printer", op: "Operation", value: Var, result: TypeOf | None = None
@@ -169,7 +169,7 @@ def _parse_dense(parser: "OpParser", state: "OpState", value: Var,
         state.types[result.name] = [attr.type]
 
 
-# ---- assume predicates ------------------------------------------------------------------------
+# ---- assume predicates --------------------------------------------------
 
 
 def _print_assume(printer: "Printer", op: "Operation", arg: Var) -> str:
@@ -183,7 +183,7 @@ def _parse_assume(parser: "OpParser", state: "OpState", arg: Var) -> None:
     state.attributes[arg.name] = parser.parse_assume_predicate()
 
 
-# ---- regions ----------------------------------------------------------------------------------
+# ---- regions --------------------------------------------------
 
 
 def _print_if_region(printer: "Printer", op: "Operation", arg: Var) -> str:

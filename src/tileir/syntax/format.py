@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-# ---- elements -----------------------------------------------------------------------------
+# ---- elements --------------------------------------------------
 
 
 @dataclass
@@ -88,7 +88,7 @@ def _elements(tokens: list[str], i: int, stop: str | None) -> tuple[list, int]:
             i += 1
         elif tok == "type(":
             name = tokens[i + 1][1:]
-            anchor = tokens[i + 2] == ")" and i + 3 < len(tokens) and tokens[i + 3] == "^"
+            tokens[i + 2] == ")" and i + 3 < len(tokens) and tokens[i + 3] == "^"
             out.append(TypeOf(name.rstrip("^")))
             i += 3
         elif tok.startswith("custom<"):

@@ -18,7 +18,7 @@ from ..attributes import (UNIT, UNKNOWN_LOC, ArrayAttr, Attribute, BoolAttr, Bou
                           DISubprogramAttr, DivByAttr, EnumAttr, FileLineColLoc, FloatAttr,
                           FusedLoc, IntegerAttr, Location, NameLoc, OpaqueAttr,
                           OptimizationHintsAttr, SameElementsAttr, StringAttr, SymbolRefAttr,
-                          TypeAttr, UnitAttr)
+                          TypeAttr)
 from ..diagnostics import ParseError, error, note
 from ..ir import Block, Module, Operation, Region, Value
 from ..ops import registry
@@ -107,7 +107,7 @@ class OpParser(TypeParser):
         self.op_depth = 0
         self.users: dict[int, list[tuple[Operation, int]]] = {}
 
-    # ---- top level -----------------------------------------------------------------------
+    # ---- top level --------------------------------------------------
 
     def parse_top_level(self) -> list[Operation]:
         """Alias definitions and top-level ops until the end of the text."""
@@ -162,7 +162,7 @@ class OpParser(TypeParser):
         self.expect_punct("=")
         self.type_aliases[name] = self.parse_type()
 
-    # ---- operations ------------------------------------------------------------------------
+    # ---- operations --------------------------------------------------
 
     def parse_operation(self, default_dialect: str) -> Operation:
         self.op_depth += 1
@@ -491,7 +491,7 @@ class OpParser(TypeParser):
                 return value
         return value
 
-    # ---- the generic form -------------------------------------------------------------------
+    # ---- the generic form --------------------------------------------------
 
     def _generic_operation(self) -> Operation:
         token = self.advance()
@@ -505,7 +505,7 @@ class OpParser(TypeParser):
                 raise self.error_at(token.offset, f"unregistered operation '{name}' found in "
                                     f"dialect ('{dialect}') that does not allow unknown "
                                     "operations")
-            raise self.error_at(token.offset, f"operation being parsed with an unregistered "
+            raise self.error_at(token.offset, "operation being parsed with an unregistered "
                                 "dialect. If this is intended, please use "
                                 "-allow-unregistered-dialect with the MLIR tool used")
         uses = self.parse_comma_list(self.parse_ssa_use, "paren")
@@ -561,7 +561,7 @@ class OpParser(TypeParser):
         return self.parse_region_body([], isolated=isolated, default_dialect="",
                                       labels_allowed=True)
 
-    # ---- regions and blocks --------------------------------------------------------------------
+    # ---- regions and blocks --------------------------------------------------
 
     def parse_region_for(self, state: OpState, arguments: list, terminator: str | None,
                          isolated: bool = False) -> Region:
@@ -729,7 +729,7 @@ class OpParser(TypeParser):
                 break
         if values is None:
             if expected is None:
-                raise self.error_at(use.offset, f"use of undeclared SSA value name")
+                raise self.error_at(use.offset, "use of undeclared SSA value name")
             scope = self.scopes[-1]
             target = scope
             for s in reversed(self.scopes):
@@ -748,7 +748,7 @@ class OpParser(TypeParser):
             value = placeholders[use.index]
         else:
             if use.index >= len(values):
-                raise self.error_at(use.offset, f"reference to invalid result number")
+                raise self.error_at(use.offset, "reference to invalid result number")
             value = values[use.index]
         if expected is not None and value.type != expected:
             diagnostic = error(f"use of value '%{use.name}' expects different type than prior "
@@ -768,9 +768,9 @@ class OpParser(TypeParser):
         scope = self.scopes.pop()
         if scope.forward:
             name, (_, offset) = next(iter(scope.forward.items()))
-            raise self.error_at(offset, f"use of undeclared SSA value name")
+            raise self.error_at(offset, "use of undeclared SSA value name")
 
-    # ---- attributes ----------------------------------------------------------------------------
+    # ---- attributes --------------------------------------------------
 
     def parse_optional_attr_dict(self, into: dict[str, Attribute]) -> None:
         if self.token.is_punct("{"):
@@ -860,9 +860,24 @@ class OpParser(TypeParser):
         return DenseArrayAttr(t, tuple(values))
 
     def _dense_attribute(self) -> Attribute:
+        """``dense<literal> : type``: the type comes last, so read it first, then rewind."""
         self.advance()
         self.expect_punct("<")
         start = self.token.offset
+        self._skip_literal()
+        self.advance()
+        self.expect_punct(":")
+        t = self.parse_cuda_tile_type()
+        if not isinstance(t, TileType):
+            raise self.error_here("expected tile type for dense elements")
+        end = self.prev_end
+        self.rewind(start)
+        values: list[int] = []
+        shape = self._literal(t.element_type, values)
+        self.rewind(end)
+        return self._dense_value(t, shape, values, start)
+
+    def _skip_literal(self) -> None:
         depth = 0
         while True:
             tok = self.token
@@ -872,19 +887,22 @@ class OpParser(TypeParser):
                 depth += 1
             elif tok.is_punct("]"):
                 depth -= 1
-            elif tok.is_punct(">") and depth == 0:
-                break
+            elif tok.is_punct(">") and depth <= 0:
+                return
             self.advance()
-        literal_end = self.token.offset
-        self.advance()
-        self.expect_punct(":")
-        t = self.parse_cuda_tile_type()
-        if not isinstance(t, TileType):
-            raise self.error_here("expected tile type for dense elements")
-        sub = OpParser(self.source.text[:literal_end], self.source.filename,
-                       self.source.first_line)
-        sub.rewind(start)
-        return sub.parse_elements_literal(t.element_type, t, start)
+
+    def _dense_value(self, t: TileType, shape: list[int], values: list[int],
+                     type_offset: int) -> DenseElementsAttr:
+        expected = list(t.shape)
+        if shape and shape != expected:
+            raise self.error_at(type_offset, "inferred shape of elements literal "
+                                f"([{', '.join(map(str, shape))}]) does not match type "
+                                f"([{', '.join(map(str, expected))}])")
+        if not values:
+            raise self.error_at(type_offset, "dense attribute cannot be empty")
+        if len(values) > 1 and all(v == values[0] for v in values):
+            values = values[:1]
+        return DenseElementsAttr(t, tuple(values))
 
     def _hash_attribute(self) -> Attribute:
         token = self.advance()
@@ -1070,28 +1088,16 @@ class OpParser(TypeParser):
             types.append(self.parse_cuda_tile_type())
         return types
 
-    # ---- dense constants ---------------------------------------------------------------------
+    # ---- dense constants --------------------------------------------------
 
     def parse_dense_typed_elements(self) -> DenseElementsAttr:
         """``<f32: [1.0, 2.0]> : tile<2xf32>`` (custom<DenseTypedElementsAttr>)."""
         self.expect_punct("<")
         element = self.parse_cuda_tile_type()
         self.expect_punct(":")
-        literal_start = self.token.offset
-        depth = 0
-        while True:
-            tok = self.token
-            if tok.kind is Kind.EOF:
-                raise self.wrong_token("expected '>'")
-            if tok.is_punct("["):
-                depth += 1
-            elif tok.is_punct("]"):
-                depth -= 1
-            elif tok.is_punct(">") and depth <= 0:
-                break
-            self.advance()
-        literal_end = self.token.offset
-        self.advance()
+        values: list[int] = []
+        shape = self._literal(element, values)
+        self.expect_punct(">")
         self.expect_punct(":")
         type_offset = self.token.offset
         t = self.parse_cuda_tile_type()
@@ -1102,28 +1108,7 @@ class OpParser(TypeParser):
         if t.element_type != element:
             raise self.error_at(type_offset, f"mismatch between the element type: {element} "
                                 f"and the tile element type {t.element_type}")
-        sub = OpParser(self.source.text[:literal_end], self.source.filename,
-                       self.source.first_line)
-        sub.rewind(literal_start)
-        return sub.parse_elements_literal(element, t, type_offset, self)
-
-    def parse_elements_literal(self, element: Type, t: TileType, type_offset: int,
-                               outer: "OpParser | None" = None) -> DenseElementsAttr:
-        values: list[int] = []
-        shape = self._literal(element, values)
-        if not self.at_end():
-            raise self.wrong_token("expected '>'")
-        reporter = outer or self
-        expected = list(t.shape)
-        if shape and shape != expected:
-            raise reporter.error_at(type_offset, "inferred shape of elements literal "
-                                    f"([{', '.join(map(str, shape))}]) does not match type "
-                                    f"([{', '.join(map(str, expected))}])")
-        if not values:
-            raise reporter.error_at(type_offset, "dense attribute cannot be empty")
-        if len(values) > 1 and all(v == values[0] for v in values):
-            values = values[:1]
-        return DenseElementsAttr(t, tuple(values))
+        return self._dense_value(t, shape, values, type_offset)
 
     def _literal(self, element: Type, values: list[int]) -> list[int]:
         if self.consume_punct("["):
@@ -1197,7 +1182,7 @@ class OpParser(TypeParser):
                 raise self.error_at(offset, getattr(exc, "message", str(exc))) from None
         raise self.error_at(offset, f"unsupported element type {element}")
 
-    # ---- locations ---------------------------------------------------------------------------------
+    # ---- locations --------------------------------------------------
 
     def parse_location_spec(self) -> Location:
         """``loc(...)``."""
@@ -1263,7 +1248,7 @@ class OpParser(TypeParser):
         return FileLineColLoc(location.file or "-", location.line, location.column)
 
 
-# ---- public functions ------------------------------------------------------------------------------
+# ---- public functions --------------------------------------------------
 
 
 def _new_op(opdef: OpDef, operands: list[Value], result_types: list[Type],

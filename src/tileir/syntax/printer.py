@@ -143,7 +143,7 @@ def _sanitize(name: str) -> str:
     return text
 
 
-# ---- aliases ---------------------------------------------------------------------------------
+# ---- aliases --------------------------------------------------
 
 
 class Aliases:
@@ -217,7 +217,7 @@ def _alias_children(item: object) -> list[object]:
     return children
 
 
-# ---- the printer -------------------------------------------------------------------------------
+# ---- the printer --------------------------------------------------
 
 
 class Printer:
@@ -537,7 +537,7 @@ def _types_of(op: Operation, name: str) -> list[Type]:
 
 types_of = _types_of
 
-# ---- public functions --------------------------------------------------------------------------
+# ---- public functions --------------------------------------------------
 
 
 def print_module(module: Module, *, generic: bool = False, debuginfo: bool = False) -> str:

@@ -52,7 +52,7 @@ class TypeParser(BaseParser):
         finally:
             self._depth -= 1
 
-    # ---- entry points ----------------------------------------------------------------------
+    # ---- entry points --------------------------------------------------
 
     def parse_type(self) -> Type:
         """A type in MLIR's general syntax (dialect types qualified)."""
@@ -89,7 +89,7 @@ class TypeParser(BaseParser):
             self.fail(f"unknown type: {mnemonic}")
         return parser(self.token.offset)
 
-    # ---- builtin types -----------------------------------------------------------------
+    # ---- builtin types --------------------------------------------------
 
     def _builtin_type(self) -> Type | None:
         spelling = self.token.spelling

@@ -1,0 +1,80 @@
+"""The IR core and the Builder: programs build modules that print in the reference syntax."""
+
+from __future__ import annotations
+
+import pytest
+
+from tileir import ParseError, parse
+from tileir.attributes import DenseElementsAttr
+from tileir.enums import RoundingMode
+from tileir.ir import Builder, Module
+from tileir.ops import all_ops, lookup
+from tileir.types import F32, I1, I32, PointerType, TileType
+
+
+def test_every_op_is_declared_once_with_an_opcode() -> None:
+    public = [d for d in all_ops() if not d.name.startswith("testing$")]
+    assert len(public) == 105
+    opcodes = [d.opcode for d in public]
+    assert len(set(opcodes)) == 105
+    assert lookup("fpowi").opcode == 121 and str(lookup("fpowi").since) == "13.4"
+    assert lookup("cuda_tile.atan2") is lookup("atan2")
+
+
+def test_builder_makes_a_kernel_that_prints_like_cuda_tile_opt() -> None:
+    module = Module("kernels")
+    b = Builder.at_end(module.body)
+    tile = TileType((4,), F32)
+    kernel = b.entry("add", [TileType((), PointerType(F32))])
+    body = Builder.at_end(kernel.regions[0].block)
+    c = body.create("constant", result_types=[tile],
+                    attributes={"value": DenseElementsAttr(tile, (0x3F800000,))})
+    s = body.create("addf", [c.result, c.result], [tile],
+                    {"rounding_mode": RoundingMode.ZERO})
+    body.create("negf", [s.result], [tile])
+    body.create("return")
+    assert module.format() == (
+        "cuda_tile.module @kernels {\n"
+        "  entry @add(%arg0: tile<ptr<f32>>) {\n"
+        "    %cst_1_f32 = constant <f32: 1.000000e+00> : tile<4xf32>\n"
+        "    %0 = addf %cst_1_f32, %cst_1_f32 rounding<zero> : tile<4xf32>\n"
+        "    %1 = negf %0 : tile<4xf32>\n"
+        "    return\n"
+        "  }\n"
+        "}\n")
+    assert [op.name for op in module.entries] == ["cuda_tile.entry"]
+    assert module.lookup("add") is kernel
+
+
+def test_named_accessors_follow_the_declaration() -> None:
+    module = parse("cuda_tile.module @m {\n"
+                   "  testing$func @f(%a: tile<8xi32>, %b: tile<8xi32>) {\n"
+                   "    %c = cmpi less_than %a, %b, signed : tile<8xi32> -> tile<8xi1>\n"
+                   "  }\n"
+                   "}\n")
+    func = module.functions[0]
+    cmpi = func.regions[0].block.operations[0]
+    assert type(cmpi).__name__ == "Cmpi"
+    assert cmpi.lhs is func.regions[0].block.arguments[0]
+    assert cmpi.signedness.value.keyword == "signed"
+    assert cmpi.result.type == TileType((8,), I1)
+    assert func.regions[0].block.operations[-1].name == "cuda_tile.return"
+
+
+def test_double_space_of_an_empty_directive_is_kept() -> None:
+    # tileirdisasm prints `ftof %x  : ...` (the rounding directive printed nothing).
+    text = ("entry @k(%arg0: tile<4xf32>) {\n"
+            "  %0 = ftof %arg0  : tile<4xf32> -> tile<4xf16>\n"
+            "  return\n"
+            "}\n")
+    assert parse(text).format() == text
+
+
+def test_parse_errors_have_locations() -> None:
+    with pytest.raises(ParseError) as info:
+        parse("cuda_tile.module @m {\n  testing$func @f() {\n    %0 = bogus_op\n  }\n}\n",
+              "in.mlir")
+    diagnostic = info.value.diagnostics[0]
+    assert (diagnostic.location.line, diagnostic.location.column) == (3, 10)
+    assert "bogus_op" in diagnostic.message
+    assert I32.format() == "i32"
