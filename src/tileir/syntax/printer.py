@@ -9,12 +9,12 @@ first use) and printed after the top-level op.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
-from ..attributes import (UNKNOWN_LOC, Attribute, DenseArrayAttr, DIAttr, DICompileUnitAttr,
-                          DIFileAttr, DILexicalBlockAttr, DILocAttr, DISubprogramAttr,
-                          FileLineColLoc, Location, UnitAttr, format_named, symbol_spelling)
-from ..ir import Block, BlockArgument, Module, Operation, Region, Value
+from ..attributes import (DIAttr, DICompileUnitAttr,
+                          DILexicalBlockAttr, DILocAttr, DISubprogramAttr,
+                          Location, format_named)
+from ..ir import Block, Module, Operation, Region, Value
 from ..types import FunctionType, Type
 from . import directives
 from .format import AttrDict, Custom, Literal, OIList, Optional_, Spacing, TypeOf, Var, \
@@ -247,6 +247,26 @@ class Printer:
         for op in ops:
             self._print_top_op(op)
         text = "\n".join(self.lines) + "\n"
+        if self.aliases is not None and self.aliases.order:
+            text += "\n".join(self.aliases.definitions()) + "\n"
+        return text
+
+    def print_top_items(self, module: Module) -> str:
+        """A module's items at top level in the short form, as tileirdisasm prints them."""
+        ops = module.items
+        if self.debuginfo:
+            self.aliases = Aliases()
+            self.collecting = True
+            for op in ops:
+                self.names = SSANames(op, self.generic)
+                self.op_text(op, "cuda_tile")
+            self.aliases.finish()
+            self.collecting = False
+        out = []
+        for op in ops:
+            self.names = SSANames(op, self.generic)
+            out.append(self.op_text(op, "cuda_tile"))
+        text = "\n".join(out) + "\n"
         if self.aliases is not None and self.aliases.order:
             text += "\n".join(self.aliases.definitions()) + "\n"
         return text
@@ -548,34 +568,4 @@ def print_module(module: Module, *, generic: bool = False, debuginfo: bool = Fal
         return printer.print_top_items(module)
     return printer.print_top([module])
 
-
-def _print_top_items(self: Printer, module: Module) -> str:
-    return self.print_top_in_dialect(module.items)
-
-
-def _print_top_in_dialect(self: Printer, ops: Sequence[Operation]) -> str:
-    """Items printed at top level in the short form, as tileirdisasm does."""
-    if self.debuginfo:
-        self.aliases = Aliases()
-        self.collecting = True
-        for op in ops:
-            self.names = SSANames(op, self.generic)
-            self.op_text(op, "cuda_tile")
-        self.aliases.finish()
-        self.collecting = False
-    out = []
-    for op in ops:
-        self.names = SSANames(op, self.generic)
-        out.append(self.op_text(op, "cuda_tile"))
-    text = "\n".join(out) + "\n"
-    if self.aliases is not None and self.aliases.order:
-        text += "\n".join(self.aliases.definitions()) + "\n"
-    return text
-
-
-Printer.print_top_items = _print_top_items  # type: ignore[attr-defined]
-Printer.print_top_in_dialect = _print_top_in_dialect  # type: ignore[attr-defined]
-
-__all__ = ["Printer", "SSANames", "print_module", "UNKNOWN_LOC", "FileLineColLoc",
-           "BlockArgument", "Attribute", "DenseArrayAttr", "DIFileAttr", "UnitAttr",
-           "symbol_spelling", "Callable"]
+__all__ = ["Printer", "SSANames", "print_module"]
