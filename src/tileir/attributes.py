@@ -99,11 +99,11 @@ class SymbolRefAttr(Attribute):
     name: str
 
     def format(self) -> str:
-        return "@" + symbol_spelling(self.name)
+        return "@" + identifier_or_string(self.name)
 
 
-def symbol_spelling(name: str) -> str:
-    """A symbol name as MLIR prints it: bare when it is an identifier, else quoted."""
+def identifier_or_string(name: str) -> str:
+    """A symbol or attribute name as MLIR prints it: bare when an identifier, else quoted."""
     if name and (name[0].isalpha() or name[0] == "_") and all(
             c.isalnum() or c in "_$." for c in name):
         return name
@@ -166,19 +166,11 @@ class DictAttr(Attribute):
         return "{" + ", ".join(format_named(k, v) for k, v in self.entries) + "}"
 
 
-def attribute_key(name: str) -> str:
-    """An attribute name as MLIR prints it in a dictionary (quoted when not an identifier)."""
-    if name and (name[0].isalpha() or name[0] == "_") and all(
-            c.isalnum() or c in "_$." for c in name):
-        return name
-    return quote_string(name)
-
-
 def format_named(name: str, value: Attribute) -> str:
     """``name = value``, or just ``name`` for a unit attribute."""
     if isinstance(value, UnitAttr):
-        return attribute_key(name)
-    return f"{attribute_key(name)} = {value.format()}"
+        return identifier_or_string(name)
+    return f"{identifier_or_string(name)} = {value.format()}"
 
 
 # ---- dense elements --------------------------------------------------
@@ -291,7 +283,7 @@ def _hint_values(value: Attribute) -> str:
     for key, item in value.entries:
         text = str(item.value) if isinstance(item, IntegerAttr) and \
             item.type != IntegerType(1) else item.format()
-        items.append(f"{attribute_key(key)} = {text}")
+        items.append(f"{identifier_or_string(key)} = {text}")
     return "{" + ", ".join(items) + "}"
 
 
@@ -347,9 +339,19 @@ ASSUME_PREDICATES = (DivByAttr, SameElementsAttr, BoundedAttr)
 
 
 class DIAttr(Attribute):
-    """Debug-info attributes; the printer gives them ``#di_*`` aliases."""
+    """Debug-info attributes; the printer gives them ``#di_*`` aliases.
+
+    `alias_prefix` is both the attribute's mnemonic and its alias name; `body(ref)` prints
+    the parameters with `ref` spelling nested attributes (inline, or by alias).
+    """
 
     alias_prefix = "di"
+
+    def body(self, ref) -> str:
+        raise NotImplementedError
+
+    def format(self, ref=None) -> str:
+        return f"#cuda_tile.{self.alias_prefix}" + self.body(ref or _inline)
 
 
 @dataclass(frozen=True)
@@ -361,8 +363,6 @@ class DIFileAttr(DIAttr):
     def body(self, ref) -> str:
         return f"<{quote_string(self.name)} in {quote_string(self.directory)}>"
 
-    def format(self, ref=None) -> str:
-        return "#cuda_tile.di_file" + self.body(ref or _inline)
 
 
 @dataclass(frozen=True)
@@ -373,8 +373,6 @@ class DICompileUnitAttr(DIAttr):
     def body(self, ref) -> str:
         return f"<file = {ref(self.file)}>"
 
-    def format(self, ref=None) -> str:
-        return "#cuda_tile.di_compile_unit" + self.body(ref or _inline)
 
 
 @dataclass(frozen=True)
@@ -392,8 +390,6 @@ class DISubprogramAttr(DIAttr):
                 f"linkageName = {quote_string(self.linkage_name)}, "
                 f"compileUnit = {ref(self.compile_unit)}, scopeLine = {self.scope_line}>")
 
-    def format(self, ref=None) -> str:
-        return "#cuda_tile.di_subprogram" + self.body(ref or _inline)
 
 
 @dataclass(frozen=True)
@@ -408,8 +404,6 @@ class DILexicalBlockAttr(DIAttr):
         return (f"<scope = {ref(self.scope)}, file = {ref(self.file)}, line = {self.line}, "
                 f"column = {self.column}>")
 
-    def format(self, ref=None) -> str:
-        return "#cuda_tile.di_lexical_block" + self.body(ref or _inline)
 
 
 def _inline(attr: Attribute) -> str:

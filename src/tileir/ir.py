@@ -131,6 +131,20 @@ class Operation:
         self.location = location
         self.parent: Block | None = None
 
+    @classmethod
+    def from_parts(cls, name: str, operands: Sequence[Value], result_types: Sequence[Type],
+                   attributes: dict[str, Attribute], discardable: dict[str, Attribute],
+                   location: Location) -> "Operation":
+        """An op of this class from its parts, without regions (the caller adds them).
+
+        Parsers, readers and `OpDef.build` create every declared op this way, whatever
+        convenience constructor the class offers (such as `Module("kernels")`).
+        """
+        op = cls.__new__(cls)
+        Operation.__init__(op, name, operands, result_types, attributes, 0, location,
+                           discardable)
+        return op
+
     # ---- structure --------------------------------------------------
 
     @property
@@ -168,6 +182,18 @@ class Operation:
         assert self.opdef is not None
         return self.opdef.split_results(self)[self.opdef.result_index(name)]
 
+    def values_named(self, name: str) -> list[Value] | None:
+        """The operand or result group declared as `name`; None if there is none."""
+        if self.opdef is None:
+            return None
+        for i, operand in enumerate(self.opdef.operands):
+            if operand.name == name:
+                return self.operand_groups()[i]
+        for i, result in enumerate(self.opdef.results):
+            if result.name == name:
+                return list(self.opdef.split_results(self)[i])
+        return None
+
     def attr(self, name: str) -> Any:
         """The value of an inherent attribute, its declared default when absent."""
         attr = self.attributes.get(name)
@@ -194,6 +220,10 @@ class Module(Operation):
     symbol name.
     """
 
+    #: How the text spelled the module: "module" (``cuda_tile.module``) or "bare" (items at
+    #: top level, as tileirdisasm prints them).
+    spelling = "module"
+
     def __init__(self, name: str = "kernels", location: Location = UNKNOWN_LOC,
                  producer: str | None = None) -> None:
         super().__init__("cuda_tile.module", attributes={"sym_name": StringAttr(name)},
@@ -201,11 +231,8 @@ class Module(Operation):
         if producer is not None:
             self.attributes["producer"] = StringAttr(producer)
         self.regions[0].add_block()
-        #: How the text spelled the module: "module" (``cuda_tile.module``) or "bare"
-        #: (items at top level, as tileirdisasm prints them).
-        self.spelling = "module"
         from .ops import registry
-        self.opdef = registry.lookup("cuda_tile.module")
+        registry.lookup("cuda_tile.module")   # loads the dialect, which sets Module.opdef
 
     @property
     def sym_name(self) -> str:

@@ -43,19 +43,16 @@ SINGLE, OPTIONAL, VARIADIC = "single", "optional", "variadic"
 
 
 @dataclass(frozen=True)
-class OperandDef:
+class ValueDef:
+    """A declared operand or result: its name, type constraint, arity and release."""
+
     name: str
     constraint: TypeConstraint = ANY_TYPE
     arity: str = SINGLE
     since: Version = V13_1
 
 
-@dataclass(frozen=True)
-class ResultDef:
-    name: str
-    constraint: TypeConstraint = ANY_TYPE
-    arity: str = SINGLE
-    since: Version = V13_1
+OperandDef = ResultDef = ValueDef
 
 
 @dataclass(frozen=True)
@@ -137,7 +134,7 @@ class OpDef:
     operands: tuple[OperandDef, ...] = ()
     results: tuple[ResultDef, ...] = ()
     attrs: tuple[AttrDef, ...] = ()
-    regions: int = 0
+    region_names: tuple[str, ...] = ()
     traits: frozenset[str] = frozenset()
     #: Declarative assembly format, or None when `custom` names hand-written syntax.
     format: str | None = None
@@ -154,6 +151,13 @@ class OpDef:
     summary: str = ""
     parsed_format: Any = None                  # filled by the syntax layer on first use
     op_class: type | None = None
+
+    @property
+    def regions(self) -> int:
+        return len(self.region_names)
+
+    def region_index(self, name: str) -> int | None:
+        return self.region_names.index(name) if name in self.region_names else None
 
     @property
     def full_name(self) -> str:
@@ -208,7 +212,7 @@ class OpDef:
     def build(self, operands: Sequence[Any], result_types: Sequence[Type],
               attributes: dict[str, Any], location: Any) -> Any:
         """An op of this kind from grouped operands and Python-valued attributes."""
-        from ..ir import Operation, Value
+        from ..ir import Operation, Region, Value
         if len(operands) > len(self.operands):
             raise ValueError(f"'{self.name}' takes {len(self.operands)} operand groups, "
                              f"got {len(operands)}")
@@ -231,7 +235,7 @@ class OpDef:
             decl = self.attr_def(name)
             if decl is None:
                 raise KeyError(f"'{self.name}' has no attribute '{name}'")
-            if value is None or value is False and decl.is_unit:
+            if value is None or (value is False and decl.is_unit):
                 continue
             attrs[name] = decl.kind.coerce(value)
         for decl in self.attrs:
@@ -240,8 +244,10 @@ class OpDef:
         if self.needs_segments:
             attrs["operandSegmentSizes"] = self.segment_sizes(groups)
         cls = self.op_class or Operation
-        op = cls(self.full_name, [v for g in groups for v in g], result_types, attrs,
-                 regions=self.regions, location=location)
+        op = cls.from_parts(self.full_name, [v for g in groups for v in g], result_types,
+                            attrs, {}, location)
+        for _ in range(self.regions):
+            op.regions.append(Region(op))
         return op
 
     def infer_result_types(self, operands: Sequence[Any], attributes: dict[str, Any]

@@ -53,6 +53,7 @@ def make_op_classes(defs: Iterable[OpDef]) -> None:
             continue
         if definition.full_name == "cuda_tile.module":
             definition.op_class = Module
+            Module.opdef = definition
             continue
         namespace: dict[str, object] = {"opdef": definition,
                                         "__doc__": definition.summary or definition.name}

@@ -1,18 +1,18 @@
 """Core ops (spec group "Core"): module structure, constants, shapes, grid queries."""
 
-from .naming import assume_name, constant_name, first, fixed, reduce_block_args  # noqa: F401
+from .naming import constant_name, first, fixed, reduce_block_args
 from .registry import op
 
 G = "Core"
 _ST = (" attr-dict `:` custom<CudaTileType>(type($source)) `->` "
        "custom<CudaTileType>(type($result))")
 
-op("module", "13.1", 0x4B, G, attrs="sym_name:sym producer:str?@13.3", regions=1,
+op("module", "13.1", 0x4B, G, attrs="sym_name:sym producer:str?@13.3", regions="body",
    traits="IsolatedFromAbove SymbolTable SingleBlock NoTerminator AsmNames",
    format="$sym_name attr-dict-with-keyword $body", default_dialect=True)
 op("entry", "13.1", 0x16, G,
    attrs="sym_name:sym function_type:type arg_attrs:dicts? res_attrs:dicts? "
-         "optimization_hints:hints?", regions=1,
+         "optimization_hints:hints?", regions="body",
    traits="IsolatedFromAbove FunctionOpInterface SingleBlock Symbol AsmNames",
    custom="function", default_dialect=True, terminator="return")
 op("global", "13.1", 0x31, G,
@@ -65,14 +65,14 @@ op("permute", "13.1", 0x53, G, operands="source:tile", results="result:tile",
 op("reshape", "13.1", 0x5B, G, operands="source:tile", results="result:tile",
    traits="Pure AsmNames", names=fixed("reshape"), format="$source" + _ST)
 op("reduce", "13.1", 0x58, G, operands="operands:tile*", results="results:tile*",
-   attrs="dim:i32 identities:array", regions=1,
+   attrs="dim:i32 identities:array", regions="body",
    traits="RecursiveMemoryEffects SingleBlock AsmNames", names=first("reduce"),
    arg_names=reduce_block_args, default_dialect=True, terminator="yield",
    format="$operands attr-dict ` ` `dim` `` `=` `` $dim `identities` `` `=` `` $identities "
           "`:` custom<CudaTileType>(type($operands)) `->` custom<CudaTileType>(type($results)) "
           "custom<ArgumentRegion>($body)")
 op("scan", "13.1", 0x5E, G, operands="operands:tile*", results="results:tile*",
-   attrs="dim:i32 reverse:bool identities:array", regions=1,
+   attrs="dim:i32 reverse:bool identities:array", regions="body",
    traits="RecursiveMemoryEffects SingleBlock AsmNames", default_dialect=True,
    terminator="yield",
    format="$operands attr-dict ` ` `dim` `` `=` `` $dim `reverse` `` `=` `` $reverse "
@@ -83,5 +83,3 @@ op("select", "13.1", 0x5F, G, operands="cond:i1 val_if_true:tile val_if_false:ti
    format="$cond `,` $val_if_true `,` $val_if_false attr-dict `:` "
           "custom<CudaTileType>(type($cond)) `,` custom<CudaTileType>(type($result))",
    same="val_if_true,val_if_false,result")
-
-assume_name_hook = assume_name

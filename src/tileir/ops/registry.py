@@ -63,7 +63,7 @@ def _default(kind: base.AttrKind, text: str):
 
 
 def op(name: str, since: str, opcode: int | None, group: str, *, operands: str = "",
-       results: str = "", attrs: str = "", regions: int = 0, traits: str = "",
+       results: str = "", attrs: str = "", regions: str = "", traits: str = "",
        format: str | None = None, custom: str | None = None, same: str = "",
        names: Callable[[Any], list[str | None]] | None = None,
        arg_names: Callable[[Any, int], list[str]] | None = None,
@@ -87,7 +87,7 @@ def op(name: str, since: str, opcode: int | None, group: str, *, operands: str =
                                  arity == OPTIONAL, v))
     definition = OpDef(
         name=name, since=version, opcode=opcode, group=group, operands=tuple(operand_defs),
-        results=tuple(result_defs), attrs=tuple(attr_defs), regions=regions,
+        results=tuple(result_defs), attrs=tuple(attr_defs), region_names=tuple(regions.split()),
         traits=frozenset(traits.split()), format=format, custom=custom,
         same_type=tuple(tuple(g.split(",")) for g in same.split(";") if g),
         result_names=names, block_arg_names=arg_names, default_dialect=default_dialect,

@@ -5,7 +5,7 @@ from .registry import op
 G = "Testing"
 
 op("testing$func", "250.0", 0x3001, G,
-   attrs="sym_name:sym function_type:type arg_attrs:dicts? res_attrs:dicts?", regions=1,
+   attrs="sym_name:sym function_type:type arg_attrs:dicts? res_attrs:dicts?", regions="body",
    traits="IsolatedFromAbove FunctionOpInterface SingleBlock Symbol AsmNames",
    custom="function", default_dialect=True, terminator="return")
 op("testing$bytecode_test_new_attribute", "250.0", 0x3000, G,

@@ -99,6 +99,22 @@ class BaseParser:
             self.fail("expected valid keyword")
         return self.advance().spelling
 
+    def balanced_angle(self, message: str) -> str:
+        """The text of a ``<...>`` group (nested brackets included) starting at the current
+        ``<``; used to keep constructs of other dialects by their spelling."""
+        start = self.token.offset
+        depth = 0
+        while True:
+            token = self.advance()
+            if token.kind is Kind.EOF:
+                raise self.error_at(token.offset, message)
+            if token.is_punct("<"):
+                depth += 1
+            elif token.is_punct(">"):
+                depth -= 1
+                if depth == 0:
+                    return self.source.text[start:token.end]
+
     # ---- integers --------------------------------------------------
 
     def parse_optional_integer(self, bits: int = 64, signed: bool = True) -> int | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from ..attributes import ArrayAttr, DictAttr, EnumAttr, StringAttr, TypeAttr, symbol_spelling
+from ..attributes import ArrayAttr, DictAttr, StringAttr, TypeAttr, identifier_or_string
 from ..enums import AtomicRMWMode, MemoryOrderingSemantics, MemoryScope
 from ..types import TOKEN, FunctionType, TensorViewType, TiledView
 
@@ -29,7 +29,7 @@ def print_function(p: "Printer", op: "Operation") -> str:
     fn = op.attributes["function_type"].value  # type: ignore[union-attr]
     body = op.regions[0]
     args = ", ".join(f"{p.value(a)}: {_t(a.type)}" for a in body.block.arguments)
-    text = f" @{symbol_spelling(op.attributes['sym_name'].value)}({args})"  # type: ignore
+    text = f" @{identifier_or_string(op.attributes['sym_name'].value)}({args})"  # type: ignore
     if fn.results:
         text += " -> " + (_t(fn.results[0]) if len(fn.results) == 1 else
                           "(" + ", ".join(_t(t) for t in fn.results) + ")")
@@ -73,14 +73,6 @@ def _iter_values(p: "Printer", args: list, inits: list) -> str:
                                       for a, v in zip(args, inits)) + ")"
 
 
-def _loop_region(p: "Printer", op: "Operation") -> str:
-    region = op.regions[0]
-    terminator = region.block.terminator
-    show = terminator is not None and (bool(terminator.operands) or
-                                       terminator.name != "cuda_tile.continue")
-    return p.region(region, print_entry_args=False, print_terminators=show)
-
-
 def print_for(p: "Printer", op: "Operation") -> str:
     block = op.regions[0].block
     lower, upper, step, *inits = op.operands
@@ -90,7 +82,7 @@ def print_for(p: "Printer", op: "Operation") -> str:
     if inits:
         text += _iter_values(p, block.arguments[1:], inits)
         text += " -> (" + ", ".join(_t(v.type) for v in inits) + ") "
-    return text + _loop_region(p, op) + p.attr_dict(op, {"unsignedCmp"})
+    return text + p.control_flow_region(op, 0) + p.attr_dict(op, {"unsignedCmp"})
 
 
 def parse_for(parser: "OpParser", state: "OpState") -> None:
@@ -128,8 +120,8 @@ def parse_for(parser: "OpParser", state: "OpState") -> None:
             inits.append(init)
     state.regions["body"] = parser.parse_region_for(state, arguments, terminator="continue")
     parser.parse_optional_attr_dict(state.discardable)
-    state.resolved_operands = [parser.resolve(u, iv_type) for u in (lower, upper, step)] + \
-        [parser.resolve(u, t) for u, t in zip(inits, result_types)]
+    _set_operands(parser, state, [([lower], [iv_type]), ([upper], [iv_type]),
+                                  ([step], [iv_type]), (inits, result_types)])
     state.result_types = result_types
 
 
@@ -147,7 +139,7 @@ def print_loop(p: "Printer", op: "Operation") -> str:
             text += "-> "
     if op.results:
         text += ", ".join(_t(r.type) for r in op.results) + " "
-    return text + _loop_region(p, op) + p.attr_dict(op, set())
+    return text + p.control_flow_region(op, 0) + p.attr_dict(op, set())
 
 
 def parse_loop(parser: "OpParser", state: "OpState") -> None:
@@ -170,7 +162,7 @@ def parse_loop(parser: "OpParser", state: "OpState") -> None:
         result_types = parser.parse_cuda_tile_type_list()
     state.regions["body"] = parser.parse_region_for(state, arguments, terminator="continue")
     parser.parse_optional_attr_dict(state.discardable)
-    state.resolved_operands = [parser.resolve(u, t) for u, t in zip(inits, iter_types)]
+    _set_operands(parser, state, [(inits, iter_types)])
     state.result_types = result_types
 
 
@@ -218,10 +210,8 @@ def parse_make_tensor_view(parser: "OpParser", state: "OpState") -> None:
     base_type = TileType((), PointerType(view.element_type))
     dyn_shape = [u for u in shape if not isinstance(u, int)]
     dyn_strides = [u for u in strides if not isinstance(u, int)]
-    state.resolved_operands = [parser.resolve(base, base_type)] + \
-        [parser.resolve(u, dynamic_type) for u in dyn_shape + dyn_strides]
-    state.attributes["operandSegmentSizes"] = state.opdef.segment_sizes(
-        [[base], dyn_shape, dyn_strides])
+    _set_operands(parser, state, [([base], [base_type]), (dyn_shape, [dynamic_type]),
+                                  (dyn_strides, [dynamic_type])])
     state.result_types = [view]
 
 
@@ -238,7 +228,7 @@ def parse_make_view(parser: "OpParser", state: "OpState") -> None:
     tensor_view = getattr(view, "tensor_view", None)
     if not isinstance(view, TiledView) or tensor_view is None:
         raise parser.error_here(f"expected a view type, got {view}")
-    state.resolved_operands = [parser.resolve(source, tensor_view)]
+    _set_operands(parser, state, [([source], [tensor_view])])
     state.result_types = [view]
 
 
@@ -262,8 +252,20 @@ def parse_get_shape(parser: "OpParser", state: "OpState") -> None:
         if not isinstance(source_type, TiledView):
             raise parser.error_at(offset, f"expected tile view, got {source_type}")
         rank = source_type.index_rank
-    state.resolved_operands = [parser.resolve(source, source_type)]
+    _set_operands(parser, state, [([source], [source_type])])
     state.result_types = [result_type] * rank
+
+
+def _set_operands(parser: "OpParser", state: "OpState", groups: list) -> None:
+    """Resolve each declared operand group's uses against its types (one type stands for
+    all uses of a group) and record the group sizes."""
+    operands = []
+    for uses, types in groups:
+        types = types * len(uses) if len(types) == 1 else types
+        operands.append([parser.resolve(u, t) for u, t in zip(uses, types)])
+    state.resolved_operands = [v for group in operands for v in group]
+    if state.opdef.needs_segments:
+        state.attributes["operandSegmentSizes"] = state.opdef.segment_sizes(operands)
 
 
 # ---- view loads, stores and reductions ----------------------------------------------------------
@@ -278,29 +280,18 @@ def _memory(op: "Operation") -> str:
 
 
 def _parse_memory(parser: "OpParser", state: "OpState") -> None:
-    offset = parser.token.offset
-    keyword = parser.token.spelling if parser.token.is_keyword() else ""
-    try:
-        order = MemoryOrderingSemantics.from_keyword(keyword)
-    except KeyError:
-        raise parser.error_at(offset, "invalid memory_ordering_semantics attribute "
-                              f"specification. Got \"{keyword}\" but expect one of: weak, "
-                              "relaxed, acquire, release, acq_rel") from None
-    parser.advance()
-    state.attributes["memory_ordering_semantics"] = EnumAttr(order)
+    order = parser.parse_enum_keyword(
+        MemoryOrderingSemantics, "invalid memory_ordering_semantics attribute specification. "
+        "Got \"{keyword}\" but expect one of: weak, relaxed, acquire, release, acq_rel")
+    state.attributes["memory_ordering_semantics"] = order
     if parser.token.is_keyword() and parser.token.spelling != "token":
-        offset = parser.token.offset
-        keyword = parser.advance().spelling
-        if order is MemoryOrderingSemantics.WEAK:
-            raise parser.error_at(offset, "operation specifies weak memory ordering semantics, "
-                                  f"but then provides \"{keyword}\" scope, expected no memory "
-                                  "scope.")
-        try:
-            state.attributes["memory_scope"] = EnumAttr(MemoryScope.from_keyword(keyword))
-        except KeyError:
-            raise parser.error_at(offset, "invalid memory_scope attribute specification. Got "
-                                  f"\"{keyword}\" but expect one of: tl_blk, device, sys") \
-                from None
+        if order.value is MemoryOrderingSemantics.WEAK:
+            raise parser.error_here("operation specifies weak memory ordering semantics, but "
+                                    f"then provides \"{parser.token.spelling}\" scope, "
+                                    "expected no memory scope.")
+        state.attributes["memory_scope"] = parser.parse_enum_keyword(
+            MemoryScope, "invalid memory_scope attribute specification. Got \"{keyword}\" "
+            "but expect one of: tl_blk, device, sys")
 
 
 def _index_types(p: "Printer", indices: list) -> str:
@@ -405,11 +396,8 @@ def parse_load_view(parser: "OpParser", state: "OpState") -> None:
     tile_type = parser.parse_cuda_tile_type()
     parser.expect_punct(",")
     token_type = parser.parse_cuda_tile_type()
-    state.resolved_operands = [parser.resolve(view, view_type)] + \
-        [parser.resolve(u, t) for u, t in zip(indices, index_types)] + \
-        [parser.resolve(u, TOKEN) for u in token]
-    state.attributes["operandSegmentSizes"] = state.opdef.segment_sizes(
-        [[view], indices, token])
+    _set_operands(parser, state, [([view], [view_type]), (indices, index_types),
+                                  (token, [TOKEN])])
     state.result_types = [tile_type, token_type]
 
 
@@ -427,11 +415,8 @@ def parse_store_view(parser: "OpParser", state: "OpState") -> None:
     index_types = _parse_index_types(parser, len(indices))
     parser.expect_punct("->")
     token_type = parser.parse_cuda_tile_type()
-    state.resolved_operands = [parser.resolve(tile, tile_type), parser.resolve(view, view_type)]
-    state.resolved_operands += [parser.resolve(u, t) for u, t in zip(indices, index_types)]
-    state.resolved_operands += [parser.resolve(u, TOKEN) for u in token]
-    state.attributes["operandSegmentSizes"] = state.opdef.segment_sizes(
-        [[tile], [view], indices, token])
+    _set_operands(parser, state, [([tile], [tile_type]), ([view], [view_type]),
+                                  (indices, index_types), (token, [TOKEN])])
     state.result_types = [token_type]
 
 
@@ -440,12 +425,8 @@ def parse_atomic_red_view(parser: "OpParser", state: "OpState") -> None:
     view = parser.parse_ssa_use()
     indices = _indices(parser)
     parser.expect_punct(",")
-    offset = parser.token.offset
-    keyword = parser.parse_keyword()
-    try:
-        state.attributes["mode"] = EnumAttr(AtomicRMWMode.from_keyword(keyword))
-    except KeyError:
-        raise parser.error_at(offset, f"invalid atomic mode: '{keyword}'") from None
+    state.attributes["mode"] = parser.parse_enum_keyword(AtomicRMWMode,
+                                                         "invalid atomic mode: '{keyword}'")
     parser.expect_punct(",")
     value = parser.parse_ssa_use()
     token = _parse_view_tail(parser, state, False)
@@ -456,12 +437,8 @@ def parse_atomic_red_view(parser: "OpParser", state: "OpState") -> None:
     index_types = _parse_index_types(parser, len(indices))
     parser.expect_punct("->")
     token_type = parser.parse_cuda_tile_type()
-    state.resolved_operands = [parser.resolve(view, view_type)]
-    state.resolved_operands += [parser.resolve(u, t) for u, t in zip(indices, index_types)]
-    state.resolved_operands += [parser.resolve(value, value_type)]
-    state.resolved_operands += [parser.resolve(u, TOKEN) for u in token]
-    state.attributes["operandSegmentSizes"] = state.opdef.segment_sizes(
-        [[view], indices, [value], token])
+    _set_operands(parser, state, [([view], [view_type]), (indices, index_types),
+                                  ([value], [value_type]), (token, [TOKEN])])
     state.result_types = [token_type]
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..attributes import (ASSUME_PREDICATES, ArrayAttr, Attribute, BoolAttr, DenseArrayAttr,
-                          DenseElementsAttr, EnumAttr, IntegerAttr, OptimizationHintsAttr,
-                          StringAttr, SymbolRefAttr, quote_string, symbol_spelling)
+from ..attributes import (ASSUME_PREDICATES, SPECIALIZED_ENUMS, Attribute, BoolAttr,
+                          DenseArrayAttr, DenseElementsAttr, EnumAttr, IntegerAttr,
+                          StringAttr, SymbolRefAttr, identifier_or_string, quote_string)
+from ..types import IntegerType
 from ..enums import (ComparisonOrdering, ComparisonPredicate, RoundingMode, Signedness,
                      SymbolVisibility)
 from ..ops.base import AttrDef
@@ -25,31 +26,54 @@ if TYPE_CHECKING:
 # ---- attributes in op syntax --------------------------------------------------
 
 
-def print_attr_short(value: Attribute | None, decl: AttrDef) -> str:
-    """An attribute as ``$attr`` prints it in a declarative format."""
-    if value is None:
-        return ""
-    kind = decl.kind.name
-    if isinstance(value, EnumAttr):
-        if hasattr(decl.kind, "enum_type") and kind in ("MemoryOrderingSemantics",
-                                                         "MemoryScope", "AtomicRMWMode"):
-            return value.value.keyword
-        return value.format_stripped()
-    if isinstance(value, IntegerAttr):
-        return str(value.value)
-    if isinstance(value, StringAttr):
-        if kind == "symbol_name":
-            return "@" + symbol_spelling(value.value)
-        return quote_string(value.value)
-    if isinstance(value, SymbolRefAttr):
-        return value.format()
-    if isinstance(value, DenseArrayAttr):
-        return value.format_short()
-    if isinstance(value, OptimizationHintsAttr):
-        return value.format_stripped()
-    if isinstance(value, BoolAttr):
-        return value.format()
-    return value.format()
+AttrPrint = Callable[[Any], str]
+AttrParse = Callable[["OpParser"], Attribute]
+
+
+def _parse_bool(parser: "OpParser") -> Attribute:
+    if parser.consume_keyword("true"):
+        return BoolAttr(True)
+    parser.expect_keyword("false")
+    return BoolAttr(False)
+
+
+#: How ``$attr`` prints and parses in a declarative format, by attribute kind.
+_ATTR_SYNTAX: dict[str, tuple[AttrPrint, AttrParse]] = {
+    "i64": (lambda v: str(v.value), lambda p: IntegerAttr(p.parse_integer(64), IntegerType(64))),
+    "i32": (lambda v: str(v.value), lambda p: IntegerAttr(p.parse_integer(32), IntegerType(32))),
+    "str": (lambda v: quote_string(v.value), lambda p: StringAttr(p.parse_string())),
+    "symbol_name": (lambda v: "@" + identifier_or_string(v.value),
+                    lambda p: StringAttr(p.parse_symbol_name())),
+    "symbol_ref": (lambda v: v.format(), lambda p: SymbolRefAttr(p.parse_symbol_name())),
+    "dense_i32_array": (lambda v: v.format_short(), lambda p: DenseArrayAttr(
+        IntegerType(32), tuple(p.parse_comma_list(lambda: p.parse_integer(32), "square")))),
+    "optimization_hints": (lambda v: v.format_stripped(),
+                           lambda p: p.parse_optimization_hints()),
+    "bool": (lambda v: v.format(), _parse_bool),
+}
+_GENERIC_SYNTAX: tuple[AttrPrint, AttrParse] = (lambda v: v.format(),
+                                                 lambda p: p.parse_attribute())
+
+
+def attr_syntax(decl: AttrDef) -> tuple[AttrPrint, AttrParse]:
+    """The print and parse functions of ``$attr`` for an attribute declaration.
+
+    Enums print as a bare keyword when "specialized" (``weak``, ``add``), otherwise
+    stripped of their mnemonic (``overflow<no_wrap>`` prints ``<no_wrap>`` after the
+    keyword the format spells).
+    """
+    enum_type = getattr(decl.kind, "enum_type", None)
+    if enum_type in SPECIALIZED_ENUMS:
+        return (lambda v: v.value.keyword,
+                lambda p: p.parse_enum_keyword(enum_type, f"invalid {decl.name} '{{keyword}}'"))
+    if enum_type is not None:
+        def parse_stripped(p: "OpParser") -> Attribute:
+            p.expect_punct("<")
+            value = p.parse_enum_keyword(enum_type, f"invalid {decl.name} '{{keyword}}'")
+            p.expect_punct(">")
+            return value
+        return (lambda v: v.format_stripped(), parse_stripped)
+    return _ATTR_SYNTAX.get(decl.kind.name, _GENERIC_SYNTAX)
 
 
 # ---- types --------------------------------------------------
@@ -76,14 +100,7 @@ def _keyword_directive(enum_type: type, message: str):
         return op.attr(arg.name).value.keyword
 
     def parse(parser: "OpParser", state: "OpState", arg: Var) -> None:
-        offset = parser.token.offset
-        if not parser.token.is_keyword():
-            raise parser.error_at(offset, message)
-        try:
-            value = enum_type.from_keyword(parser.advance().spelling)
-        except KeyError:
-            raise parser.error_at(offset, message) from None
-        state.attributes[arg.name] = EnumAttr(value)
+        state.attributes[arg.name] = parser.parse_enum_keyword(enum_type, message)
     return print_, parse
 
 
@@ -187,12 +204,7 @@ def _parse_assume(parser: "OpParser", state: "OpState", arg: Var) -> None:
 
 
 def _print_if_region(printer: "Printer", op: "Operation", arg: Var) -> str:
-    from .printer import REGION_NAMES
-    region = op.regions[REGION_NAMES["if"].index(arg.name)]
-    terminator = region.block.terminator if region.blocks else None
-    show = terminator is not None and (bool(terminator.operands) or
-                                       terminator.name != "cuda_tile.yield")
-    return printer.region(region, print_entry_args=False, print_terminators=show)
+    return printer.control_flow_region(op, op.opdef.region_index(arg.name))
 
 
 def _parse_if_region(parser: "OpParser", state: "OpState", arg: Var) -> None:
@@ -212,32 +224,20 @@ def _parse_argument_region(parser: "OpParser", state: "OpState", arg: Var) -> No
     state.regions[arg.name] = parser.parse_region_for(state, arguments, terminator=None)
 
 
-PrintFn = Callable[..., str]
-ParseFn = Callable[..., None]
-
-PRINT: dict[str, PrintFn] = {
-    "CudaTileType": _print_types,
-    "Signedness": _SIGNEDNESS[0], "ComparisonPredicate": _PREDICATE[0],
-    "ComparisonOrdering": _ORDERING[0],
-    "IEEERoundingMode": _IEEE[0], "DivFOpRoundingMode": _DIVF[0],
-    "SqrtOpRoundingMode": _SQRT[0], "TanHOpRoundingMode": _APPROX_FULL[0],
-    "ExpOpRoundingMode": _APPROX_FULL[0], "IntegerRoundingMode": _INTEGER[0],
-    "SymbolVisibility": _print_visibility,
-    "DenseTypedElementsAttr": _print_dense, "DenseTypedElementsAttrNoResult": _print_dense,
-    "AssumePredicate": _print_assume, "IfOpRegion": _print_if_region,
-    "ArgumentRegion": _print_argument_region,
-}
-PARSE: dict[str, ParseFn] = {
-    "CudaTileType": _parse_types,
-    "Signedness": _SIGNEDNESS[1], "ComparisonPredicate": _PREDICATE[1],
-    "ComparisonOrdering": _ORDERING[1],
-    "IEEERoundingMode": _IEEE[1], "DivFOpRoundingMode": _DIVF[1],
-    "SqrtOpRoundingMode": _SQRT[1], "TanHOpRoundingMode": _APPROX_FULL[1],
-    "ExpOpRoundingMode": _APPROX_FULL[1], "IntegerRoundingMode": _INTEGER[1],
-    "SymbolVisibility": _parse_visibility,
-    "DenseTypedElementsAttr": _parse_dense, "DenseTypedElementsAttrNoResult": _parse_dense,
-    "AssumePredicate": _parse_assume, "IfOpRegion": _parse_if_region,
-    "ArgumentRegion": _parse_argument_region,
+#: Each custom directive: its (print, parse) pair.
+DIRECTIVES: dict[str, tuple[Callable[..., str], Callable[..., None]]] = {
+    "CudaTileType": (_print_types, _parse_types),
+    "Signedness": _SIGNEDNESS, "ComparisonPredicate": _PREDICATE,
+    "ComparisonOrdering": _ORDERING,
+    "IEEERoundingMode": _IEEE, "DivFOpRoundingMode": _DIVF, "SqrtOpRoundingMode": _SQRT,
+    "TanHOpRoundingMode": _APPROX_FULL, "ExpOpRoundingMode": _APPROX_FULL,
+    "IntegerRoundingMode": _INTEGER,
+    "SymbolVisibility": (_print_visibility, _parse_visibility),
+    "DenseTypedElementsAttr": (_print_dense, _parse_dense),
+    "DenseTypedElementsAttrNoResult": (_print_dense, _parse_dense),
+    "AssumePredicate": (_print_assume, _parse_assume),
+    "IfOpRegion": (_print_if_region, _parse_if_region),
+    "ArgumentRegion": (_print_argument_region, _parse_argument_region),
 }
 
-__all__ = ["PARSE", "PRINT", "print_attr_short", "ArrayAttr", "Any"]
+__all__ = ["DIRECTIVES", "attr_syntax"]

@@ -278,9 +278,9 @@ class OpParser(TypeParser):
         elif isinstance(element, Var):
             self._var(state, element.name)
         elif isinstance(element, Custom):
-            directives.PARSE[element.name](self, state, *element.args)
+            directives.DIRECTIVES[element.name][1](self, state, *element.args)
         elif isinstance(element, TypeOf):
-            directives.PARSE["CudaTileType"](self, state, element)
+            directives.DIRECTIVES["CudaTileType"][1](self, state, element)
         elif isinstance(element, AttrDict):
             if element.with_keyword:
                 if self.consume_keyword("attributes"):
@@ -333,7 +333,7 @@ class OpParser(TypeParser):
         opdef = state.opdef
         decl = opdef.attr_def(name)
         if decl is not None:
-            state.attributes[name] = self._short_attribute(decl)
+            state.attributes[name] = directives.attr_syntax(decl)[1](self)
             return
         for operand in opdef.operands:
             if operand.name == name:
@@ -356,45 +356,17 @@ class OpParser(TypeParser):
             state, [], terminator=None if opdef.name == "module" else terminator,
             isolated="IsolatedFromAbove" in opdef.traits)
 
-    def _short_attribute(self, decl) -> Attribute:
-        kind = decl.kind.name
-        enum_type = getattr(decl.kind, "enum_type", None)
-        if enum_type is not None:
-            if kind in ("MemoryOrderingSemantics", "MemoryScope", "AtomicRMWMode"):
-                offset = self.token.offset
-                keyword = self.parse_keyword()
-                try:
-                    return EnumAttr(enum_type.from_keyword(keyword))
-                except KeyError:
-                    raise self.error_at(offset, f"invalid {decl.name} '{keyword}'") from None
-            self.expect_punct("<")
-            offset = self.token.offset
-            keyword = self.parse_keyword()
-            self.expect_punct(">")
-            try:
-                return EnumAttr(enum_type.from_keyword(keyword))
-            except KeyError:
-                raise self.error_at(offset, f"invalid {decl.name} '{keyword}'") from None
-        if kind in ("i64", "i32"):
-            bits = 64 if kind == "i64" else 32
-            return IntegerAttr(self.parse_integer(bits), IntegerType(bits))
-        if kind == "str":
-            return StringAttr(self.parse_string())
-        if kind == "symbol_name":
-            return StringAttr(self.parse_symbol_name())
-        if kind == "symbol_ref":
-            return SymbolRefAttr(self.parse_symbol_name())
-        if kind == "dense_i32_array":
-            values = self.parse_comma_list(lambda: self.parse_integer(32), "square")
-            return DenseArrayAttr(IntegerType(32), tuple(values))
-        if kind == "optimization_hints":
-            return self.parse_optimization_hints()
-        if kind == "bool":
-            if self.consume_keyword("true"):
-                return BoolAttr(True)
-            self.expect_keyword("false")
-            return BoolAttr(False)
-        return self.parse_attribute()
+    def parse_enum_keyword(self, enum_type: type, message: str) -> EnumAttr:
+        """A bare enum keyword (``weak``, ``signed``); `message` is the error, with
+        ``{keyword}`` standing for what was found."""
+        offset = self.token.offset
+        keyword = self.token.spelling if self.token.is_keyword() else ""
+        try:
+            value = enum_type.from_keyword(keyword)
+        except KeyError:
+            raise self.error_at(offset, message.format(keyword=keyword)) from None
+        self.advance()
+        return EnumAttr(value)
 
     # -- finishing an op: resolve operand types --
 
@@ -405,25 +377,26 @@ class OpParser(TypeParser):
             operands = [v for g in groups for v in g]
             if opdef.needs_segments:
                 state.attributes["operandSegmentSizes"] = opdef.segment_sizes(groups)
+            if state.result_types is None:
+                known = {o.name: [v.type for v in g] for o, g in zip(opdef.operands, groups)}
+                state.result_types = self._result_types(state, {**known, **state.types})
         else:
             operands = state.resolved_operands
-        if state.result_types is None:
-            state.result_types = self._result_types(state)
+        assert state.result_types is not None, f"'{opdef.name}' syntax gave no result types"
         for name in list(state.discardable):
             if opdef.attr_def(name) is not None:
                 state.attributes[name] = self._normalize(opdef, name,
                                                          state.discardable.pop(name))
-        op = _new_op(opdef, operands, state.result_types, state.attributes,
-                     state.discardable, self._loc_at(name_offset))
+        op = (opdef.op_class or Operation).from_parts(
+            opdef.full_name, operands, state.result_types, state.attributes,
+            state.discardable, self._loc_at(name_offset))
         self._attach_regions(op, state)
         self._record_uses(op)
         return op
 
     def _attach_regions(self, op: Operation, state: OpState) -> None:
-        from .printer import REGION_NAMES
-        names = REGION_NAMES.get(state.opdef.name, ("body",))
-        for i in range(state.opdef.regions):
-            region = state.regions.get(names[i] if i < len(names) else "body") or Region()
+        for name in state.opdef.region_names:
+            region = state.regions.get(name) or Region()
             region.parent = op
             op.regions.append(region)
 
@@ -461,13 +434,10 @@ class OpParser(TypeParser):
                             f"cannot infer the type of operand '{name}' of "
                             f"'{state.opdef.name}'")
 
-    def _result_types(self, state: OpState) -> list[Type]:
-        opdef = state.opdef
-        operand_types = {o.name: [v.type for v in g] for o, g in
-                         zip(opdef.operands, self._groups_of(state))}
-        known = {**operand_types, **state.types}
+    def _result_types(self, state: OpState, known: dict[str, list[Type]]) -> list[Type]:
+        """Result types: given by the syntax, or inferred from the declaration."""
         types: list[Type] = []
-        for result in opdef.results:
+        for result in state.opdef.results:
             if result.name in state.types:
                 types.extend(state.types[result.name])
             elif result.arity == VARIADIC:
@@ -476,10 +446,6 @@ class OpParser(TypeParser):
                 inferred = self._inferred(state, result.name, 1, known)
                 types.extend(inferred[:1])
         return types
-
-    def _groups_of(self, state: OpState) -> list[list[Value]]:
-        # The resolved operands, regrouped by declaration (uses were resolved in order).
-        return [[] for _ in state.opdef.operands] if state.resolved_operands is None else []
 
     def _normalize(self, opdef: OpDef, name: str, value: Attribute) -> Attribute:
         decl = opdef.attr_def(name)
@@ -546,8 +512,8 @@ class OpParser(TypeParser):
             op = Operation(name, operands, fn.results, inherent, discardable=discardable,
                            location=self._loc_at(token.offset))
         else:
-            op = _new_op(opdef, operands, fn.results, inherent, discardable,
-                         self._loc_at(token.offset))
+            op = (opdef.op_class or Operation).from_parts(
+                name, operands, fn.results, inherent, discardable, self._loc_at(token.offset))
         for region in regions:
             region.parent = op
             op.regions.append(region)
@@ -751,18 +717,9 @@ class OpParser(TypeParser):
                 raise self.error_at(use.offset, "reference to invalid result number")
             value = values[use.index]
         if expected is not None and value.type != expected:
-            diagnostic = error(f"use of value '%{use.name}' expects different type than prior "
-                               f"uses: '{expected}' vs '{value.type}'",
-                               self.source.location(use.offset))
-            prior = self._prior_location(value)
-            if prior is not None:
-                diagnostic = error(diagnostic.message, diagnostic.location,
-                                   [note("prior use here", prior)])
-            raise ParseError(diagnostic)
+            raise self.error_at(use.offset, f"use of value '%{use.name}' expects different "
+                                f"type than prior uses: '{expected}' vs '{value.type}'")
         return value
-
-    def _prior_location(self, value: Value):
-        return None
 
     def _close_scope(self) -> None:
         scope = self.scopes.pop()
@@ -913,37 +870,18 @@ class OpParser(TypeParser):
             return self.attr_aliases[name]
         dialect, _, mnemonic = name.partition(".")
         if dialect != "cuda_tile":
-            return OpaqueAttr(token.spelling + self._balanced_angle())
+            body = self.balanced_angle("unbalanced '<'") if self.token.is_punct("<") else ""
+            return OpaqueAttr(token.spelling + body)
         return self._cuda_tile_attribute(mnemonic, token.offset)
-
-    def _balanced_angle(self) -> str:
-        if not self.token.is_punct("<"):
-            return ""
-        start = self.token.offset
-        depth = 0
-        while True:
-            tok = self.advance()
-            if tok.kind is Kind.EOF:
-                raise self.error_at(tok.offset, "unbalanced '<'")
-            if tok.is_punct("<"):
-                depth += 1
-            elif tok.is_punct(">"):
-                depth -= 1
-                if depth == 0:
-                    return self.source.text[start:tok.end]
 
     def _cuda_tile_attribute(self, mnemonic: str, offset: int) -> Attribute:
         from ..attributes import ENUM_MNEMONICS
         for enum_type, enum_mnemonic in ENUM_MNEMONICS.items():
             if mnemonic == enum_mnemonic:
                 self.expect_punct("<")
-                kw_offset = self.token.offset
-                keyword = self.parse_keyword()
+                value = self.parse_enum_keyword(enum_type, f"invalid {mnemonic} '{{keyword}}'")
                 self.expect_punct(">")
-                try:
-                    return EnumAttr(enum_type.from_keyword(keyword))
-                except KeyError:
-                    raise self.error_at(kw_offset, f"invalid {mnemonic} '{keyword}'") from None
+                return value
         if mnemonic in ("div_by", "same_elements", "bounded"):
             return self._assume_body(mnemonic)
         if mnemonic == "optimization_hints":
@@ -1249,21 +1187,6 @@ class OpParser(TypeParser):
 
 
 # ---- public functions --------------------------------------------------
-
-
-def _new_op(opdef: OpDef, operands: list[Value], result_types: list[Type],
-            attributes: dict[str, Attribute], discardable: dict[str, Attribute],
-            location: Location) -> Operation:
-    """An op of a declared kind, without regions (the caller attaches them)."""
-    if opdef.name == "module" and opdef.dialect == "cuda_tile":
-        op: Operation = Module(location=location)
-        op.regions.clear()
-        op.attributes = dict(attributes)
-        op.discardable = dict(discardable)
-        return op
-    cls = opdef.op_class or Operation
-    return cls(opdef.full_name, operands, result_types, attributes, regions=0,
-               discardable=discardable, location=location)
 
 
 def parse_document(text: str, filename: str | None = None, *, first_line: int = 1,

@@ -226,7 +226,6 @@ class Printer:
     def __init__(self, *, generic: bool = False, debuginfo: bool = False) -> None:
         self.generic = generic
         self.debuginfo = debuginfo
-        self.lines: list[str] = []
         self.indent = 0
         self.names: SSANames | None = None
         self.aliases: Aliases | None = None
@@ -234,46 +233,27 @@ class Printer:
 
     # -- entry points --
 
-    def print_top(self, ops: Sequence[Operation]) -> str:
-        """Top-level ops, then the alias definitions of their locations."""
+    def print_top(self, ops: Sequence[Operation], default_dialect: str = "") -> str:
+        """Top-level ops, then the alias definitions of their locations.
+
+        With debug info the ops are printed twice: the first pass only collects the
+        locations in print order, so aliases can be numbered as MLIR numbers them.
+        """
         if self.debuginfo:
             self.aliases = Aliases()
             self.collecting = True
             for op in ops:
-                self._print_top_op(op)
+                self._top_op(op, default_dialect)
             self.aliases.finish()
             self.collecting = False
-            self.lines = []
-        for op in ops:
-            self._print_top_op(op)
-        text = "\n".join(self.lines) + "\n"
+        text = "\n".join(self._top_op(op, default_dialect) for op in ops) + "\n"
         if self.aliases is not None and self.aliases.order:
             text += "\n".join(self.aliases.definitions()) + "\n"
         return text
 
-    def print_top_items(self, module: Module) -> str:
-        """A module's items at top level in the short form, as tileirdisasm prints them."""
-        ops = module.items
-        if self.debuginfo:
-            self.aliases = Aliases()
-            self.collecting = True
-            for op in ops:
-                self.names = SSANames(op, self.generic)
-                self.op_text(op, "cuda_tile")
-            self.aliases.finish()
-            self.collecting = False
-        out = []
-        for op in ops:
-            self.names = SSANames(op, self.generic)
-            out.append(self.op_text(op, "cuda_tile"))
-        text = "\n".join(out) + "\n"
-        if self.aliases is not None and self.aliases.order:
-            text += "\n".join(self.aliases.definitions()) + "\n"
-        return text
-
-    def _print_top_op(self, op: Operation) -> None:
+    def _top_op(self, op: Operation, default_dialect: str) -> str:
         self.names = SSANames(op, self.generic)
-        self.lines.append(self.op_text(op, default_dialect=""))
+        return self.op_text(op, default_dialect)
 
     # -- pieces the directives use --
 
@@ -355,7 +335,8 @@ class Printer:
                 out.append(element.text)
             elif isinstance(element, Optional_):
                 present = _present(op, element.anchor)
-                elided = element.anchor if _is_unit_attr(op, element.anchor) else None
+                anchor = op.opdef.attr_def(element.anchor) if op.opdef else None
+                elided = element.anchor if anchor is not None and anchor.is_unit else None
                 children = [e for e in element.elements
                             if not (isinstance(e, Var) and e.name == elided)]
                 if present:
@@ -383,9 +364,9 @@ class Printer:
         if isinstance(element, Var):
             return self._var(op, element.name)
         if isinstance(element, Custom):
-            return directives.PRINT[element.name](self, op, *element.args)
+            return directives.DIRECTIVES[element.name][0](self, op, *element.args)
         if isinstance(element, TypeOf):
-            return ", ".join(t.format() for t in _types_of(op, element.name))
+            return ", ".join(t.format() for t in types_of(op, element.name))
         raise TypeError(element)
 
     def _var(self, op: Operation, name: str) -> str:
@@ -393,11 +374,12 @@ class Printer:
         assert opdef is not None
         attr = opdef.attr_def(name)
         if attr is not None:
-            return directives.print_attr_short(op.attr(name), attr)
+            value = op.attr(name)
+            return "" if value is None else directives.attr_syntax(attr)[0](value)
         for i, operand in enumerate(opdef.operands):
             if operand.name == name:
                 return self.values(op.operand_groups()[i])
-        region = _region_index(op, name)
+        region = opdef.region_index(name)
         if region is not None:
             return self.region(op.regions[region], print_entry_args=True,
                                print_terminators=True)
@@ -424,8 +406,7 @@ class Printer:
     # -- regions --
 
     def region(self, region: Region, print_entry_args: bool = True,
-               print_terminators: bool = True, print_empty_block: bool = False,
-               default_dialect: str = "cuda_tile") -> str:
+               print_terminators: bool = True, print_empty_block: bool = False) -> str:
         lines = ["{"]
         if region.blocks:
             parent = region.parent
@@ -445,6 +426,16 @@ class Printer:
                 self.indent -= INDENT
         lines.append(" " * self.indent + "}")
         return "\n".join(lines)
+
+    def control_flow_region(self, op: Operation, index: int) -> str:
+        """A body whose implicit terminator (``yield``/``continue`` without operands) is
+        left out, as the reference prints if/for/loop bodies."""
+        region = op.regions[index]
+        terminator = region.block.terminator if region.blocks else None
+        implicit = op.opdef.implicit_terminator if op.opdef else None
+        show = terminator is not None and (
+            bool(terminator.operands) or terminator.name != f"cuda_tile.{implicit}")
+        return self.region(region, print_entry_args=False, print_terminators=show)
 
     def _block_header(self, block: Block, index: int) -> str:
         args = ""
@@ -501,61 +492,34 @@ def _used_names(elements: list) -> set[str]:
     return used
 
 
-def _region_index(op: Operation, name: str) -> int | None:
-    names = REGION_NAMES.get(op.opdef.name if op.opdef else "", ())
-    return names.index(name) if name in names else None
-
-
-#: Region names in declaration order, for ops whose format refers to regions.
-REGION_NAMES = {"module": ("body",), "if": ("thenRegion", "elseRegion"),
-                "reduce": ("body",), "scan": ("body",)}
-
-
-def _is_unit_attr(op: Operation, name: str) -> bool:
-    decl = op.opdef.attr_def(name) if op.opdef else None
-    return decl is not None and decl.is_unit
-
-
 def _present(op: Operation, name: str) -> bool:
-    """Whether an optional group's anchor is present (MLIR's rules per kind)."""
+    """Whether an optional group's anchor is present (MLIR's rule for each kind: an
+    attribute set to a non-default value, a non-empty value group, a region with a block)."""
     opdef = op.opdef
     assert opdef is not None
     decl = opdef.attr_def(name)
     if decl is not None:
         value = op.attributes.get(name)
-        if value is None:
-            return False
-        if decl.default is not None and value == decl.default:
-            return False
-        return True
-    for i, operand in enumerate(opdef.operands):
-        if operand.name == name:
-            return bool(op.operand_groups()[i])
-    for i, result in enumerate(opdef.results):
-        if result.name == name:
-            return bool(opdef.split_results(op)[i])
-    region = _region_index(op, name)
+        return value is not None and value != decl.default
+    values = op.values_named(name)
+    if values is not None:
+        return bool(values)
+    region = opdef.region_index(name)
     if region is not None:
         return bool(op.regions[region].blocks)
     raise KeyError(name)
 
 
-def _types_of(op: Operation, name: str) -> list[Type]:
-    opdef = op.opdef
-    assert opdef is not None
-    for i, operand in enumerate(opdef.operands):
-        if operand.name == name:
-            return [v.type for v in op.operand_groups()[i]]
-    for i, result in enumerate(opdef.results):
-        if result.name == name:
-            return [v.type for v in opdef.split_results(op)[i]]
+def types_of(op: Operation, name: str) -> list[Type]:
+    """The types of a named operand or result group (or of a typed attribute)."""
+    values = op.values_named(name)
+    if values is not None:
+        return [v.type for v in values]
     value = op.attributes.get(name)
     if value is not None and hasattr(value, "type"):
         return [value.type]
     raise KeyError(name)
 
-
-types_of = _types_of
 
 # ---- public functions --------------------------------------------------
 
@@ -565,7 +529,7 @@ def print_module(module: Module, *, generic: bool = False, debuginfo: bool = Fal
     was read from tileirdisasm's output (``module.spelling == "bare"``)."""
     printer = Printer(generic=generic, debuginfo=debuginfo)
     if module.spelling == "bare" and not generic:
-        return printer.print_top_items(module)
+        return printer.print_top(module.items, default_dialect="cuda_tile")
     return printer.print_top([module])
 
 __all__ = ["Printer", "SSANames", "print_module"]

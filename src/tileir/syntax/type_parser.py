@@ -112,20 +112,10 @@ class TypeParser(BaseParser):
 
     def _bracketed_spelling(self) -> str:
         """Keep a builtin type such as ``tensor<4xf32>`` by its spelling."""
-        start = self.advance().offset
+        keyword = self.advance().spelling
         if not self.token.is_punct("<"):
             raise self.wrong_token("expected '<'")
-        depth = 0
-        while True:
-            token = self.advance()
-            if token.kind is Kind.EOF:
-                raise self.error_at(token.offset, "unbalanced '<' in type")
-            if token.is_punct("<"):
-                depth += 1
-            elif token.is_punct(">"):
-                depth -= 1
-                if depth == 0:
-                    return self.source.text[start:token.end]
+        return keyword + self.balanced_angle("unbalanced '<' in type")
 
     def _function_type(self) -> FunctionType:
         inputs = self.parse_comma_list(self.parse_type, "paren")
