@@ -61,26 +61,41 @@ def split_chunks(text: str) -> list[tuple[str, int]]:
     return chunks
 
 
-def process(text: str, filename: str, args: argparse.Namespace) -> str:
-    """Parse one chunk and print it back."""
-    first_line = getattr(args, "_first_line", 1)
+def process(text: str, filename: str, args: argparse.Namespace, first_line: int = 1) -> str:
+    """Parse one chunk and print it back (wrapped in the implicit builtin module unless
+    ``-no-implicit-module``)."""
     ops = parse_document(text, filename, first_line=first_line,
                          allow_unregistered=args.unregistered)
     if args.no_implicit:
         if len(ops) != 1:
             raise TileIRError(f"source must contain a single top-level operation, "
                               f"found: {len(ops)}")
-        top = ops
-    elif len(ops) == 1 and ops[0].name == "builtin.module":
-        top = ops
-    else:
+    elif len(ops) != 1 or ops[0].name != "builtin.module":
         wrapper = Operation("builtin.module", regions=1,
                             location=FileLineColLoc(filename, 0, 0))
         block = wrapper.regions[0].add_block()
         for op in ops:
             block.append(op)
-        top = [wrapper]
-    return Printer(generic=args.generic, debuginfo=args.debuginfo).print_top(top)
+        ops = [wrapper]
+    return Printer(generic=args.generic, debuginfo=args.debuginfo).print_top(ops)
+
+
+def run(text: str, filename: str, args: argparse.Namespace) -> tuple[str, list[str]]:
+    """The tool's output for `text` and its rendered error messages (chunk by chunk with
+    ``-split-input-file``, so one bad chunk does not hide the others)."""
+    chunks = split_chunks(text) if args.split else [(text, 1)]
+    outputs, errors = [], []
+    for chunk, first_line in chunks:
+        try:
+            outputs.append(process(chunk, filename, args, first_line))
+        except TileIRError as exc:
+            errors.extend(d.render({filename: text}) for d in exc.diagnostics)
+        except RecursionError:
+            errors.append(f"{filename}: error: input nests too deeply")
+        except Exception as exc:  # a bug in tileir: report it without a traceback
+            errors.append(f"{filename}: error: internal error in tileir: "
+                          f"{type(exc).__name__}: {exc}")
+    return "// -----\n".join(outputs), errors
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,30 +114,15 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"cuda-tile-opt: cannot read '{args.input}': {exc.strerror}", file=sys.stderr)
         return 1
-    chunks = split_chunks(text) if args.split else [(text, 1)]
-    outputs, failed = [], False
-    for chunk, first_line in chunks:
-        args._first_line = first_line
-        try:
-            outputs.append(process(chunk, filename, args))
-        except TileIRError as exc:
-            failed = True
-            for diagnostic in exc.diagnostics:
-                print(diagnostic.render({filename: text}), file=sys.stderr)
-        except RecursionError:
-            failed = True
-            print(f"{filename}: error: input nests too deeply", file=sys.stderr)
-        except Exception as exc:  # a bug in tileir: report it without a traceback
-            failed = True
-            print(f"{filename}: error: internal error in tileir: {type(exc).__name__}: {exc}",
-                  file=sys.stderr)
-    output = "// -----\n".join(outputs)
+    output, errors = run(text, filename, args)
+    for message in errors:
+        print(message, file=sys.stderr)
     if args.output == "-":
         sys.stdout.write(output)
     else:
         with open(args.output, "w", encoding="utf-8") as handle:
             handle.write(output)
-    return 1 if failed else 0
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":

@@ -236,8 +236,9 @@ class OpParser(TypeParser):
             opdef = self._lookup_def(f"cuda_tile.{spelling}") \
                 if spelling in TOP_LEVEL_ITEMS else None
         if opdef is None:
+            tried = default_dialect or "builtin"
             raise self.error_at(token.offset, f"custom op '{spelling}' is unknown (tried "
-                                f"'builtin.{spelling}' as well)")
+                                f"'{tried}.{spelling}' as well)")
         state = OpState(opdef, token.offset)
         if opdef.custom is not None:
             from .custom import PARSERS
