@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
+from .diagnostics import Location as SourcePoint
 from .enums import (AtomicRMWMode, ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
                     MemoryOrderingSemantics, MemoryScope, PaddingValue, RoundingMode, Signedness,
                     SpecEnum, SymbolVisibility)
@@ -432,6 +433,18 @@ class Location(Attribute):
     def format(self, ref=None) -> str:
         return f"loc({self.body(ref or _loc_inline)})"
 
+    def file_location(self) -> "SourcePoint | None":
+        """The first file:line:col inside this location (MLIR's findInstanceOf), the
+        place a diagnostic about it is reported; None when there is none."""
+        for child in self.children():
+            found = child.file_location()
+            if found is not None:
+                return found
+        return None
+
+    def children(self) -> tuple["Location", ...]:
+        return ()
+
 
 def _loc_inline(loc: "Location") -> str:
     return loc.body(_loc_inline)
@@ -455,6 +468,9 @@ class FileLineColLoc(Location):
     def body(self, ref) -> str:
         return f"{quote_string(self.file)}:{self.line}:{self.column}"
 
+    def file_location(self) -> SourcePoint:
+        return SourcePoint(self.file, self.line, self.column)
+
 
 @dataclass(frozen=True)
 class NameLoc(Location):
@@ -466,6 +482,9 @@ class NameLoc(Location):
             not isinstance(self.child, UnknownLoc) else ""
         return quote_string(self.name) + inner
 
+    def children(self) -> tuple[Location, ...]:
+        return (self.child,) if self.child is not None else ()
+
 
 @dataclass(frozen=True)
 class CallSiteLoc(Location):
@@ -474,6 +493,9 @@ class CallSiteLoc(Location):
 
     def body(self, ref) -> str:
         return f"callsite({ref(self.callee)} at {ref(self.caller)})"
+
+    def children(self) -> tuple[Location, ...]:
+        return (self.callee, self.caller)
 
 
 @dataclass(frozen=True)
@@ -484,6 +506,9 @@ class FusedLoc(Location):
     def body(self, ref) -> str:
         meta = f"<{self.metadata.format()}>" if self.metadata is not None else ""
         return "fused" + meta + "[" + ", ".join(ref(loc) for loc in self.locations) + "]"
+
+    def children(self) -> tuple[Location, ...]:
+        return self.locations
 
 
 @dataclass(frozen=True)
@@ -498,3 +523,6 @@ class DILocAttr(Location):
 
     def body(self, ref) -> str:
         return self.di_body(lambda loc: loc.format(), _inline)
+
+    def children(self) -> tuple[Location, ...]:
+        return (self.location,)

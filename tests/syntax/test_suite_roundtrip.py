@@ -99,8 +99,8 @@ def _run_opt_pipeline(run: str, path: Path) -> str:
         if not words or words[0] != "cuda-tile-opt":
             continue
         args = build_parser().parse_args([w for w in words[1:] if w != "%s"])
-        text, errors = run_opt(text, str(path), args)
-        assert not errors, errors
+        text, messages, failed = run_opt(text, str(path), args)
+        assert not failed, messages
     return text
 
 

@@ -1,26 +1,30 @@
-"""``cuda-tile-opt``: parse Tile IR text and print it back, as NVIDIA's tool does.
+"""``cuda-tile-opt``: parse Tile IR text, verify it and print it back, as NVIDIA's tool does.
 
-Accepts the flags NVIDIA's test suite uses.  Verification (``-verify-diagnostics``) and
-the passes (``--canonicalize``, ``--pass-pipeline``) arrive with later issues: until then
-they are rejected with a clear message and exit code 2.
+Accepts the flags NVIDIA's test suite uses, ``-verify-diagnostics`` included.  The passes
+(``--canonicalize``, ``--pass-pipeline``) arrive with a later issue: until then they are
+rejected with a clear message and exit code 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import NamedTuple
 
 from ..attributes import FileLineColLoc
-from ..diagnostics import TileIRError
+from ..diagnostics import (Diagnostic, Location, Severity, TileIRError, VerificationError,
+                           error)
 from ..ir import Operation
 from ..syntax.parser import parse_document
 from ..syntax.printer import Printer
+from ..verify import Options, verify
+from .expected import check as check_expected
+from .expected import parse_expectations
 
 SPLIT_MARKER = "// -----"
 
 #: Flags that need features not built yet, with the feature they need.
-NOT_YET = {"verify_diagnostics": "-verify-diagnostics needs the verifier",
-           "canonicalize": "--canonicalize needs the canonicalization pass",
+NOT_YET = {"canonicalize": "--canonicalize needs the canonicalization pass",
            "pass_pipeline": "--pass-pipeline needs the transformation passes"}
 
 
@@ -61,11 +65,19 @@ def split_chunks(text: str) -> list[tuple[str, int]]:
     return chunks
 
 
-def process(text: str, filename: str, args: argparse.Namespace, first_line: int = 1) -> str:
-    """Parse one chunk and print it back (wrapped in the implicit builtin module unless
-    ``-no-implicit-module``)."""
+def process(text: str, filename: str, args: argparse.Namespace, first_line: int = 1,
+            diagnostics: list[Diagnostic] | None = None) -> str:
+    """Parse and verify one chunk and print it back (wrapped in the implicit builtin module
+    unless ``-no-implicit-module``).  Warnings go to `diagnostics`; errors raise."""
     ops = parse_document(text, filename, first_line=first_line,
                          allow_unregistered=args.unregistered)
+    options = Options(warn_hints=args.warn_hints or args.error_hints,
+                      error_hints=args.error_hints)
+    found = [d for op in ops for d in verify(op, options)]
+    if any(d.severity is Severity.ERROR for d in found):
+        raise VerificationError(found)
+    if diagnostics is not None:
+        diagnostics.extend(found)
     if args.no_implicit:
         if len(ops) != 1:
             raise TileIRError(f"source must contain a single top-level operation, "
@@ -80,22 +92,49 @@ def process(text: str, filename: str, args: argparse.Namespace, first_line: int 
     return Printer(generic=args.generic, debuginfo=args.debuginfo).print_top(ops)
 
 
-def run(text: str, filename: str, args: argparse.Namespace) -> tuple[str, list[str]]:
-    """The tool's output for `text` and its rendered error messages (chunk by chunk with
-    ``-split-input-file``, so one bad chunk does not hide the others)."""
+def run_chunk(chunk: str, filename: str, args: argparse.Namespace, first_line: int
+              ) -> tuple[str | None, list[Diagnostic]]:
+    """One chunk's printed output (None when it failed) and its diagnostics."""
+    diagnostics: list[Diagnostic] = []
+    try:
+        return process(chunk, filename, args, first_line, diagnostics), diagnostics
+    except TileIRError as exc:
+        return None, diagnostics + list(exc.diagnostics)
+    except RecursionError:
+        return None, [error("input nests too deeply", Location(filename, first_line, 1))]
+    except Exception as exc:  # a bug in tileir: report it without a traceback
+        return None, [error(f"internal error in tileir: {type(exc).__name__}: {exc}",
+                            Location(filename, first_line, 1))]
+
+
+class Result(NamedTuple):
+    """What a run prints on stdout and stderr, and whether it failed."""
+
+    output: str
+    messages: list[str]
+    failed: bool
+
+
+def run(text: str, filename: str, args: argparse.Namespace) -> Result:
+    """The tool's output for `text` and its rendered diagnostics (chunk by chunk with
+    ``-split-input-file``, so one bad chunk does not hide the others).
+
+    With ``-verify-diagnostics`` the messages are the mismatches between the diagnostics
+    and the ``expected-*`` comments; the run succeeds when there are none.
+    """
     chunks = split_chunks(text) if args.split else [(text, 1)]
-    outputs, errors = [], []
+    outputs, messages, failed = [], [], False
     for chunk, first_line in chunks:
-        try:
-            outputs.append(process(chunk, filename, args, first_line))
-        except TileIRError as exc:
-            errors.extend(d.render({filename: text}) for d in exc.diagnostics)
-        except RecursionError:
-            errors.append(f"{filename}: error: input nests too deeply")
-        except Exception as exc:  # a bug in tileir: report it without a traceback
-            errors.append(f"{filename}: error: internal error in tileir: "
-                          f"{type(exc).__name__}: {exc}")
-    return "// -----\n".join(outputs), errors
+        output, diagnostics = run_chunk(chunk, filename, args, first_line)
+        if args.verify_diagnostics:
+            expectations = parse_expectations(chunk, filename, first_line)
+            diagnostics = check_expected(diagnostics, expectations, filename)
+        if output is not None:
+            outputs.append(output)
+        for diagnostic in diagnostics:
+            messages.append(diagnostic.render({filename: text}))
+            failed |= diagnostic.severity is Severity.ERROR
+    return Result("// -----\n".join(outputs), messages, failed)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,15 +153,15 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"cuda-tile-opt: cannot read '{args.input}': {exc.strerror}", file=sys.stderr)
         return 1
-    output, errors = run(text, filename, args)
-    for message in errors:
+    output, messages, failed = run(text, filename, args)
+    for message in messages:
         print(message, file=sys.stderr)
     if args.output == "-":
         sys.stdout.write(output)
     else:
         with open(args.output, "w", encoding="utf-8") as handle:
             handle.write(output)
-    return 1 if errors else 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

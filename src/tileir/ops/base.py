@@ -136,6 +136,9 @@ class OpDef:
     attrs: tuple[AttrDef, ...] = ()
     region_names: tuple[str, ...] = ()
     traits: frozenset[str] = frozenset()
+    #: The traits in declared order, each with its arguments (``AllTypesMatch(lhs,rhs)``):
+    #: the verifier checks them in this order, as MLIR does.
+    trait_list: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: Declarative assembly format, or None when `custom` names hand-written syntax.
     format: str | None = None
     custom: str | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from ..attributes import EnumAttr, IntegerAttr
@@ -29,6 +30,10 @@ ATTR_KINDS: dict[str, base.AttrKind] = {
     "type": base.TYPE, "hints": base.OPT_HINTS, "assume": base.ASSUME_PREDICATE,
     "dicts": base.DICT_ARRAY,
 }
+
+
+#: ``Name`` or ``Name(arg,arg)`` in a ``traits=`` string.
+_TRAIT = re.compile(r"(\w+)(?:\(([^)]*)\))?")
 
 
 def _version(text: str) -> Version:
@@ -79,6 +84,8 @@ def op(name: str, since: str, opcode: int | None, group: str, *, operands: str =
     for spec in results.split():
         n, code, arity, v, _ = _field(spec, version)
         result_defs.append(ResultDef(n, CODES[code], arity, v))
+    trait_list = tuple((m.group(1), tuple(a for a in (m.group(2) or "").split(",") if a))
+                       for m in _TRAIT.finditer(traits))
     attr_defs = []
     for spec in attrs.split():
         n, code, arity, v, default = _field(spec, version)
@@ -88,7 +95,8 @@ def op(name: str, since: str, opcode: int | None, group: str, *, operands: str =
     definition = OpDef(
         name=name, since=version, opcode=opcode, group=group, operands=tuple(operand_defs),
         results=tuple(result_defs), attrs=tuple(attr_defs), region_names=tuple(regions.split()),
-        traits=frozenset(traits.split()), format=format, custom=custom,
+        traits=frozenset(name for name, _ in trait_list), trait_list=trait_list,
+        format=format, custom=custom,
         same_type=tuple(tuple(g.split(",")) for g in same.split(";") if g),
         result_names=names, block_arg_names=arg_names, default_dialect=default_dialect,
         implicit_terminator=terminator, summary=summary, dialect=dialect)

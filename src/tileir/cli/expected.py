@@ -1,0 +1,133 @@
+"""MLIR's ``-verify-diagnostics``: match the diagnostics a run produced against the
+``expected-error {{...}}`` comments in its source.
+
+Designators follow MLIR: ``expected-(error|warning|note|remark)``, with ``-re`` for text
+holding ``{{regex}}`` pieces, and an optional ``@+N``, ``@-N``, ``@above``, ``@below`` or
+``@unknown``.  A diagnostic matches an expectation of the same severity on its line whose
+text it contains; each diagnostic that matches nothing, and each expectation that nothing
+matched, is a failure reported as MLIR reports it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from ..diagnostics import Diagnostic, Location, Severity, error
+
+_DESIGNATOR = re.compile(
+    r"expected-(error|warning|note|remark)(-re)? *(@([+-][0-9]+|above|below|unknown))? *\{\{(.*)\}\}")
+
+
+@dataclass
+class Expectation:
+    """One ``expected-*`` comment: what it wants, and where."""
+
+    severity: Severity
+    line: int | None            # None for @unknown
+    text: str
+    is_regex: bool
+    at: Location                # where the comment itself is, for "was not produced"
+    matched: bool = field(default=False)
+
+    def matches(self, message: str) -> bool:
+        if not self.is_regex:
+            return self.text in message
+        return re.search(_regex_of(self.text), message) is not None
+
+
+def _regex_of(text: str) -> str:
+    """MLIR's -re syntax: literal text with ``{{regex}}`` pieces."""
+    parts, pos = [], 0
+    while pos < len(text):
+        start = text.find("{{", pos)
+        if start < 0:
+            parts.append(re.escape(text[pos:]))
+            break
+        parts.append(re.escape(text[pos:start]))
+        end = text.find("}}", start + 2)
+        if end < 0:
+            parts.append(re.escape(text[start:]))
+            break
+        parts.append(f"(?:{text[start + 2:end]})")
+        pos = end + 2
+    return "".join(parts)
+
+
+def parse_expectations(text: str, filename: str, first_line: int = 1) -> list[Expectation]:
+    """The expectations written in `text`, whose first line is line `first_line` of
+    `filename`."""
+    lines = text.splitlines()
+    expectations: list[Expectation] = []
+    pending_below: list[Expectation] = []
+    last_plain_line: int | None = None
+    for index, line in enumerate(lines):
+        number = first_line + index
+        found = list(_DESIGNATOR.finditer(line))
+        if not found:
+            for expectation in pending_below:
+                expectation.line = number
+            pending_below.clear()
+            last_plain_line = number
+            continue
+        for match in found:
+            severity = Severity(match.group(1))
+            offset = match.group(4)
+            column = match.start() + 1
+            expectation = Expectation(severity, number, match.group(5), bool(match.group(2)),
+                                      Location(filename, number, column))
+            if offset is None:
+                pass
+            elif offset == "unknown":
+                expectation.line = None
+            elif offset == "below":
+                pending_below.append(expectation)
+            elif offset == "above":
+                expectation.line = last_plain_line if last_plain_line is not None else 0
+            else:
+                expectation.line = number + int(offset)
+            expectations.append(expectation)
+    for expectation in pending_below:  # nothing below: MLIR points past the end
+        expectation.line = first_line + len(lines)
+    return expectations
+
+
+def _flatten(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Each diagnostic followed by its notes, as MLIR's handler sees them."""
+    flat: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        flat.append(diagnostic)
+        flat.extend(_flatten(diagnostic.notes))
+    return flat
+
+
+def check(diagnostics: Sequence[Diagnostic], expectations: Sequence[Expectation],
+          filename: str) -> list[Diagnostic]:
+    """The failures of a run: unexpected diagnostics and unmet expectations (empty when
+    everything matched)."""
+    failures: list[Diagnostic] = []
+    for diagnostic in _flatten(diagnostics):
+        location = diagnostic.location
+        known = location is not None and location.file == filename
+        line = location.line if known else None
+        candidates = [e for e in expectations if e.line == line and e.matches(diagnostic.message)]
+        same_kind = [e for e in candidates if e.severity is diagnostic.severity]
+        if same_kind:
+            for expectation in same_kind:
+                expectation.matched = True
+            continue
+        if candidates:
+            failures.append(error(
+                f"'{diagnostic.severity.value}' diagnostic emitted when expecting a "
+                f"'{candidates[0].severity.value}'", location))
+            candidates[0].matched = True
+            continue
+        failures.append(error(f"unexpected {diagnostic.severity.value}: {diagnostic.message}",
+                              location))
+    for expectation in expectations:
+        if not expectation.matched:
+            kind = expectation.severity.value
+            failures.append(error(f'expected {kind} "{expectation.text}" was not produced',
+                                  expectation.at))
+    return failures

@@ -1,0 +1,209 @@
+"""The verifier's walk: MLIR's order of checks over an op tree, driven by the op
+declarations.
+
+For each op, as MLIR's OperationVerifier does: the generated invariants (operand/result
+counts, required attributes, operand and result type constraints, ODS predicate traits),
+then the native traits, then the op's own ``verify``; then its regions, block by block;
+then its region verifiers.  The first failure inside an isolated-from-above op (a module,
+a function) stops that op; sibling functions are still verified, as MLIR verifies them
+independently.  Dominance is checked for each isolated op that verified.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ..ir import Block, BlockArgument, OpResult, Operation
+from ..ops.base import OPTIONAL, SINGLE, VARIADIC
+from . import rules  # noqa: F401  (registers every op's checks)
+from . import traits
+from .registry import CHECKS, Context, Failure, Options, error_at, note_at, op_error
+
+
+class _Failed(Exception):
+    """An isolated child failed; its diagnostics are already recorded."""
+
+
+def verify(root: Operation, options: Options | None = None) -> list[Diagnostic]:
+    """Every diagnostic (errors, warnings and their notes) verifying `root` produces."""
+    ctx = Context(options or Options())
+    _verify_isolated(root, ctx)
+    return ctx.diagnostics
+
+
+def _verify_isolated(op: Operation, ctx: Context) -> bool:
+    try:
+        _verify_op(op, ctx)
+        _check_dominance(op)
+    except Failure as failure:
+        ctx.diagnostics.append(failure.diagnostic)
+        return False
+    except _Failed:
+        return False
+    return True
+
+
+def _is_isolated(op: Operation) -> bool:
+    return bool(op.regions) and op.opdef is not None and "IsolatedFromAbove" in op.opdef.traits
+
+
+def _verify_op(op: Operation, ctx: Context) -> None:
+    _invariants(op, ctx)
+    isolated: list[Operation] = []
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                if _is_isolated(child):
+                    isolated.append(child)
+                else:
+                    _verify_op(child, ctx)
+            _check_terminator(op, block)
+    failed = False
+    for child in isolated:
+        failed |= not _verify_isolated(child, ctx)
+    if failed:
+        raise _Failed()
+    if op.opdef is not None:
+        traits.run(traits.REGION, op, op.opdef.trait_list)
+        for check in CHECKS["regions"].get(op.opdef.name, ()):
+            check(op, ctx)
+
+
+# ---- per-op invariants --------------------------------------------------
+
+
+def _invariants(op: Operation, ctx: Context) -> None:
+    opdef = op.opdef
+    if opdef is None:
+        return
+    _check_counts(op)
+    _check_attributes(op)
+    _check_values(op, "operand", opdef.operands, opdef.split_operands(op))
+    _check_values(op, "result", opdef.results, opdef.split_results(op))
+    traits.run(traits.PREDICATES, op, opdef.trait_list)
+    for check in CHECKS["pred"].get(opdef.name, ()):
+        check(op, ctx)
+    traits.run(traits.NATIVE, op, opdef.trait_list)
+    for check in CHECKS["verify"].get(opdef.name, ()):
+        check(op, ctx)
+
+
+def _count_message(what: str, declared: tuple[Any, ...], found: int) -> str | None:
+    """MLIR's NOperands / AtLeastNOperands / OneResult ... messages; None when fine."""
+    fixed = sum(d.arity == SINGLE for d in declared)
+    variable = any(d.arity != SINGLE for d in declared)
+    if variable:
+        if found < fixed:
+            return f"expected {fixed} or more {what}s, but found {found}"
+        return None
+    if found == fixed:
+        return None
+    if what == "result" and fixed <= 1:
+        return "requires one result" if fixed == 1 else "requires zero results"
+    return f"expected {fixed} {what}s, but found {found}"
+
+
+def _check_counts(op: Operation) -> None:
+    opdef = op.opdef
+    for what, declared, values in (("operand", opdef.operands, op.operands),
+                                   ("result", opdef.results, op.results)):
+        message = _count_message(what, declared, len(values))
+        if message is not None:
+            raise op_error(op, message)
+    if len(op.regions) != opdef.regions:
+        expected = {0: "requires zero regions", 1: "requires one region"}
+        raise op_error(op, expected.get(opdef.regions,
+                                        f"expected {opdef.regions} regions"))
+    if opdef.needs_segments:
+        sizes = op.attributes.get("operandSegmentSizes")
+        values = getattr(sizes, "values", None)
+        if values is None:
+            raise op_error(op, "requires attribute 'operandSegmentSizes'")
+        if len(values) != len(opdef.operands):
+            raise op_error(op, f"'operandSegmentSizes' attribute for specifying operand "
+                               f"segments must have {len(opdef.operands)} elements, but got "
+                               f"{len(values)}")
+        if sum(values) != len(op.operands):
+            raise op_error(op, f"operand count ({len(op.operands)}) does not match with the "
+                               f"total size ({sum(values)}) specified in attribute "
+                               f"'operandSegmentSizes'")
+
+
+def _check_attributes(op: Operation) -> None:
+    for decl in op.opdef.attrs:
+        required = decl.default is None and not decl.optional and not decl.is_unit
+        if required and decl.name not in op.attributes:
+            raise op_error(op, f"requires attribute '{decl.name}'")
+
+
+def _check_values(op: Operation, what: str, declared: tuple[Any, ...],
+                  groups: list[list[Any]]) -> None:
+    index = 0
+    for decl, group in zip(declared, groups):
+        for value in group:
+            if not decl.constraint.accepts(value.type):
+                summary = decl.constraint.summary
+                if decl.arity == VARIADIC:
+                    summary = f"variadic of {summary}"
+                raise op_error(op, f"{what} #{index} must be {summary}, but got "
+                                   f"'{value.type.format()}'")
+            index += 1
+        if decl.arity == OPTIONAL and len(group) > 1:
+            raise op_error(op, f"{what} group '{decl.name}' requires 0 or 1 element, "
+                               f"but found {len(group)}")
+
+
+# ---- blocks --------------------------------------------------
+
+
+def _check_terminator(op: Operation, block: Block) -> None:
+    """A block of a region that needs a terminator ends with one (MLIR's block exit)."""
+    opdef = op.opdef
+    if opdef is None or "NoTerminator" in opdef.traits:
+        return
+    if not block.operations:
+        if op.regions and len(op.regions[0].blocks) == 1 and "SingleBlock" in opdef.traits:
+            return
+        raise error_at(op, "empty block: expect at least a terminator")
+    last = block.operations[-1]
+    if last.opdef is not None and "Terminator" not in last.opdef.traits:
+        raise error_at(last, f"block with no terminator, has '{last.name}' op")
+
+
+# ---- dominance --------------------------------------------------
+
+
+def _ancestor_in(op: Operation, block: Block) -> Operation | None:
+    """The op of `block` that is or contains `op`, if any."""
+    current: Operation | None = op
+    while current is not None and current.parent is not block:
+        current = current.parent_op
+    return current
+
+
+def _check_dominance(root: Operation) -> None:
+    """Every operand is defined before its use, in its block or an enclosing one."""
+    positions: dict[int, dict[int, int]] = {}
+
+    def position(block: Block, op: Operation) -> int:
+        table = positions.get(id(block))
+        if table is None:
+            table = positions[id(block)] = {id(o): i for i, o in enumerate(block.operations)}
+        return table[id(op)]
+
+    for op in root.walk():
+        for index, value in enumerate(op.operands):
+            if isinstance(value, OpResult):
+                owner, block = value.owner, value.owner.parent
+                if block is None:
+                    continue
+                user = _ancestor_in(op, block)
+                if user is not None and user is not owner and \
+                        position(block, user) > position(block, owner):
+                    continue
+                raise op_error(op, f"operand #{index} does not dominate this use",
+                               [note_at(owner, "operand defined here")])
+            if isinstance(value, BlockArgument) and _ancestor_in(op, value.owner) is None:
+                raise op_error(op, f"operand #{index} does not dominate this use",
+                               [note_at(value, "operand defined as a block argument")])
