@@ -19,6 +19,7 @@ from tileir.cli.opt import build_parser, split_chunks
 from tileir.cli.opt import run as run_opt
 from tileir.syntax.parser import parse_document
 from tileir.syntax.printer import Printer
+from tileir.verify import verify
 
 SUITE = CONFORMANCE / "test" if (CONFORMANCE / "test").is_dir() else CONFORMANCE
 
@@ -83,6 +84,16 @@ def test_fixed_point_and_generic(doc, tally) -> None:
     assert _op_names(from_generic) == names
     assert _print(from_generic) == printed
     tally("suite documents: fixed point + generic round trip", 2)
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[f"{d[0]}:{d[1]}" for d in DOCS] or None)
+def test_positive_documents_verify(doc, tally) -> None:
+    """Every document the suite expects to be valid verifies without an error or warning."""
+    require(SUITE)
+    rel, first, chunk, unregistered = doc
+    ops = parse_document(chunk, rel, first_line=first, allow_unregistered=unregistered)
+    assert [str(d) for op in ops for d in verify(op)] == []
+    tally("suite documents: verify clean", 1)
 
 
 PARSE_PRINT = ["arith", "ops", "conversion", "memory_consistency_ops",
