@@ -3,7 +3,8 @@
 from .diagnostics import (BytecodeError, ConversionError, Diagnostic, ExecutionError, Location,
                           ParseError, Severity, TileIRError, VerificationError)
 from .ir import Block, Builder, Module, Operation, Region, Value
-from .syntax.parser import parse, parse_document
+from .api import parse
+from .syntax.parser import parse_document
 from .syntax.type_parser import parse_type
 from .versions import LATEST, SUPPORTED_VERSIONS, Version
 

@@ -206,6 +206,12 @@ class Operation:
     def has_flag(self, name: str) -> bool:
         return isinstance(self.attributes.get(name), UnitAttr)
 
+    def verify(self) -> None:
+        """Raise `VerificationError` carrying every diagnostic (with its notes) when this op
+        or anything nested in it breaks a rule of the spec or the reference verifier."""
+        from .verify import check  # the verifier is a layer above the IR it checks
+        check(self)
+
     def __repr__(self) -> str:
         return f"<{self.name} with {len(self.operands)} operands, {len(self.results)} results>"
 

@@ -17,7 +17,8 @@ from typing import Iterable, Sequence
 from ..diagnostics import Diagnostic, Location, Severity, error
 
 _DESIGNATOR = re.compile(
-    r"expected-(error|warning|note|remark)(-re)? *(@([+-][0-9]+|above|below|unknown))? *\{\{(.*)\}\}")
+    r"expected-(error|warning|note|remark)(-re)? *(@([+-][0-9]+|above|below|unknown))? *"
+    r"\{\{(.*)\}\}$")
 
 
 @dataclass
@@ -64,30 +65,26 @@ def parse_expectations(text: str, filename: str, first_line: int = 1) -> list[Ex
     last_plain_line: int | None = None
     for index, line in enumerate(lines):
         number = first_line + index
-        found = list(_DESIGNATOR.finditer(line))
-        if not found:
+        match = _DESIGNATOR.search(line.rstrip())  # one per line, ending the line, as MLIR
+        if match is None:
             for expectation in pending_below:
                 expectation.line = number
             pending_below.clear()
             last_plain_line = number
             continue
-        for match in found:
-            severity = Severity(match.group(1))
-            offset = match.group(4)
-            column = match.start() + 1
-            expectation = Expectation(severity, number, match.group(5), bool(match.group(2)),
-                                      Location(filename, number, column))
-            if offset is None:
-                pass
-            elif offset == "unknown":
-                expectation.line = None
-            elif offset == "below":
-                pending_below.append(expectation)
-            elif offset == "above":
-                expectation.line = last_plain_line if last_plain_line is not None else 0
-            else:
-                expectation.line = number + int(offset)
-            expectations.append(expectation)
+        offset = match.group(4)
+        expectation = Expectation(Severity(match.group(1)), number, match.group(5),
+                                  bool(match.group(2)), Location(filename, number,
+                                                                 match.start() + 1))
+        if offset == "unknown":
+            expectation.line = None
+        elif offset == "below":
+            pending_below.append(expectation)
+        elif offset == "above":
+            expectation.line = last_plain_line if last_plain_line is not None else 0
+        elif offset is not None:
+            expectation.line = number + int(offset)
+        expectations.append(expectation)
     for expectation in pending_below:  # nothing below: MLIR points past the end
         expectation.line = first_line + len(lines)
     return expectations
