@@ -60,3 +60,35 @@ def test_console_entry_point_runs_as_a_module():
     assert done.returncode == 1
     assert "error: F4E2M1FN tiles must have an even number of elements" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+_KERNEL = """cuda_tile.module @m {
+  cuda_tile.entry @f() {
+    %0 = cuda_tile.constant <f32: 1.0> : !cuda_tile.tile<2xf32>
+    %1 = cuda_tile.OP %0, %0 : !cuda_tile.tile<2xf32>
+    cuda_tile.return
+  }
+}
+"""
+
+
+def test_check_verifies_files(tmp_path, capsys):
+    good, bad = tmp_path / "good.mlir", tmp_path / "bad.mlir"
+    good.write_text(_KERNEL.replace("OP", "addf"))
+    bad.write_text(_KERNEL.replace("OP", "addi"))
+    assert main(["check", str(good)]) == 0
+    assert capsys.readouterr().out == f"{good}: ok (5 ops)\n"
+    assert main(["check", str(good), str(bad)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == f"{good}: ok (5 ops)\n"
+    # addi takes integer tiles (spec: integer ops), so an f32 operand is rejected
+    assert captured.err == (
+        f"{bad}:4:10: error: 'cuda_tile.addi' op operand #0 must be tile of i1 or i8 or i16 "
+        "or i32 or i64 values, but got '!cuda_tile.tile<2xf32>'\n"
+        "    %1 = cuda_tile.addi %0, %0 : !cuda_tile.tile<2xf32>\n"
+        "         ^\n")
+
+
+def test_check_missing_file(tmp_path, capsys):
+    assert main(["check", str(tmp_path / "nope.mlir")]) == 1
+    assert "nope.mlir: error: cannot read:" in capsys.readouterr().err

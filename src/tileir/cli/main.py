@@ -1,6 +1,7 @@
 """The ``tileir`` command: read, check and explain Tile IR.
 
 Subcommands:
+  check     parse and verify Tile IR files, reporting every diagnostic
   example   parse, verify and print the spec's example types shipped with tileir
   type      the same for types given on the command line
   convert   convert a number to an element type, showing the bits (spec numerics)
@@ -16,11 +17,13 @@ from typing import Sequence
 import numpy as np
 
 from .. import numerics
-from ..diagnostics import TileIRError
+from ..diagnostics import Severity, TileIRError
 from ..enums import RoundingMode
+from ..syntax.parser import parse_document
 from ..syntax.type_parser import parse_type
 from ..types import (F64, ELEMENT_INFO, FloatType, IntegerType, TiledView, TileType, Type,
                      element_type)
+from ..verify import Options, verify
 
 
 def describe(t: Type) -> list[str]:
@@ -54,6 +57,34 @@ def _run_types(items: Sequence[tuple[str, str]]) -> int:
             for diag in exc.diagnostics:
                 print(diag.render({name: text}), file=sys.stderr)
             status = 1
+    return status
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    status = 0
+    options = Options(warn_hints=args.warn_hints or args.error_hints,
+                      error_hints=args.error_hints)
+    for path in args.files:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"{path}: error: cannot read: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        try:
+            ops = parse_document(text, path)
+        except TileIRError as exc:
+            diagnostics = list(exc.diagnostics)
+        else:
+            diagnostics = [d for op in ops for d in verify(op, options)]
+        for diagnostic in diagnostics:
+            print(diagnostic.render({path: text}), file=sys.stderr)
+        if any(d.severity is Severity.ERROR for d in diagnostics):
+            status = 1
+        else:
+            count = sum(1 for op in ops for _ in op.walk())
+            print(f"{path}: ok ({count} ops)")
     return status
 
 
@@ -110,6 +141,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tileir", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
+    p_check = sub.add_parser("check", help="parse and verify Tile IR text files")
+    p_check.add_argument("files", nargs="+", help="Tile IR text files")
+    p_check.add_argument("-Wunsupported-hints", dest="warn_hints", action="store_true",
+                         help="warn about optimization hints tileiras does not know")
+    p_check.add_argument("-Werr-hints", dest="error_hints", action="store_true",
+                         help="... and make them errors")
+    p_check.set_defaults(func=_cmd_check)
     sub.add_parser("example", help="parse, verify and print the shipped example types"
                    ).set_defaults(func=_cmd_example)
     p_type = sub.add_parser("type", help="parse, verify and describe types")
