@@ -5,8 +5,13 @@ from __future__ import annotations
 import os
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 import pytest
+
+from tileir.diagnostics import TileIRError
+from tileir.syntax.parser import parse_document
+from tileir.verify import Options, verify
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("TILEIR_SHARED", REPO.parent / "shared"))
@@ -60,3 +65,32 @@ def pytest_terminal_summary(terminalreporter):
         for category in sorted(totals):
             terminalreporter.write_line(f"{category:<{width}}  {totals[category]:>12,}")
         terminalreporter.write_line(f"{'total':<{width}}  {sum(totals.values()):>12,}")
+
+
+# ---- verifier tests: the diagnostics a piece of Tile IR text gets ----------------------
+
+
+def diagnose_text(text: str, **options: bool) -> list[str]:
+    """``severity: message`` of every diagnostic (notes included, in order) that parsing
+    and verifying `text` produces; unregistered ops are allowed, as in the suite."""
+    try:
+        ops = parse_document(text, "test.mlir", allow_unregistered=True)
+    except TileIRError as exc:
+        found = list(exc.diagnostics)
+    else:
+        found = [d for op in ops for d in verify(op, Options(**options))]
+    lines: list[str] = []
+
+    def add(diagnostic) -> None:
+        lines.append(f"{diagnostic.severity.value}: {diagnostic.message}")
+        for note in diagnostic.notes:
+            add(note)
+    for diagnostic in found:
+        add(diagnostic)
+    return lines
+
+
+@pytest.fixture
+def diagnose() -> Callable[..., list[str]]:
+    """`diagnose(text, warn_hints=False, error_hints=False)` -> diagnostic lines."""
+    return diagnose_text

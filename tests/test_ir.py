@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tileir import ParseError, parse
+from tileir import ParseError, VerificationError, parse
 from tileir.attributes import DenseElementsAttr
 from tileir.enums import RoundingMode
 from tileir.ir import Builder, Module
@@ -63,8 +63,8 @@ def test_named_accessors_follow_the_declaration() -> None:
 
 def test_double_space_of_an_empty_directive_is_kept() -> None:
     # tileirdisasm prints `ftof %x  : ...` (the rounding directive printed nothing).
-    text = ("entry @k(%arg0: tile<4xf32>) {\n"
-            "  %0 = ftof %arg0  : tile<4xf32> -> tile<4xf16>\n"
+    text = ("entry @k(%arg0: tile<f32>) {\n"
+            "  %0 = ftof %arg0  : tile<f32> -> tile<f16>\n"
             "  return\n"
             "}\n")
     assert parse(text).format() == text
@@ -78,3 +78,15 @@ def test_parse_errors_have_locations() -> None:
     assert (diagnostic.location.line, diagnostic.location.column) == (3, 10)
     assert diagnostic.message == ("custom op 'bogus_op' is unknown "
                                   "(tried 'cuda_tile.bogus_op' as well)")
+
+
+def test_parse_verifies_by_default() -> None:
+    # entry arguments are rank-0 tiles (spec: kernel parameters are scalars or pointers)
+    text = "entry @k(%arg0: tile<4xf32>) {\n  return\n}\n"
+    with pytest.raises(VerificationError) as info:
+        parse(text, "k.mlir")
+    [diagnostic] = info.value.diagnostics
+    assert diagnostic.message == ("'cuda_tile.entry' op entry op must have scalar types "
+                                  "(rank 0 !cuda_tile.tile)")
+    assert (diagnostic.location.line, diagnostic.location.column) == (1, 1)
+    assert parse(text, "k.mlir", verify=False).format() == text

@@ -108,12 +108,37 @@ DICT_ARRAY = _passthrough("dict_array")
 
 
 @dataclass(frozen=True)
+class AttrConstraint:
+    """What ODS checks of a present attribute, with its summary for
+    ``attribute 'x' failed to satisfy constraint: <summary>``."""
+
+    summary: str
+    predicate: Callable[[Attribute], bool] = field(compare=False)
+
+    def accepts(self, attr: Attribute) -> bool:
+        return self.predicate(attr)
+
+
+@dataclass(frozen=True)
+class RegionConstraint:
+    """ODS region constraint (``SizedRegion<1>``), for
+    ``region #0 ('body') failed to verify constraint: <summary>``."""
+
+    summary: str
+    predicate: Callable[[Any], bool] = field(compare=False)
+
+    def accepts(self, region: Any) -> bool:
+        return self.predicate(region)
+
+
+@dataclass(frozen=True)
 class AttrDef:
     name: str
     kind: AttrKind
     default: Attribute | None = None
     optional: bool = False
     since: Version = V13_1
+    constraint: AttrConstraint | None = None
 
     @property
     def is_unit(self) -> bool:
@@ -135,6 +160,8 @@ class OpDef:
     results: tuple[ResultDef, ...] = ()
     attrs: tuple[AttrDef, ...] = ()
     region_names: tuple[str, ...] = ()
+    #: Per region, its ODS constraint (None for ``AnyRegion``).
+    region_constraints: tuple[RegionConstraint | None, ...] = ()
     traits: frozenset[str] = frozenset()
     #: The traits in declared order, each with its arguments (``AllTypesMatch(lhs,rhs)``):
     #: the verifier checks them in this order, as MLIR does.

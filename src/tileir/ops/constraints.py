@@ -1,83 +1,197 @@
-"""Type constraints of op operands and results, with the reference's summary wording."""
+"""Type constraints of op operands and results, as the reference's ODS declares them.
+
+Each constraint carries the summary MLIR prints in ``operand #0 must be <summary>``.
+Tile constraints follow ODS's ``ShapedContainerType``: ``<what> of <element summaries>
+values``, where `<what>` is ``tile``, a rank list (``0D tile``) or an op-specific name
+(``mmaf operand tile type``).  Element types introduced after 13.3 (f8E5M3FNU) are
+accepted where the reference's lists take every float, but left out of the summaries:
+those are the reference's exact words, which its tests and users match.
+"""
 
 from __future__ import annotations
 
-from ..types import (BF16, F16, F32, F64, FLOAT_TYPES, I1, I4, I8, I16, I32, I64, INTEGER_TYPES,
-                     NUMBER_TYPES, TOKEN, TF32, F8E4M3FN, F8E5M2, F4E2M1FN, F8E8M0FNU,
+from typing import Callable, Iterable, Sequence
+
+from ..attributes import (ArrayAttr, Attribute, BoolAttr, DenseArrayAttr, IntegerAttr,
+                          StringAttr)
+from ..types import (BF16, ELEMENT_INFO, F16, F32, F64, TF32, F8E4M3FN, F8E5M2, F4E2M1FN,
+                     F8E8M0FNU, FLOAT_TYPES, I1, I4, I8, I16, I32, I64, TOKEN,
                      GatherScatterViewType, PartitionViewType, PointerType, StridedViewType,
-                     TensorViewType, TileType, TiledView, TokenType, Type)
-from .base import ANY_TYPE, TypeConstraint
+                     IntegerType, TensorViewType, TileType, TiledView, TokenType, Type)
+from ..versions import V13_3
+from .base import ANY_TYPE, AttrConstraint, RegionConstraint, TypeConstraint
 
+# ---- element type lists (ODS's AnyTypeOf lists, in their order) ---------------------------
 
-def _names(types) -> str:
-    return " or ".join(t.format() for t in types)
+_LATER_FLOATS = tuple(t for t in FLOAT_TYPES if ELEMENT_INFO[t].since > V13_3)
 
-
-def tile_of(elements, what: str | None = None) -> TypeConstraint:
-    elements = tuple(elements)
-    summary = f"tile of {what or _names(elements)} values"
-    return TypeConstraint(summary, lambda t: isinstance(t, TileType) and t.element_type in elements)
-
-
-def scalar_of(elements, what: str | None = None,
-              buildable: Type | None = None) -> TypeConstraint:
-    elements = tuple(elements)
-    summary = f"0D tile of {what or _names(elements)} values"
-    return TypeConstraint(summary, lambda t: isinstance(t, TileType) and t.rank == 0
-                          and t.element_type in elements, buildable)
-
-
-def _is_ptr_tile(t: Type) -> bool:
-    return isinstance(t, TileType) and isinstance(t.element_type, PointerType)
-
-
-def _kind(cls: type, summary: str) -> TypeConstraint:
-    return TypeConstraint(summary, lambda t: isinstance(t, cls))
-
-
+#: CudaTile_AnyInt.
+ANY_INT = (I1, I8, I16, I32, I64)
+#: CudaTile_AnyFloat (note: tf32 before f64).
+ANY_FLOAT = (F16, BF16, F32, TF32, F64, F8E4M3FN, F8E5M2, F8E8M0FNU, F4E2M1FN) + _LATER_FLOATS
+#: CudaTile_NumberType: the floats, then the integers.
+NUMBER = ANY_FLOAT + ANY_INT
+#: CudaTile_BaseFloatTileType's elements.
 BASE_FLOATS = (F16, BF16, F32, F64)
+#: CudaTile_FloatTileType's elements (note: f64 before tf32).
+TILE_FLOATS = (F16, BF16, F32, F64, TF32, F8E4M3FN, F8E5M2, F8E8M0FNU, F4E2M1FN) + _LATER_FLOATS
+#: CudaTile_NumberTileType's elements: the integers, then the floats.
+TILE_NUMBERS = ANY_INT + TILE_FLOATS
 MMA_FLOATS = (F16, BF16, F32, F64, TF32, F8E4M3FN, F8E5M2)
 
+
+def _element_summary(elements: Sequence[Type | str]) -> str:
+    """ODS's AnyTypeOf summary: the members' summaries joined with `` or `` (the
+    reference's members only)."""
+    return " or ".join(e if isinstance(e, str) else e.format() for e in elements
+                       if e not in _LATER_FLOATS)
+
+
+#: Stands for any pointer type in an element list (ODS's CudaTile_PointerType).
+POINTER = "Pointer type"
+
+
+def _is_pointer(t: Type) -> bool:
+    """A pointer type (ODS CudaTile_PointerType)."""
+    return isinstance(t, PointerType)
+
+
+def _element_test(elements: Iterable[Type | str]) -> Callable[[Type], bool]:
+    """Membership in an element list; the string ``"Pointer type"`` stands for any pointer."""
+    concrete = tuple(e for e in elements if not isinstance(e, str))
+    pointers = POINTER in tuple(elements)
+    return lambda t: t in concrete or (pointers and _is_pointer(t))
+
+
+def tile_of(elements: Sequence[Type | str], what: str = "tile",
+            ranks: Sequence[int] | None = None, buildable: Type | None = None
+            ) -> TypeConstraint:
+    """ODS ``CudaTile_TileOf`` (and ``RankedTileOf`` when `ranks` is given)."""
+    elements = tuple(elements)
+    accepts_element = _element_test(elements)
+    if ranks is not None:
+        what = "/".join(f"{r}D" for r in ranks) + " " + what
+    allowed_ranks = tuple(ranks) if ranks is not None else None
+
+    def predicate(t: Type) -> bool:
+        return (isinstance(t, TileType) and accepts_element(t.element_type)
+                and (allowed_ranks is None or t.rank in allowed_ranks))
+    return TypeConstraint(f"{what} of {_element_summary(elements)} values", predicate, buildable)
+
+
+def scalar_of(elements: Sequence[Type | str], buildable: Type | None = None) -> TypeConstraint:
+    """ODS ``CudaTile_ScalarTileOf``: a rank-0 tile."""
+    return tile_of(elements, ranks=(0,), buildable=buildable)
+
+
+def _kind(cls: type, summary: str, buildable: Type | None = None) -> TypeConstraint:
+    """A TypeDef (or type interface) used as a constraint: its own summary."""
+    return TypeConstraint(summary, lambda t: isinstance(t, cls), buildable)
+
+
+def _is_cuda_tile_type(t: Type) -> bool:
+    """A type of the cuda_tile dialect (tile, pointer, token, views)."""
+    return isinstance(t, (TileType, PointerType, TokenType, TensorViewType, TiledView))
+
+
 BASE_FLOAT_TILE = tile_of(BASE_FLOATS)
-FLOAT_TILE = tile_of(FLOAT_TYPES)
-INT_TILE = tile_of(INTEGER_TYPES)
-INT4_TILE = tile_of(INTEGER_TYPES + (I4,))
-NUMBER_TILE = tile_of(NUMBER_TYPES)
-NUMBER4_TILE = tile_of(NUMBER_TYPES + (I4,))
+FLOAT_TILE = tile_of(TILE_FLOATS)
+INT_TILE = tile_of(ANY_INT)
+INT4_TILE = tile_of(ANY_INT + (I4,))                      # ExtIOp/TruncIOp_IntegerType
+NUMBER_TILE = tile_of(TILE_NUMBERS)
+NUMBER4_TILE = tile_of(TILE_NUMBERS + (I4,))              # Pack/UnpackOp_UnpackedType
 I1_TILE = tile_of((I1,))
 I8_TILE = tile_of((I8,))
-I32_TILE = tile_of((I32,))
-I64_TILE = tile_of((I64,))
-PTR_TILE = TypeConstraint("tile of Pointer type values", _is_ptr_tile)
-ANY_TILE = TypeConstraint("tile of any type values", lambda t: isinstance(t, TileType))
-MMA_INPUT = tile_of(MMA_FLOATS)
-MMA_ACC = tile_of((F16, F32, F64))
-SCALED_INPUT = tile_of((F8E4M3FN, F8E5M2, F4E2M1FN))
-SCALE = tile_of((F8E4M3FN, F8E8M0FNU))
-F32_TILE = tile_of((F32,))
+I64_TILE = tile_of((I64,))                                # IntTileInt64Type
+PTR_TILE = tile_of((POINTER,))                            # PointerTileType
+#: CudaTile_TileType used directly: its TypeDef summary.
+ANY_TILE = _kind(TileType, "Tile type")
+MMAF_INPUT = tile_of(MMA_FLOATS, "mmaf operand tile type")
+MMAF_ACC = tile_of((F16, F32, F64), "mmaf acc/result tile type")
+MMAI_INPUT = tile_of((I8,), "mmai operand tile type")
+MMAI_ACC = tile_of((I32,), "mmai acc tile type")
+MMAI_RESULT = tile_of((I32,), "mmai result tile type")
+SCALED_INPUT = tile_of((F8E4M3FN, F8E5M2, F4E2M1FN), "mmaf_scaled operand tile type")
+SCALE = tile_of((F8E4M3FN, F8E8M0FNU), "mmaf_scaled scale tile type")
+SCALED_RESULT = tile_of((F32,), "mmaf_scaled result tile type")
 
-SCALAR_INT = scalar_of(INTEGER_TYPES)
+SCALAR_INT = scalar_of(ANY_INT)
 SCALAR_I1 = scalar_of((I1,), buildable=TileType((), I1))
 SCALAR_I32 = scalar_of((I32,), buildable=TileType((), I32))
-SCALAR_PTR = TypeConstraint("0D tile of Pointer type values",
-                            lambda t: _is_ptr_tile(t) and t.rank == 0)
+SCALAR_PTR = scalar_of((POINTER,))
 
-TOKEN_C = TypeConstraint("cuda tile token type", lambda t: isinstance(t, TokenType), TOKEN)
-TENSOR_VIEW = _kind(TensorViewType, "cuda tile tensor view type")
-PARTITION_VIEW = _kind(PartitionViewType, "cuda tile partition view type")
-STRIDED_VIEW = _kind(StridedViewType, "cuda tile strided view type")
-GATHER_SCATTER_VIEW = _kind(GatherScatterViewType, "cuda tile gather scatter view type")
+TOKEN_C = _kind(TokenType, "cuda tile token type", TOKEN)
+TENSOR_VIEW = _kind(TensorViewType, "tensor view type")
+PARTITION_VIEW = _kind(PartitionViewType, "partition view type")
+STRIDED_VIEW = _kind(StridedViewType, "strided view type")
+GATHER_SCATTER_VIEW = _kind(GatherScatterViewType, "gather/scatter view type")
 TILE_VIEW = _kind(TiledView, "TileView instance")
+#: CudaTile_AnyType: a number type or any cuda_tile type (the latter's summary is empty,
+#: hence the trailing " or ").
+CUDA_TILE_ANY = TypeConstraint(_element_summary(NUMBER) + " or ",
+                               lambda t: t in NUMBER or _is_cuda_tile_type(t))
 ANY = ANY_TYPE
 
 #: Shorthand codes used by the op tables.
 CODES: dict[str, TypeConstraint] = {
     "fB": BASE_FLOAT_TILE, "f": FLOAT_TILE, "iN": INT_TILE, "i4N": INT4_TILE,
-    "num": NUMBER_TILE, "num4": NUMBER4_TILE, "i1": I1_TILE, "i8": I8_TILE, "i32": I32_TILE,
-    "i64": I64_TILE, "f32": F32_TILE, "ptr": PTR_TILE, "tile": ANY_TILE, "mma_in": MMA_INPUT,
-    "mma_acc": MMA_ACC, "scaled_in": SCALED_INPUT, "scale": SCALE, "s_i": SCALAR_INT,
-    "s_i1": SCALAR_I1, "s_i32": SCALAR_I32, "s_ptr": SCALAR_PTR, "token": TOKEN_C,
-    "tv": TENSOR_VIEW, "pv": PARTITION_VIEW, "sv": STRIDED_VIEW, "gsv": GATHER_SCATTER_VIEW,
-    "view": TILE_VIEW, "any": ANY,
+    "num": NUMBER_TILE, "num4": NUMBER4_TILE, "i1": I1_TILE, "i8": I8_TILE, "i64": I64_TILE,
+    "ptr": PTR_TILE, "tile": ANY_TILE,
+    "mmaf_in": MMAF_INPUT, "mmaf_acc": MMAF_ACC, "mmai_in": MMAI_INPUT, "mmai_acc": MMAI_ACC,
+    "mmai_res": MMAI_RESULT, "scaled_in": SCALED_INPUT, "scale": SCALE,
+    "scaled_res": SCALED_RESULT,
+    "s_i": SCALAR_INT, "s_i1": SCALAR_I1, "s_i32": SCALAR_I32, "s_ptr": SCALAR_PTR,
+    "token": TOKEN_C, "tv": TENSOR_VIEW, "pv": PARTITION_VIEW, "sv": STRIDED_VIEW,
+    "gsv": GATHER_SCATTER_VIEW, "view": TILE_VIEW, "ct_any": CUDA_TILE_ANY, "any": ANY,
     "fpowi_exp": tile_of((I1, I8, I16, I32)),
+}
+
+
+# ---- attribute constraints --------------------------------------------------
+
+
+def _signless(bits: int) -> Callable[[Attribute], bool]:
+    """ODS ``I<bits>Attr``: an integer attribute of the signless `bits`-wide type."""
+    return lambda a: isinstance(a, IntegerAttr) and a.type == IntegerType(bits)
+
+
+def _int_attr(bits: int, confinement: str = "",
+              holds: Callable[[int], bool] = lambda v: True) -> AttrConstraint:
+    """``I<bits>Attr``, optionally ``ConfinedAttr``-ed (its summary appended)."""
+    base = _signless(bits)
+    summary = f"{bits}-bit signless integer attribute" + (f" {confinement}" if confinement else "")
+    return AttrConstraint(summary, lambda a: base(a) and holds(a.value))
+
+
+def _min_value(n: int) -> AttrConstraint:
+    """``ConfinedAttr<I64Attr, [IntMinValue<n>]>``."""
+    return _int_attr(64, f"whose minimum value is {n}", lambda v: v >= n)
+
+
+#: Constraint per attribute code of the op tables (codes without one are unchecked).
+ATTR_CONSTRAINTS: dict[str, AttrConstraint] = {
+    "i64": _int_attr(64),
+    "i32": _int_attr(32),
+    "i32nn": _int_attr(32, "whose value is non-negative", lambda v: v >= 0),
+    "i64min0": _min_value(0),
+    "str": AttrConstraint("string attribute", lambda a: isinstance(a, StringAttr)),
+    "bool": AttrConstraint("bool attribute", lambda a: isinstance(a, BoolAttr)),
+    "i32arr": AttrConstraint("i32 dense array attribute",
+                             lambda a: isinstance(a, DenseArrayAttr)
+                             and a.element_type == IntegerType(32)),
+    "array": AttrConstraint("array attribute", lambda a: isinstance(a, ArrayAttr)),
+}
+
+# ---- region constraints --------------------------------------------------
+
+
+def _block_count(region: object) -> int:
+    """How many blocks a region holds."""
+    return len(getattr(region, "blocks", ()))
+
+
+#: ``SizedRegion<1>`` and ``MaxSizedRegion<1>``, by the op tables' region codes.
+REGION_CODES: dict[str, RegionConstraint] = {
+    "sized": RegionConstraint("region with 1 blocks", lambda r: _block_count(r) == 1),
+    "max": RegionConstraint("region with at most 1 blocks", lambda r: _block_count(r) <= 1),
 }

@@ -8,22 +8,32 @@ _TERM = "attr-dict ($operands^ `:` custom<CudaTileType>(type($operands)))?"
 
 op("assert", "13.1", 0x05, G, operands="condition:i1", attrs="message:str",
    format="$condition `,` $message attr-dict `:` custom<CudaTileType>(type($condition))")
-for _name, _opcode in (("break", 0x0A), ("continue", 0x11), ("return", 0x5C),
-                       ("yield", 0x6D)):
-    op(_name, "13.1", _opcode, G, operands="operands:any*", traits="Terminator Pure",
-       format=_TERM)
+#: The terminators: their operands' constraint and traits, as the reference declares them.
+_TERMINATORS = (
+    ("break", 0x0A, "ct_any", "ReturnLike Terminator ParentOneOf(if,loop)"),
+    ("continue", 0x11, "ct_any", "Terminator ParentOneOf(for,if,loop)"),
+    ("return", 0x5C, "any", "ParentOneOf(entry,if,testing$func) ReturnLike Terminator"),
+    ("yield", 0x6D, "ct_any", "Pure ReturnLike Terminator ParentOneOf(if,reduce,scan)"),
+)
+for _name, _opcode, _code, _traits in _TERMINATORS:
+    op(_name, "13.1", _opcode, G, operands=f"operands:{_code}*", traits=_traits, format=_TERM)
 op("for", "13.1", 0x29, G,
    operands="lowerBound:s_i upperBound:s_i step:s_i initValues:any*",
-   results="resultValues:any*", attrs="unsignedCmp:unit@13.2", regions="body",
-   traits="SingleBlock RecursiveMemoryEffects AsmNames", custom="for", names=first("for"),
+   results="resultValues:any*", attrs="unsignedCmp:unit@13.2", regions="body:sized",
+   traits="AutomaticAllocationScope AllTypesMatch(lowerBound,upperBound,step) "
+          "AllTypesMatch(initValues,resultValues) RecursiveMemoryEffects SingleBlock "
+          "SingleBlockImplicitTerminator(continue) AsmNames", custom="for", names=first("for"),
    arg_names=for_block_args, default_dialect=True, terminator="continue")
 op("if", "13.1", 0x32, G, operands="condition:s_i1", results="results:any*",
-   regions="thenRegion elseRegion",
-   traits="NoRegionArguments RecursiveMemoryEffects AsmNames", default_dialect=True,
+   regions="thenRegion:sized elseRegion:max",
+   traits="NoRegionArguments AsmNames RecursiveMemoryEffects SingleBlock "
+          "SingleBlockImplicitTerminator(yield,break,continue,return)", default_dialect=True,
    terminator="yield",
    format="$condition (`->` `(` custom<CudaTileType>(type($results))^ `)`)? "
           "custom<IfOpRegion>($thenRegion) (`else` custom<IfOpRegion>($elseRegion)^)? "
           "attr-dict")
 op("loop", "13.1", 0x41, G, operands="initValues:any*", results="resultValues:any*",
-   regions="body", traits="SingleBlock RecursiveMemoryEffects AsmNames", custom="loop",
+   regions="body:sized",
+   traits="AutomaticAllocationScope AsmNames RecursiveMemoryEffects SingleBlock "
+          "SingleBlockImplicitTerminator(continue,break)", custom="loop",
    default_dialect=True, terminator="continue")

@@ -9,29 +9,33 @@ _BINARY = "$lhs `,` $rhs" + _T
 _FTZ = " (`flush_to_zero` $flush_to_zero^)?"
 _SAME_1 = "source,result"
 _SAME_2 = "lhs,rhs,result"
-PURE = "Pure Elementwise SameOperandsAndResultType"
+#: The reference's traits of the unary and binary elementwise ops.
+UNARY = "Pure AllTypesMatch(source,result)"
+BINARY = "Pure AllTypesMatch(lhs,rhs,result)"
 
 
 def _unary(name: str, opcode: int, since: str = "13.1", attrs: str = "",
-           format: str = _UNARY, summary: str = "") -> None:
+           format: str = _UNARY, summary: str = "", traits: str = UNARY) -> None:
     op(name, since, opcode, G, operands="source:fB", results="result:fB", attrs=attrs,
-       traits=PURE, format=format, same=_SAME_1, summary=summary)
+       traits=traits, format=format, same=_SAME_1, summary=summary)
 
 
 def _rounded_binary(name: str, opcode: int, directive: str = "IEEERoundingMode") -> None:
     op(name, "13.1", opcode, G, operands="lhs:fB rhs:fB", results="result:fB",
-       attrs="rounding_mode:rounding=nearest_even flush_to_zero:unit", traits=PURE,
+       attrs="rounding_mode:rounding=nearest_even flush_to_zero:unit", traits=BINARY,
        format=f"$lhs `,` $rhs custom<{directive}>($rounding_mode)" + _FTZ + _T, same=_SAME_2)
 
 
-_unary("absf", 0x00, summary="absolute value")
+_unary("absf", 0x00, summary="absolute value",
+       traits="Pure SameOperandsAndResultShape AllTypesMatch(source,result)")
 _rounded_binary("addf", 0x02)
-op("atan2", "13.2", 0x6E, G, operands="x:fB y:fB", results="result:fB", traits=PURE,
+op("atan2", "13.2", 0x6E, G, operands="x:fB y:fB", results="result:fB",
+   traits="Pure AllTypesMatch(x,y,result)",
    format="$x `,` $y" + _T, same="x,y,result")
 _unary("ceil", 0x0D)
 op("cmpf", "13.1", 0x0E, G, operands="lhs:fB rhs:fB", results="result:i1",
    attrs="comparison_predicate:cmp_pred comparison_ordering:cmp_order",
-   traits="Pure Elementwise SameTypeOperands",
+   traits="Pure AllTypesMatch(lhs,rhs) TypesMatchWith(lhs,result,i1_same_shape)",
    format="custom<ComparisonPredicate>($comparison_predicate) "
           "custom<ComparisonOrdering>($comparison_ordering) $lhs `,` $rhs attr-dict `:` "
           "custom<CudaTileType>(type($lhs)) `->` custom<CudaTileType>(type($result))",
@@ -44,7 +48,8 @@ _unary("exp", 0x17, attrs="rounding_mode:rounding=full@13.3",
 _unary("exp2", 0x18, attrs="flush_to_zero:unit", format="$source" + _FTZ + _T)
 _unary("floor", 0x27)
 op("fma", "13.1", 0x28, G, operands="lhs:fB rhs:fB acc:fB", results="result:fB",
-   attrs="rounding_mode:rounding=nearest_even flush_to_zero:unit", traits=PURE,
+   attrs="rounding_mode:rounding=nearest_even flush_to_zero:unit",
+   traits="Pure AllTypesMatch(lhs,rhs,acc,result)",
    format="$lhs `,` $rhs `,` $acc custom<IEEERoundingMode>($rounding_mode)" + _FTZ + _T,
    same="lhs,rhs,acc,result")
 op("fpowi", "13.4", 121, G, operands="source:fB exponent:fpowi_exp", results="result:fB",
@@ -55,17 +60,22 @@ _unary("log", 0x3F)
 _unary("log2", 0x40)
 for _name, _opcode in (("maxf", 0x45), ("minf", 0x47)):
     op(_name, "13.1", _opcode, G, operands="lhs:fB rhs:fB", results="result:fB",
-       attrs="propagate_nan:unit flush_to_zero:unit", traits=PURE,
+       attrs="propagate_nan:unit flush_to_zero:unit", traits=BINARY,
        format="$lhs `,` $rhs oilist(`flush_to_zero` $flush_to_zero | "
               "`propagate_nan` $propagate_nan)" + _T, same=_SAME_2)
-op("mmaf", "13.1", 0x49, G, operands="lhs:mma_in rhs:mma_in acc:mma_acc",
-   results="result:mma_acc", attrs="fast_acc:unit@13.3", traits="Pure",
+op("mmaf", "13.1", 0x49, G, operands="lhs:mmaf_in rhs:mmaf_in acc:mmaf_acc",
+   results="result:mmaf_acc", attrs="fast_acc:unit@13.3",
+   traits="Pure AllTypesMatch(acc,result) AllElementTypeMatch(lhs,rhs) "
+          "AllRanksMatch(lhs,rhs,acc)",
    format="$lhs `,` $rhs `,` $acc (`fast_acc` $fast_acc^)? attr-dict `:` "
           "custom<CudaTileType>(type($lhs)) `,` custom<CudaTileType>(type($rhs)) `,` "
           "custom<CudaTileType>(type($acc))", same="acc,result")
 op("mmaf_scaled", "13.3", 0x72, G,
-   operands="lhs:scaled_in rhs:scaled_in acc:f32 lhs_scale:scale rhs_scale:scale",
-   results="result:f32", traits="Pure",
+   operands="lhs:scaled_in rhs:scaled_in acc:scaled_res lhs_scale:scale rhs_scale:scale",
+   results="result:scaled_res",
+   traits="Pure AllTypesMatch(acc,result) AllElementTypeMatch(lhs,rhs) "
+          "AllElementTypeMatch(lhs_scale,rhs_scale) "
+          "AllRanksMatch(lhs,rhs,acc,lhs_scale,rhs_scale)",
    format="$lhs `,` $rhs `,` $acc `,` $lhs_scale `,` $rhs_scale attr-dict `:` "
           "custom<CudaTileType>(type($lhs)) `,` custom<CudaTileType>(type($rhs)) `,` "
           "custom<CudaTileType>(type($acc)) `,` custom<CudaTileType>(type($lhs_scale)) `,` "
@@ -73,8 +83,9 @@ op("mmaf_scaled", "13.3", 0x72, G,
 _rounded_binary("mulf", 0x4C)
 _unary("negf", 0x4F)
 op("pow", "13.1", 0x54, G, operands="source:fB exponent:fB", results="result:fB",
-   traits=PURE, format="$source `,` $exponent" + _T, same="source,exponent,result")
-op("remf", "13.1", 0x59, G, operands="lhs:fB rhs:fB", results="result:fB", traits=PURE,
+   traits="Pure AllTypesMatch(result,source,exponent) AllRanksMatch(source,exponent,result)",
+   format="$source `,` $exponent" + _T, same="source,exponent,result")
+op("remf", "13.1", 0x59, G, operands="lhs:fB rhs:fB", results="result:fB", traits=BINARY,
    format=_BINARY, same=_SAME_2)
 _unary("rsqrt", 0x5D, attrs="flush_to_zero:unit", format="$source" + _FTZ + _T)
 _unary("sin", 0x62)

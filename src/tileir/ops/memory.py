@@ -8,7 +8,7 @@ _TOKEN = " (`token` `` `=` `` $token^)?"
 _HINTS = " (`optimization_hints` `=` $optimization_hints^)?"
 
 op("alloca", "13.3", 0x71, G, results="result:s_ptr",
-   attrs="num_elem:i64 alignment:i64 global:unit",
+   attrs="num_elem:i64min0 alignment:i64min0 global:unit",
    format="`num_elem` `=` $num_elem `,` `alignment` `=` $alignment (`global` $global^)? "
           "attr-dict `:` custom<CudaTileType>(type($result))")
 op("join_tokens", "13.1", 0x3C, G, operands="tokens:token*", results="result:token",
@@ -19,7 +19,10 @@ op("load_ptr_tko", "13.1", 0x3D, G,
    operands="source:ptr mask:i1? paddingValue:num? token:token?",
    results="result:tile result_token:token",
    attrs="memory_ordering_semantics:mem_order memory_scope:mem_scope? "
-         "optimization_hints:hints?", traits="AsmNames",
+         "optimization_hints:hints?",
+   traits="AttrSizedOperandSegments TypesMatchWith(result,source,pointer_of) "
+          "OptionalTypesMatchWith(source,mask,same_shape) "
+          "OptionalTypesMatchWith(result,paddingValue,same_tile) AsmNames",
    names=fixed("result", "result_token"),
    format="$memory_ordering_semantics ($memory_scope^)? $source (`,` $mask^)? "
           "(`,` $paddingValue^)?" + _TOKEN + _HINTS + " attr-dict `:` "
@@ -30,6 +33,8 @@ op("store_ptr_tko", "13.1", 0x65, G,
    operands="destination:ptr value:tile mask:i1? token:token?", results="result_token:token",
    attrs="memory_ordering_semantics:mem_order memory_scope:mem_scope? "
          "optimization_hints:hints?",
+   traits="AttrSizedOperandSegments TypesMatchWith(value,destination,pointer_of) "
+          "OptionalTypesMatchWith(mask,destination,same_shape)",
    format="$memory_ordering_semantics ($memory_scope^)? $destination `,` $value "
           "(`,` $mask^)?" + _TOKEN + _HINTS + " attr-dict `:` "
           "custom<CudaTileType>(type($destination)) `,` custom<CudaTileType>(type($value)) "

@@ -7,11 +7,12 @@ G = "Misc"
 _GDC = "(`token` `=` $token^)? attr-dict `->` custom<CudaTileType>(type($result_token))"
 
 op("assume", "13.1", 0x06, G, operands="value:any", results="result:any",
-   attrs="predicate:assume", traits="Pure AsmNames", names=assume_name, same="value,result",
+   attrs="predicate:assume", traits="AllTypesMatch(value,result) AsmNames", names=assume_name,
+   same="value,result",
    format="custom<AssumePredicate>($predicate) `,` $value attr-dict `:` "
           "custom<CudaTileType>(type($value))")
 op("print_tko", "13.1", 0x55, G, operands="args:tile* token:token?@13.2",
-   results="result_token:token@13.2", attrs="str:str",
+   results="result_token:token@13.2", attrs="str:str", traits="AttrSizedOperandSegments",
    format="$str (`,` $args^)? (`token` `` `=` `` $token^)? attr-dict "
           "(`:` custom<CudaTileType>(type($args))^)? `->` "
           "custom<CudaTileType>(type($result_token))")

@@ -13,7 +13,7 @@ from ..types import IntegerType
 from ..versions import Version
 from . import base
 from .base import OPTIONAL, SINGLE, VARIADIC, AttrDef, OpDef, OperandDef, ResultDef
-from .constraints import CODES
+from .constraints import ATTR_CONSTRAINTS, CODES, REGION_CODES
 
 _OPS: dict[str, OpDef] = {}
 
@@ -25,6 +25,7 @@ ATTR_KINDS: dict[str, base.AttrKind] = {
     "mem_scope": base.enum_kind(MemoryScope), "rmw_mode": base.enum_kind(AtomicRMWMode),
     "visibility": base.enum_kind(SymbolVisibility),
     "unit": base.UNIT_KIND, "str": base.STR, "i64": base.I64, "i32": base.I32,
+    "i32nn": base.I32, "i64min0": base.I64,
     "bool": base.BOOL, "sym": base.SYMBOL_NAME, "symref": base.SYMBOL_REF,
     "i32arr": base.DENSE_I32_ARRAY, "array": base.ARRAY, "dense": base.DENSE,
     "type": base.TYPE, "hints": base.OPT_HINTS, "assume": base.ASSUME_PREDICATE,
@@ -34,6 +35,16 @@ ATTR_KINDS: dict[str, base.AttrKind] = {
 
 #: ``Name`` or ``Name(arg,arg)`` in a ``traits=`` string.
 _TRAIT = re.compile(r"(\w+)(?:\(([^)]*)\))?")
+
+
+def _regions(spec: str) -> tuple[tuple[str, ...], tuple[base.RegionConstraint | None, ...]]:
+    """``body:sized elseRegion:max``: region names and their ODS constraints."""
+    names, constraints = [], []
+    for field in spec.split():
+        name, _, code = field.partition(":")
+        names.append(name)
+        constraints.append(REGION_CODES[code] if code else None)
+    return tuple(names), tuple(constraints)
 
 
 def _version(text: str) -> Version:
@@ -91,10 +102,12 @@ def op(name: str, since: str, opcode: int | None, group: str, *, operands: str =
         n, code, arity, v, default = _field(spec, version)
         kind = ATTR_KINDS[code]
         attr_defs.append(AttrDef(n, kind, _default(kind, default) if default else None,
-                                 arity == OPTIONAL, v))
+                                 arity == OPTIONAL, v, ATTR_CONSTRAINTS.get(code)))
+    region_names, region_constraints = _regions(regions)
     definition = OpDef(
         name=name, since=version, opcode=opcode, group=group, operands=tuple(operand_defs),
-        results=tuple(result_defs), attrs=tuple(attr_defs), region_names=tuple(regions.split()),
+        results=tuple(result_defs), attrs=tuple(attr_defs), region_names=region_names,
+        region_constraints=region_constraints,
         traits=frozenset(name for name, _ in trait_list), trait_list=trait_list,
         format=format, custom=custom,
         same_type=tuple(tuple(g.split(",")) for g in same.split(";") if g),

@@ -5,8 +5,10 @@ from .registry import op
 G = "Testing"
 
 op("testing$func", "250.0", 0x3001, G,
-   attrs="sym_name:sym function_type:type arg_attrs:dicts? res_attrs:dicts?", regions="body",
-   traits="IsolatedFromAbove FunctionOpInterface SingleBlock Symbol AsmNames",
+   attrs="sym_name:sym function_type:type arg_attrs:dicts? res_attrs:dicts?",
+   regions="body:sized",
+   traits="IsolatedFromAbove FunctionOpInterface Symbol SingleBlock AsmNames "
+          "SingleBlockImplicitTerminator(return)",
    custom="function", default_dialect=True, terminator="return")
 op("testing$bytecode_test_new_attribute", "250.0", 0x3000, G,
    attrs="new_flag:unit@250.1 new_param:i32=42@250.1",

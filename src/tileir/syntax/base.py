@@ -7,7 +7,8 @@ diagnostics match NVIDIA's tools word for word.
 
 from __future__ import annotations
 
-from typing import Callable, NoReturn, TypeVar
+from contextlib import contextmanager
+from typing import Callable, Iterator, NoReturn, TypeVar
 
 from ..diagnostics import ParseError, error
 from .lexer import Kind, LexError, Lexer, Source, Token
@@ -25,6 +26,9 @@ class BaseParser:
         self.source = Source(text, filename, first_line)
         self.lexer = Lexer(self.source)
         self.prev_end = 0
+        #: What MLIR's OpAsmParser::emitError puts before a message: ``custom op 'x' ``
+        #: while a custom op's own syntax is parsed, empty elsewhere.
+        self.asm_prefix = ""
         self.token = self._lex()
 
     # ---- cursor --------------------------------------------------
@@ -54,6 +58,19 @@ class BaseParser:
 
     def error_at(self, offset: int, message: str) -> ParseError:
         return ParseError(error(message, self.source.location(offset)))
+
+    def asm_error(self, offset: int, message: str) -> ParseError:
+        """An error reported through MLIR's AsmParser (prefixed inside a custom op)."""
+        return self.error_at(offset, self.asm_prefix + message)
+
+    @contextmanager
+    def asm_context(self, prefix: str) -> Iterator[None]:
+        """Parse with `prefix` before AsmParser errors (a custom op, or none)."""
+        saved, self.asm_prefix = self.asm_prefix, prefix
+        try:
+            yield
+        finally:
+            self.asm_prefix = saved
 
     def error_here(self, message: str) -> ParseError:
         """An error at the current token."""
@@ -89,14 +106,15 @@ class BaseParser:
             return True
         return False
 
-    def expect_keyword(self, keyword: str) -> None:
+    def expect_keyword(self, keyword: str, context: str = "") -> None:
+        """Consume `keyword` or fail (MLIR AsmParser::parseKeyword(keyword, msg))."""
         if not self.consume_keyword(keyword):
-            self.fail(f"expected '{keyword}'")
+            raise self.asm_error(self.token.offset, f"expected '{keyword}'{context}")
 
     def parse_keyword(self) -> str:
-        """Any bare identifier (MLIR parseKeyword)."""
+        """Any bare identifier (MLIR AsmParser::parseKeyword)."""
         if self.token.kind is not Kind.BARE_IDENTIFIER:
-            self.fail("expected valid keyword")
+            raise self.asm_error(self.token.offset, "expected valid keyword")
         return self.advance().spelling
 
     def balanced_angle(self, message: str) -> str:
@@ -134,13 +152,15 @@ class BaseParser:
         low = -(1 << (bits - 1)) if signed else 0
         high = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
         if not low <= value <= high:
-            raise self.error_at(start, "integer value too large")
+            raise self.asm_error(start, "integer value too large")
         return value
 
     def parse_integer(self, bits: int = 64, signed: bool = True) -> int:
+        """An integer of `bits` bits (MLIR AsmParser::parseInteger)."""
+        offset = self.token.offset
         value = self.parse_optional_integer(bits, signed)
         if value is None:
-            self.fail("expected integer value")
+            raise self.asm_error(offset, "expected integer value")
         return value
 
     # ---- lists --------------------------------------------------

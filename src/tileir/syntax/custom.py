@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from ..attributes import ArrayAttr, DictAttr, StringAttr, TypeAttr, identifier_or_string
+from ..attributes import (ArrayAttr, DictAttr, EnumAttr, StringAttr, TypeAttr,
+                          identifier_or_string)
+from ..diagnostics import ParseError
 from ..enums import AtomicRMWMode, MemoryOrderingSemantics, MemoryScope
-from ..types import TOKEN, FunctionType, TensorViewType, TiledView
+from ..types import TOKEN, FunctionType, TensorViewType, TiledView, quoted
+from .lexer import Kind
 
 if TYPE_CHECKING:
     from ..ir import Operation, Value
@@ -113,8 +116,8 @@ def parse_for(parser: "OpParser", state: "OpState") -> None:
             result_types.append(parser.parse_cuda_tile_type())
         parser.expect_punct(")")
         if len(pairs) != len(result_types):
-            raise parser.error_at(state.name_offset, "mismatch in number of loop-carried "
-                                  "values and defined values")
+            raise parser.asm_error(state.name_offset, "mismatch in number of loop-carried "
+                                   "values and defined values")
         for (name, offset, init), t in zip(pairs, result_types):
             arguments.append((name, t, offset))
             inits.append(init)
@@ -152,7 +155,8 @@ def parse_loop(parser: "OpParser", state: "OpState") -> None:
         parser.expect_punct(":")
         iter_types = parser.parse_cuda_tile_type_list()
         if len(pairs) != len(iter_types):
-            raise parser.error_here("found different number of iter_values and types")
+            raise parser.asm_error(parser.token.offset,
+                                   "found different number of iter_values and types")
         if parser.consume_punct("->"):
             result_types = parser.parse_cuda_tile_type_list()
         for (name, offset, init), t in zip(pairs, iter_types):
@@ -186,32 +190,59 @@ def print_make_tensor_view(p: "Printer", op: "Operation") -> str:
     return text + _t(view)
 
 
+def _declared_dims(parser: "OpParser") -> tuple[list, int]:
+    """``[32, %d]`` after ``shape =`` / ``strides =``: (value or use, offset) pairs and the
+    offset of ``[``."""
+    offset = parser.token.offset
+    return parser.parse_mixed_list(), offset
+
+
+def _check_declared(parser: "OpParser", declared: list, expected: tuple, offset: int,
+                    name: str) -> None:
+    """The shape or strides written on make_tensor_view must agree with its type."""
+    if len(declared) != len(expected):
+        raise parser.asm_error(offset, f"expected {name} declaration to contain "
+                               f"{len(expected)} elements due to tensor_view type, but "
+                               f"{len(declared)} were provided")
+
+    def spell(value) -> str:
+        return "dynamic" if value is None else str(value)
+    for i, ((item, at), want) in enumerate(zip(declared, expected)):
+        got = item if isinstance(item, int) else None
+        if got != want:
+            raise parser.asm_error(at, f"input {name} dimension {i} does not match "
+                                   f"tensor_view type (expected {spell(want)}, got {spell(got)})")
+
+
 def parse_make_tensor_view(parser: "OpParser", state: "OpState") -> None:
+    from ..types import PointerType, TileType
     base = parser.parse_ssa_use()
     parser.expect_punct(",")
     parser.expect_keyword("shape")
     parser.expect_punct("=")
-    shape = parser.parse_mixed_list()
+    shape, shape_offset = _declared_dims(parser)
     parser.expect_punct(",")
     parser.expect_keyword("strides")
     parser.expect_punct("=")
-    strides = parser.parse_mixed_list()
+    strides, strides_offset = _declared_dims(parser)
     parser.parse_optional_attr_dict(state.discardable)
     parser.expect_punct(":")
-    first = parser.parse_cuda_tile_type()
-    dynamic_type = None
-    if parser.consume_punct("->"):
-        dynamic_type, view = first, parser.parse_cuda_tile_type()
-    else:
-        view = first
+    dyn_shape = [u for u, _ in shape if not isinstance(u, int)]
+    dyn_strides = [u for u, _ in strides if not isinstance(u, int)]
+    index_type = None
+    if dyn_shape or dyn_strides:
+        index_type = parser.parse_cuda_tile_type()
+        parser.expect_punct("->")
+    view = parser.parse_cuda_tile_type()
     if not isinstance(view, TensorViewType):
-        raise parser.error_here(f"expected tensor_view type, got {view}")
-    from ..types import PointerType, TileType
-    base_type = TileType((), PointerType(view.element_type))
-    dyn_shape = [u for u in shape if not isinstance(u, int)]
-    dyn_strides = [u for u in strides if not isinstance(u, int)]
-    _set_operands(parser, state, [([base], [base_type]), (dyn_shape, [dynamic_type]),
-                                  (dyn_strides, [dynamic_type])])
+        raise parser.asm_error(parser.token.offset,
+                               f"expected 'tensor_view' type, but got {quoted(view)}")
+    base_value = parser.resolve(base, TileType((), PointerType(view.element_type)))
+    _check_declared(parser, shape, view.shape, shape_offset, "shape")
+    _check_declared(parser, strides, view.strides, strides_offset, "stride")
+    groups = [[base_value], [parser.resolve(u, index_type) for u in dyn_shape],
+              [parser.resolve(u, index_type) for u in dyn_strides]]
+    _set_groups(state, groups)
     state.result_types = [view]
 
 
@@ -221,14 +252,16 @@ def print_make_view(p: "Printer", op: "Operation") -> str:
 
 
 def parse_make_view(parser: "OpParser", state: "OpState") -> None:
+    """``make_partition_view %tv : partition_view<...>`` (and strided, gather_scatter)."""
     source = parser.parse_ssa_use()
     parser.parse_optional_attr_dict(state.discardable)
     parser.expect_punct(":")
+    offset = parser.token.offset
     view = parser.parse_cuda_tile_type()
-    tensor_view = getattr(view, "tensor_view", None)
-    if not isinstance(view, TiledView) or tensor_view is None:
-        raise parser.error_here(f"expected a view type, got {view}")
-    _set_operands(parser, state, [([source], [tensor_view])])
+    kind = state.opdef.name[len("make_"):]
+    if getattr(view, "mnemonic", None) != kind:
+        raise parser.asm_error(offset, f"expected '{kind}' type, but got {quoted(view)}")
+    _set_groups(state, [[parser.resolve(source, view.tensor_view)]])
     state.result_types = [view]
 
 
@@ -238,6 +271,7 @@ def print_get_shape(p: "Printer", op: "Operation") -> str:
 
 
 def parse_get_shape(parser: "OpParser", state: "OpState") -> None:
+    """``get_tensor_shape %tv : T -> R``: one result of type R per dimension."""
     source = parser.parse_ssa_use()
     parser.expect_punct(":")
     offset = parser.token.offset
@@ -246,26 +280,31 @@ def parse_get_shape(parser: "OpParser", state: "OpState") -> None:
     result_type = parser.parse_cuda_tile_type()
     if state.opdef.name == "get_tensor_shape":
         if not isinstance(source_type, TensorViewType):
-            raise parser.error_at(offset, f"expected tensor_view, got {source_type}")
+            raise parser.asm_error(offset, f"expected tensor_view, got {quoted(source_type)}")
         rank = source_type.rank
     else:
         if not isinstance(source_type, TiledView):
-            raise parser.error_at(offset, f"expected tile view, got {source_type}")
+            raise parser.asm_error(offset, f"expected tile view, got {quoted(source_type)}")
         rank = source_type.index_rank
-    _set_operands(parser, state, [([source], [source_type])])
+    _set_groups(state, [[parser.resolve(source, source_type)]])
     state.result_types = [result_type] * rank
+
+
+def _set_groups(state: "OpState", groups: list) -> None:
+    """Record resolved operand groups (in declaration order) and their sizes."""
+    state.resolved_operands = [v for group in groups for v in group]
+    if state.opdef.needs_segments:
+        state.attributes["operandSegmentSizes"] = state.opdef.segment_sizes(groups)
 
 
 def _set_operands(parser: "OpParser", state: "OpState", groups: list) -> None:
     """Resolve each declared operand group's uses against its types (one type stands for
     all uses of a group) and record the group sizes."""
-    operands = []
+    resolved = []
     for uses, types in groups:
         types = types * len(uses) if len(types) == 1 else types
-        operands.append([parser.resolve(u, t) for u, t in zip(uses, types)])
-    state.resolved_operands = [v for group in operands for v in group]
-    if state.opdef.needs_segments:
-        state.attributes["operandSegmentSizes"] = state.opdef.segment_sizes(operands)
+        resolved.append([parser.resolve(u, t) for u, t in zip(uses, types)])
+    _set_groups(state, resolved)
 
 
 # ---- view loads, stores and reductions ----------------------------------------------------------
@@ -280,18 +319,29 @@ def _memory(op: "Operation") -> str:
 
 
 def _parse_memory(parser: "OpParser", state: "OpState") -> None:
+    """``weak`` / ``relaxed device``: memory ordering, then an optional scope keyword."""
     order = parser.parse_enum_keyword(
         MemoryOrderingSemantics, "invalid memory_ordering_semantics attribute specification. "
         "Got \"{keyword}\" but expect one of: weak, relaxed, acquire, release, acq_rel")
     state.attributes["memory_ordering_semantics"] = order
-    if parser.token.is_keyword() and parser.token.spelling != "token":
+    if parser.token.is_keyword():
         if order.value is MemoryOrderingSemantics.WEAK:
-            raise parser.error_here("operation specifies weak memory ordering semantics, but "
-                                    f"then provides \"{parser.token.spelling}\" scope, "
-                                    "expected no memory scope.")
+            raise parser.asm_error(parser.token.offset, "operation specifies weak memory "
+                                   "ordering semantics, but then provides "
+                                   f"\"{parser.token.spelling}\" scope, expected no memory "
+                                   "scope.")
         state.attributes["memory_scope"] = parser.parse_enum_keyword(
             MemoryScope, "invalid memory_scope attribute specification. Got \"{keyword}\" "
             "but expect one of: tl_blk, device, sys")
+
+
+def _keyword_case(parser: "OpParser", enum_type: type, message: str) -> EnumAttr:
+    """A keyword naming a case of `enum_type`, else `message` (``{keyword}`` stands for it)."""
+    offset = parser.token.offset
+    keyword = parser.parse_keyword()
+    if keyword not in enum_type.keywords():
+        raise parser.asm_error(offset, message.replace("{keyword}", keyword))
+    return EnumAttr(enum_type.from_keyword(keyword))
 
 
 def _index_types(p: "Printer", indices: list) -> str:
@@ -357,26 +407,40 @@ def _parse_view_tail(parser: "OpParser", state: "OpState", with_hints: bool) -> 
     return token
 
 
-def _parse_index_types(parser: "OpParser", count: int) -> list:
-    types = []
-    if parser.consume_punct(","):
+def _parse_index_types(parser: "OpParser", count: int) -> tuple[list, int | None]:
+    """``, T`` (one type for every index) or ``, T1, T2``; with the offset of the first."""
+    if not parser.consume_punct(","):
+        return [], None
+    offset = parser.token.offset
+    try:
+        first = parser.parse_cuda_tile_type()
+    except ParseError as exc:
+        raise ParseError(exc.diagnostics + parser.asm_error(
+            offset, "expected index type after comma").diagnostics) from None
+    if not parser.consume_punct(","):
+        return [first] * count, offset
+    types = [first, parser.parse_cuda_tile_type()]
+    while parser.consume_punct(","):
         types.append(parser.parse_cuda_tile_type())
-        if parser.token.is_punct(","):
-            while parser.consume_punct(","):
-                types.append(parser.parse_cuda_tile_type())
-        else:
-            types = types * count
-    if count and not types:
-        raise parser.error_here("index types must be specified when indices are present")
-    if types and len(types) != count:
-        raise parser.error_here(f"expected {count} index types, got {len(types)}")
-    return types
+    return types, offset
+
+
+def _resolve_indices(parser: "OpParser", indices: list, types: list, offset: int | None
+                     ) -> list:
+    """The index operands, once their types are known to be there, one per index."""
+    if indices and not types:
+        raise parser.asm_error(parser.token.offset,
+                               "index types must be specified when indices are present")
+    if types and len(types) != len(indices):
+        raise parser.asm_error(offset, f"expected {len(indices)} index types, got "
+                               f"{len(types)}")
+    return [parser.resolve(u, t) for u, t in zip(indices, types)]
 
 
 def _indices(parser: "OpParser") -> list:
     parser.expect_punct("[")
     indices = []
-    if not parser.token.is_punct("]"):
+    if parser.token.kind is Kind.PERCENT_IDENTIFIER:
         indices.append(parser.parse_ssa_use())
         while parser.consume_punct(","):
             indices.append(parser.parse_ssa_use())
@@ -391,13 +455,15 @@ def parse_load_view(parser: "OpParser", state: "OpState") -> None:
     token = _parse_view_tail(parser, state, True)
     parser.expect_punct(":")
     view_type = parser.parse_cuda_tile_type()
-    index_types = _parse_index_types(parser, len(indices))
+    index_types, offset = _parse_index_types(parser, len(indices))
     parser.expect_punct("->")
     tile_type = parser.parse_cuda_tile_type()
     parser.expect_punct(",")
     token_type = parser.parse_cuda_tile_type()
-    _set_operands(parser, state, [([view], [view_type]), (indices, index_types),
-                                  (token, [TOKEN])])
+    view_value = parser.resolve(view, view_type)
+    index_values = _resolve_indices(parser, indices, index_types, offset)
+    _set_groups(state, [[view_value], index_values,
+                        [parser.resolve(u, TOKEN) for u in token]])
     state.result_types = [tile_type, token_type]
 
 
@@ -412,33 +478,52 @@ def parse_store_view(parser: "OpParser", state: "OpState") -> None:
     tile_type = parser.parse_cuda_tile_type()
     parser.expect_punct(",")
     view_type = parser.parse_cuda_tile_type()
-    index_types = _parse_index_types(parser, len(indices))
+    index_types, offset = _parse_index_types(parser, len(indices))
     parser.expect_punct("->")
     token_type = parser.parse_cuda_tile_type()
-    _set_operands(parser, state, [([tile], [tile_type]), ([view], [view_type]),
-                                  (indices, index_types), (token, [TOKEN])])
+    tile_value = parser.resolve(tile, tile_type)
+    view_value = parser.resolve(view, view_type)
+    index_values = _resolve_indices(parser, indices, index_types, offset)
+    _set_groups(state, [[tile_value], [view_value], index_values,
+                        [parser.resolve(u, TOKEN) for u in token]])
     state.result_types = [token_type]
 
 
 def parse_atomic_red_view(parser: "OpParser", state: "OpState") -> None:
-    _parse_memory(parser, state)
+    """AtomicRedViewTkoOp's own syntax: its keywords are checked by its own messages, the
+    orderings and scopes it does not support are left to its verifier."""
+    state.attributes["memory_ordering_semantics"] = _keyword_case(
+        parser, MemoryOrderingSemantics, "invalid memory_ordering_semantics: '{keyword}'; "
+        "expected one of: weak, relaxed, acquire, release, acq_rel")
+    if parser.token.is_keyword():
+        state.attributes["memory_scope"] = _keyword_case(
+            parser, MemoryScope, "invalid memory_scope: '{keyword}'; expected one of: tl_blk, "
+            "device, sys")
     view = parser.parse_ssa_use()
     indices = _indices(parser)
+    mode_offset = parser.token.offset
     parser.expect_punct(",")
-    state.attributes["mode"] = parser.parse_enum_keyword(AtomicRMWMode,
-                                                         "invalid atomic mode: '{keyword}'")
+    mode = parser.parse_keyword()
     parser.expect_punct(",")
     value = parser.parse_ssa_use()
+    if mode not in AtomicRMWMode.keywords():
+        raise parser.asm_error(mode_offset, f"unknown atomic RMW mode: '{mode}'; expected one "
+                               "of: and, or, xor, add, addf, max, min, umax, umin")
+    state.attributes["mode"] = EnumAttr(AtomicRMWMode.from_keyword(mode))
     token = _parse_view_tail(parser, state, False)
     parser.expect_punct(":")
+    offset: int | None = parser.token.offset
     value_type = parser.parse_cuda_tile_type()
     parser.expect_punct(",")
     view_type = parser.parse_cuda_tile_type()
-    index_types = _parse_index_types(parser, len(indices))
+    index_types, index_offset = _parse_index_types(parser, len(indices))
+    offset = index_offset if index_offset is not None else offset
     parser.expect_punct("->")
     token_type = parser.parse_cuda_tile_type()
-    _set_operands(parser, state, [([view], [view_type]), (indices, index_types),
-                                  ([value], [value_type]), (token, [TOKEN])])
+    view_value = parser.resolve(view, view_type)
+    index_values = _resolve_indices(parser, indices, index_types, offset)
+    _set_groups(state, [[view_value], index_values, [parser.resolve(value, value_type)],
+                        [parser.resolve(u, TOKEN) for u in token]])
     state.result_types = [token_type]
 
 

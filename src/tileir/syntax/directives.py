@@ -37,11 +37,20 @@ def _parse_bool(parser: "OpParser") -> Attribute:
     return BoolAttr(False)
 
 
+def _parse_kind(parser: "OpParser", kind: type) -> Attribute:
+    """Any attribute, which must be a `kind` (MLIR AsmParser::parseAttribute<AttrType>)."""
+    offset = parser.token.offset
+    value = parser.parse_attribute()
+    if not isinstance(value, kind):
+        raise parser.asm_error(offset, "invalid kind of attribute specified")
+    return value
+
+
 #: How ``$attr`` prints and parses in a declarative format, by attribute kind.
 _ATTR_SYNTAX: dict[str, tuple[AttrPrint, AttrParse]] = {
     "i64": (lambda v: str(v.value), lambda p: IntegerAttr(p.parse_integer(64), IntegerType(64))),
     "i32": (lambda v: str(v.value), lambda p: IntegerAttr(p.parse_integer(32), IntegerType(32))),
-    "str": (lambda v: quote_string(v.value), lambda p: StringAttr(p.parse_string())),
+    "str": (lambda v: quote_string(v.value), lambda p: _parse_kind(p, StringAttr)),
     "symbol_name": (lambda v: "@" + identifier_or_string(v.value),
                     lambda p: StringAttr(p.parse_symbol_name())),
     "symbol_ref": (lambda v: v.format(), lambda p: SymbolRefAttr(p.parse_symbol_name())),
@@ -65,11 +74,11 @@ def attr_syntax(decl: AttrDef) -> tuple[AttrPrint, AttrParse]:
     enum_type = getattr(decl.kind, "enum_type", None)
     if enum_type in SPECIALIZED_ENUMS:
         return (lambda v: v.value.keyword,
-                lambda p: p.parse_enum_keyword(enum_type, f"invalid {decl.name} '{{keyword}}'"))
+                lambda p: p.parse_specialized_enum(enum_type, decl.name))
     if enum_type is not None:
         def parse_stripped(p: "OpParser") -> Attribute:
             p.expect_punct("<")
-            value = p.parse_enum_keyword(enum_type, f"invalid {decl.name} '{{keyword}}'")
+            value = p.parse_enum_parameter(enum_type)
             p.expect_punct(">")
             return value
         return (lambda v: v.format_stripped(), parse_stripped)
@@ -129,15 +138,16 @@ def _rounding_directive(default: RoundingMode, allowed: tuple[str, ...], strict:
         keyword = parser.parse_keyword()
         parser.expect_punct(">")
         listed = ", ".join(f"'{m}'" for m in allowed)
+        offset = parser.token.offset
         try:
             mode = RoundingMode.from_keyword(keyword)
         except KeyError:
             suffix = f", got: '{keyword}'" if strict else ""
-            raise parser.error_here(
-                f"expected rounding mode to be one of: {listed}{suffix}") from None
+            raise parser.asm_error(
+                offset, f"expected rounding mode to be one of: {listed}{suffix}") from None
         if strict and keyword not in allowed:
-            raise parser.error_here(
-                f"expected rounding mode to be one of: {listed}, got: '{keyword}'")
+            raise parser.asm_error(
+                offset, f"expected rounding mode to be one of: {listed}, got: '{keyword}'")
         state.attributes[arg.name] = EnumAttr(mode)
     return print_, parse
 

@@ -23,7 +23,7 @@ from ..diagnostics import ParseError, error, note
 from ..ir import Block, Module, Operation, Region, Value
 from ..ops import registry
 from ..ops.base import OPTIONAL, SINGLE, VARIADIC, OpDef
-from ..types import FloatType, FunctionType, IntegerType, TileType, Type
+from ..types import FloatType, FunctionType, IntegerType, TileType, Type, quoted
 from . import directives
 from .format import AttrDict, Custom, Literal, OIList, Optional_, TypeOf, Var, parse_format
 from .lexer import Kind, unescape_string
@@ -31,6 +31,9 @@ from .type_parser import TypeParser
 
 #: Items tileirdisasm prints at top level without their module.
 TOP_LEVEL_ITEMS = ("entry", "global", "testing$func")
+#: The element types a typed dense literal may have, as the reference lists them.
+_DENSE_ELEMENTS = ("i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or "
+                   "f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN")
 #: Ops nest; this bound keeps hostile input from exhausting Python's stack.
 MAX_OP_NESTING = 200
 
@@ -51,6 +54,8 @@ class OpState:
     opdef: OpDef
     name_offset: int
     uses: dict[str, list[Use]] = field(default_factory=dict)
+    #: Where each operand group's uses begin (where a count mismatch is reported).
+    operand_offsets: dict[str, int] = field(default_factory=dict)
     types: dict[str, list[Type]] = field(default_factory=dict)
     attributes: dict[str, Attribute] = field(default_factory=dict)
     discardable: dict[str, Attribute] = field(default_factory=dict)
@@ -66,12 +71,15 @@ class OpState:
 
 
 class _Scope:
-    """SSA names visible in one region; `isolated` stops lookups at entries."""
+    """SSA names visible in one region; `isolated` stops lookups at entries.
+
+    Like MLIR's parser, each name maps to one entry per result number: the value and the
+    offset of its definition (or, for a forward reference, of its first use)."""
 
     def __init__(self, isolated: bool) -> None:
-        self.values: dict[str, list[Value]] = {}
+        self.values: dict[str, list[tuple[Value, int]]] = {}
         self.isolated = isolated
-        self.forward: dict[str, tuple[list[Value], int]] = {}
+        self.forward: dict[str, list[tuple[Value, int] | None]] = {}
 
 
 class _Forward(Value):
@@ -197,6 +205,8 @@ class OpParser(TypeParser):
             raise self.wrong_token("expected operation name in quotes")
         op.location = self._trailing_location(op.location)
         expected = sum(c for _, c, _ in results)
+        if results and not op.results:
+            raise self.error_at(results[0][2], "cannot name an operation with no results")
         if results and expected != len(op.results):
             raise self.error_at(results[0][2], f"operation defines {len(op.results)} results "
                                 f"but was provided {expected} to bind")
@@ -240,14 +250,15 @@ class OpParser(TypeParser):
             raise self.error_at(token.offset, f"custom op '{spelling}' is unknown (tried "
                                 f"'{tried}.{spelling}' as well)")
         state = OpState(opdef, token.offset)
-        if opdef.custom is not None:
-            from .custom import PARSERS
-            PARSERS[opdef.custom](self, state)
-        else:
-            if opdef.parsed_format is None:
-                opdef.parsed_format = parse_format(opdef.format or "")
-            self._declarative(state, opdef.parsed_format)
-        return self._finish(state, token.offset)
+        with self.asm_context(f"custom op '{opdef.full_name}' "):
+            if opdef.custom is not None:
+                from .custom import PARSERS
+                PARSERS[opdef.custom](self, state)
+            else:
+                if opdef.parsed_format is None:
+                    opdef.parsed_format = parse_format(opdef.format or "")
+                self._declarative(state, opdef.parsed_format)
+            return self._finish(state, token.offset)
 
     def _builtin_module(self, offset: int) -> Operation:
         """MLIR's ``module [@name] [attributes {...}] { ... }``."""
@@ -338,6 +349,7 @@ class OpParser(TypeParser):
             return
         for operand in opdef.operands:
             if operand.name == name:
+                state.operand_offsets[name] = self.token.offset
                 if operand.arity == SINGLE:
                     state.uses[name] = [self.parse_ssa_use()]
                 elif operand.arity == OPTIONAL:
@@ -355,19 +367,62 @@ class OpParser(TypeParser):
         terminator = opdef.implicit_terminator
         state.regions[name] = self.parse_region_for(
             state, [], terminator=None if opdef.name == "module" else terminator,
-            isolated="IsolatedFromAbove" in opdef.traits)
+            isolated="IsolatedFromAbove" in opdef.traits,
+            ensure_block="SingleBlock" in opdef.traits)
 
     def parse_enum_keyword(self, enum_type: type, message: str) -> EnumAttr:
-        """A bare enum keyword (``weak``, ``signed``); `message` is the error, with
-        ``{keyword}`` standing for what was found."""
+        """A bare enum keyword (``weak``, ``signed``) read by a cuda_tile custom parser:
+        parseKeyword, then `message` (``{keyword}`` stands for what was found) when the
+        keyword names no case.  A missing keyword gives both of MLIR's errors."""
         offset = self.token.offset
-        keyword = self.token.spelling if self.token.is_keyword() else ""
+        if not self.token.is_keyword():
+            text = message.replace("{keyword}", "")
+            raise ParseError([self.asm_error(offset, "expected valid keyword").diagnostics[0],
+                              self.asm_error(offset, text).diagnostics[0]])
+        keyword = self.token.spelling
         try:
             value = enum_type.from_keyword(keyword)
         except KeyError:
-            raise self.error_at(offset, message.format(keyword=keyword)) from None
+            raise self.asm_error(offset, message.replace("{keyword}", keyword)) from None
         self.advance()
         return EnumAttr(value)
+
+    def parse_enum_parameter(self, enum_type: type) -> EnumAttr:
+        """The keyword inside ``<...>`` of an enum attribute (``overflow<no_wrap>``), with
+        the two errors of the parser ODS generates for an enum parameter."""
+        cls = enum_type.__name__
+        offset = self.token.offset
+        if self.token.is_keyword() and self.token.spelling in enum_type.keywords():
+            return EnumAttr(enum_type.from_keyword(self.advance().spelling))
+        if self.token.is_keyword():
+            self.advance()
+            first = self.asm_error(offset, f"expected ::mlir::cuda_tile::{cls} to be one of: "
+                                   + ", ".join(enum_type.keywords()))
+        else:
+            first = self.asm_error(offset, "expected valid keyword")
+        second = self.asm_error(self.token.offset, f"failed to parse CudaTile_{cls}Attr "
+                                f"parameter 'value' which is to be a `::mlir::cuda_tile::{cls}`")
+        raise ParseError(first.diagnostics + second.diagnostics)
+
+    def parse_specialized_enum(self, enum_type: type, name: str) -> EnumAttr:
+        """An enum attribute ``$name`` spelled as a bare keyword in a declarative op format
+        (the parser ODS generates: a listed keyword, or a string naming a case)."""
+        offset = self.token.offset
+        token = self.token
+        if token.is_keyword() and token.spelling in enum_type.keywords():
+            self.advance()
+            return EnumAttr(enum_type.from_keyword(token.spelling))
+        if token.kind is not Kind.STRING:
+            raise self.asm_error(offset, "expected string or keyword containing one of the "
+                                 f"following enum values for attribute '{name}' "
+                                 f"[{', '.join(enum_type.keywords())}]")
+        self.advance()
+        text = unescape_string(token.spelling)
+        try:
+            return EnumAttr(enum_type.from_keyword(text))
+        except KeyError:
+            raise self.asm_error(offset, f'invalid {name} attribute specification: "{text}"') \
+                from None
 
     # -- finishing an op: resolve operand types --
 
@@ -410,12 +465,12 @@ class OpParser(TypeParser):
             types = known.get(operand.name)
             if types is None:
                 types = self._inferred(state, operand.name, len(uses), known)
-            if uses and len(types) != len(uses):
                 if len(types) == 1:
                     types = types * len(uses)
-                else:
-                    raise self.error_at(state.name_offset, f"{len(uses)} operands present, "
-                                        f"but expected {len(types)}")
+            if len(types) != len(uses):
+                offset = state.operand_offsets.get(operand.name, state.name_offset)
+                raise self.asm_error(offset, "number of operands and types do not match: got "
+                                     f"{len(uses)} operands and {len(types)} types")
             groups.append([self.resolve(u, t) for u, t in zip(uses, types)])
         return groups
 
@@ -531,10 +586,14 @@ class OpParser(TypeParser):
     # ---- regions and blocks --------------------------------------------------
 
     def parse_region_for(self, state: OpState, arguments: list, terminator: str | None,
-                         isolated: bool = False) -> Region:
+                         isolated: bool = False, ensure_block: bool = False) -> Region:
+        """An op's region; with `terminator` (MLIR ensureTerminator) or `ensure_block`, an
+        empty ``{}`` still gets its one block."""
         dialect = "cuda_tile" if state.opdef.default_dialect else ""
         region = self.parse_region_body(arguments, isolated=isolated, default_dialect=dialect,
                                         labels_allowed=False)
+        if (terminator is not None or ensure_block) and not region.blocks:
+            region.add_block()
         if terminator is not None:
             block = region.block
             last = block.terminator
@@ -547,8 +606,16 @@ class OpParser(TypeParser):
 
     def parse_region_body(self, arguments: list, isolated: bool, default_dialect: str,
                           labels_allowed: bool) -> Region:
-        self.expect_punct("{")
+        """``{ ... }``: MLIR's own region parser, so errors there carry no op prefix."""
+        with self.asm_context(""):
+            return self._region_body(arguments, isolated, default_dialect, labels_allowed)
+
+    def _region_body(self, arguments: list, isolated: bool, default_dialect: str,
+                     labels_allowed: bool) -> Region:
+        self.expect_punct("{", " to begin a region")
         region = Region()
+        if not arguments and self.consume_punct("}"):
+            return region
         self.scopes.append(_Scope(isolated))
         block = region.add_block()
         for name, t, offset in arguments:
@@ -581,9 +648,6 @@ class OpParser(TypeParser):
             self._block_ops(block, default_dialect)
         self.expect_punct("}")
         self._close_scope()
-        if not block.operations and not block.arguments and len(region.blocks) == 1 \
-                and labels_allowed:
-            region.blocks.clear()
         return region
 
     def _block_ops(self, block: Block, default_dialect: str) -> None:
@@ -633,100 +697,115 @@ class OpParser(TypeParser):
         return Use(token.spelling[1:], index, token.offset)
 
     def parse_assignment_list(self) -> list[tuple[str, int, Use]]:
+        """``(%arg = %init, ...)`` (MLIR AsmParser::parseAssignmentList)."""
         pairs = []
 
         def pair() -> None:
             name, offset = self.parse_ssa_def()
             self.expect_punct("=")
             pairs.append((name, offset, self.parse_ssa_use()))
-        self.parse_comma_list(pair, "paren")
+        if not self.consume_punct("("):
+            raise self.asm_error(self.token.offset, "expected '('")
+        if self.consume_punct(")"):
+            return pairs
+        self.parse_comma_list(pair)
+        if not self.consume_punct(")"):
+            raise self.wrong_token("expected ',' or ')'")
         return pairs
 
-    def parse_mixed_list(self) -> list:
-        """``[%d, 32]``: SSA uses and integers."""
-        def item() -> Any:
+    def parse_mixed_list(self) -> list[tuple[Any, int]]:
+        """``[%d, 32]``: SSA uses and integers, each with its offset."""
+        def item() -> tuple[Any, int]:
+            offset = self.token.offset
             if self.token.kind is Kind.PERCENT_IDENTIFIER:
-                return self.parse_ssa_use()
-            return self.parse_integer()
+                return self.parse_ssa_use(), offset
+            value = self.parse_optional_integer()
+            if value is None:
+                raise self.asm_error(offset, "expected either integer or SSA value")
+            return value, offset
         return self.parse_comma_list(item, "square")
 
-    def _define(self, name: str, values: list[Value], offset: int) -> None:
-        scope = self.scopes[-1]
-        if name in scope.values:
-            raise ParseError(error(f"redefinition of SSA value '%{name}'",
-                                   self.source.location(offset)))
-        forward = self._find_forward(name)
-        if forward is not None:
-            placeholders, _ = forward
-            for i, placeholder in enumerate(placeholders):
-                if placeholder is not None and i < len(values):
-                    self._replace(placeholder, values[i], offset)
-        scope.values[name] = values
-
-    def _find_forward(self, name: str) -> tuple[list, int] | None:
+    def _visible_scopes(self) -> list[_Scope]:
+        """The scopes a name resolves in, innermost first, up to the isolated one."""
+        visible = []
         for scope in reversed(self.scopes):
-            if name in scope.forward:
-                return scope.forward.pop(name)
+            visible.append(scope)
             if scope.isolated:
-                return None
-        return None
+                break
+        return visible
 
-    def _replace(self, placeholder: Value, value: Value, offset: int) -> None:
+    def _define(self, name: str, values: list[Value], offset: int) -> None:
+        """Bind `%name` (MLIR addDefinition): forward references to it are replaced."""
+        for scope in self._visible_scopes():
+            if name in scope.values:
+                _, previous = scope.values[name][0]
+                raise ParseError(error(f"redefinition of SSA value '%{name}'",
+                                       self.source.location(offset),
+                                       [note("previously defined here",
+                                             self.source.location(previous))]))
+        forward = self._visible_scopes()[-1].forward.pop(name, None)
+        for index, entry in enumerate(forward or []):
+            if entry is not None and index < len(values):
+                self._replace(name, index, entry, values[index], offset)
+        self.scopes[-1].values[name] = [(value, offset) for value in values]
+
+    def _replace(self, name: str, index: int, entry: tuple[Value, int], value: Value,
+                 offset: int) -> None:
+        """Point the uses of a forward reference at its definition, if the types agree."""
+        placeholder, first_use = entry
         if placeholder.type != value.type:
             raise ParseError(error(
-                f"definition of SSA value '%{getattr(placeholder, 'name', '')}' has type "
-                f"{value.type} but was used earlier with type {placeholder.type}",
-                self.source.location(offset)))
-        for op, index in self.users.pop(id(placeholder), []):
-            op.operands[index] = value
+                f"definition of SSA value '%{name}#{index}' has type {quoted(value.type)}",
+                self.source.location(offset),
+                [note(f"previously used here with type {quoted(placeholder.type)}",
+                      self.source.location(first_use))]))
+        for op, position in self.users.pop(id(placeholder), []):
+            op.operands[position] = value
 
     def _record_uses(self, op: Operation) -> None:
         for i, value in enumerate(op.operands):
             if isinstance(value, _Forward):
                 self.users.setdefault(id(value), []).append((op, i))
 
+    def _lookup_entries(self, name: str) -> list | None:
+        """The definitions (or forward references) of `%name` visible here, or None."""
+        visible = self._visible_scopes()
+        for scope in visible:
+            if name in scope.values:
+                return scope.values[name]
+        return visible[-1].forward.get(name)
+
     def resolve(self, use: Use, expected: Type | None) -> Value:
-        """The value `use` names, checked against the type the syntax gives it."""
-        values = None
-        for scope in reversed(self.scopes):
-            if use.name in scope.values:
-                values = scope.values[use.name]
-                break
-            if scope.isolated:
-                break
-        if values is None:
-            if expected is None:
-                raise self.error_at(use.offset, "use of undeclared SSA value name")
-            scope = self.scopes[-1]
-            target = scope
-            for s in reversed(self.scopes):
-                target = s
-                if s.isolated:
-                    break
-            entry = target.forward.get(use.name)
-            if entry is None:
-                entry = ([], use.offset)
-                target.forward[use.name] = entry
-            placeholders = entry[0]
-            while len(placeholders) <= use.index:
-                placeholders.append(None)
-            if placeholders[use.index] is None:
-                placeholders[use.index] = _Forward(expected, use.name)
-            value = placeholders[use.index]
-        else:
-            if use.index >= len(values):
-                raise self.error_at(use.offset, "reference to invalid result number")
-            value = values[use.index]
-        if expected is not None and value.type != expected:
-            raise self.error_at(use.offset, f"use of value '%{use.name}' expects different "
-                                f"type than prior uses: '{expected}' vs '{value.type}'")
-        return value
+        """The value `use` names, checked against the type the syntax gives it
+        (MLIR resolveSSAUse: a mismatch points at the definition or first use)."""
+        entries = self._lookup_entries(use.name)
+        if use.index < len(entries or []) and entries[use.index] is not None:
+            value, previous = entries[use.index]
+            if expected is not None and value.type != expected:
+                raise ParseError(error(
+                    f"use of value '%{use.name}' expects different type than prior uses: "
+                    f"{quoted(expected)} vs {quoted(value.type)}",
+                    self.source.location(use.offset),
+                    [note("prior use here", self.source.location(previous))]))
+            return value
+        if entries and entries[0] is not None and not isinstance(entries[0][0], _Forward):
+            raise self.error_at(use.offset, "reference to invalid result number")
+        if expected is None:
+            raise self.error_at(use.offset, "use of undeclared SSA value name")
+        forward = self._visible_scopes()[-1].forward.setdefault(use.name, [])
+        while len(forward) <= use.index:
+            forward.append(None)
+        placeholder = _Forward(expected, use.name)
+        forward[use.index] = (placeholder, use.offset)
+        return placeholder
 
     def _close_scope(self) -> None:
+        """Leave a region; an isolated one must have no forward reference left."""
         scope = self.scopes.pop()
-        if scope.forward:
-            name, (_, offset) = next(iter(scope.forward.items()))
-            raise self.error_at(offset, "use of undeclared SSA value name")
+        offsets = sorted(entry[1] for entries in scope.forward.values()
+                         for entry in entries if entry is not None)
+        if offsets:
+            raise self.error_at(offsets[0], "use of undeclared SSA value name")
 
     # ---- attributes --------------------------------------------------
 
@@ -850,14 +929,17 @@ class OpParser(TypeParser):
             self.advance()
 
     def _dense_value(self, t: TileType, shape: list[int], values: list[int],
-                     type_offset: int) -> DenseElementsAttr:
+                     type_offset: int, custom: bool = False) -> DenseElementsAttr:
+        """The attribute, once the literal's shape agrees with the type's; `custom` when the
+        op's own parser reads it (its errors then carry the op prefix)."""
+        report = self.asm_error if custom else self.error_at
         expected = list(t.shape)
         if shape and shape != expected:
-            raise self.error_at(type_offset, "inferred shape of elements literal "
-                                f"([{', '.join(map(str, shape))}]) does not match type "
-                                f"([{', '.join(map(str, expected))}])")
+            raise report(type_offset, "inferred shape of elements literal "
+                         f"([{', '.join(map(str, shape))}]) does not match type "
+                         f"([{', '.join(map(str, expected))}])")
         if not values:
-            raise self.error_at(type_offset, "dense attribute cannot be empty")
+            raise report(type_offset, "dense attribute cannot be empty")
         if len(values) > 1 and all(v == values[0] for v in values):
             values = values[:1]
         return DenseElementsAttr(t, tuple(values))
@@ -873,14 +955,15 @@ class OpParser(TypeParser):
         if dialect != "cuda_tile":
             body = self.balanced_angle("unbalanced '<'") if self.token.is_punct("<") else ""
             return OpaqueAttr(token.spelling + body)
-        return self._cuda_tile_attribute(mnemonic, token.offset)
+        with self.asm_context(""):
+            return self._cuda_tile_attribute(mnemonic, token.offset)
 
     def _cuda_tile_attribute(self, mnemonic: str, offset: int) -> Attribute:
         from ..attributes import ENUM_MNEMONICS
         for enum_type, enum_mnemonic in ENUM_MNEMONICS.items():
             if mnemonic == enum_mnemonic:
                 self.expect_punct("<")
-                value = self.parse_enum_keyword(enum_type, f"invalid {mnemonic} '{{keyword}}'")
+                value = self.parse_enum_parameter(enum_type)
                 self.expect_punct(">")
                 return value
         if mnemonic in ("div_by", "same_elements", "bounded"):
@@ -897,12 +980,21 @@ class OpParser(TypeParser):
     # -- cuda_tile attribute bodies --
 
     def parse_optimization_hints(self) -> OptimizationHintsAttr:
-        entries = []
+        """``<sm_100 = {num_cta_in_cga = 2}, ...>``: each entry's value a dictionary."""
+        entries: list[tuple[str, Attribute]] = []
 
         def entry() -> None:
-            key = self.parse_keyword()
+            key = self.parse_keyword_or_string()
             self.expect_punct("=")
-            entries.append((key, self.parse_attribute()))
+            value = self.parse_attribute()
+            if any(key == k for k, _ in entries):
+                raise self.asm_error(self.token.offset,
+                                     f"duplicate optimization_hints key `{key}`")
+            if not isinstance(value, DictAttr):
+                raise self.asm_error(self.token.offset, "expected dictionary attribute for "
+                                     f"optimization_hints entry `{key}` got value="
+                                     f"{value.format()}")
+            entries.append((key, value))
         self.expect_punct("<")
         if not self.consume_punct(">"):
             entry()
@@ -912,19 +1004,46 @@ class OpParser(TypeParser):
         return OptimizationHintsAttr(tuple(entries))
 
     def parse_assume_predicate(self) -> Attribute:
+        """``div_by<16>`` or a full ``#cuda_tile.div_by<16>`` (any other attribute is an
+        error), as custom<AssumePredicate> reads it."""
         offset = self.token.offset
-        if self.token.kind is Kind.HASH_IDENTIFIER:
+        if self._starts_attribute():
             attr = self.parse_attribute()
             if not isinstance(attr, (DivByAttr, SameElementsAttr, BoundedAttr)):
-                raise self.error_at(offset, "expected assume predicate attribute")
+                raise self.asm_error(offset, "expected assume predicate attribute")
             return attr
         if not self.token.is_keyword():
-            raise self.error_at(offset, "expected attribute name")
+            raise ParseError(self.asm_error(offset, "expected valid keyword").diagnostics +
+                             self.asm_error(offset, "expected attribute name").diagnostics)
         name = self.advance().spelling
         if name not in ("div_by", "same_elements", "bounded"):
-            raise self.error_at(offset, f"unknown assume predicate attribute: {name} "
-                                "(expected 'div_by', 'same_elements', or 'bounded')")
+            raise self.asm_error(offset, f"unknown assume predicate attribute: {name} "
+                                 "(expected 'div_by', 'same_elements', or 'bounded')")
         return self._assume_body(name)
+
+    def _starts_attribute(self) -> bool:
+        """Whether an attribute starts here (MLIR parseOptionalAttribute: its leading tokens,
+        or a type)."""
+        token = self.token
+        if token.kind in (Kind.AT_IDENTIFIER, Kind.FLOAT, Kind.INTEGER, Kind.HASH_IDENTIFIER,
+                          Kind.STRING, Kind.EXCLAMATION_IDENTIFIER):
+            return True
+        if any(token.is_punct(p) for p in ("{", "[", "-", "(")):
+            return True
+        keywords = ("affine_map", "affine_set", "dense", "dense_resource", "false", "loc",
+                    "sparse", "true", "unit")
+        if token.is_keyword() and token.spelling in keywords:
+            return True
+        if token.is_keyword():
+            save, prev_end = token.offset, self.prev_end
+            try:
+                starts_type = self._builtin_type() is not None
+            except ParseError:
+                starts_type = True
+            self.rewind(save)
+            self.prev_end = prev_end
+            return starts_type
+        return False
 
     def _assume_body(self, name: str) -> Attribute:
         self.expect_punct("<")
@@ -1008,6 +1127,14 @@ class OpParser(TypeParser):
 
     # -- strings and symbols --
 
+    def parse_keyword_or_string(self) -> str:
+        """A bare identifier or a string literal (MLIR AsmParser::parseKeywordOrString)."""
+        if self.token.is_keyword():
+            return self.advance().spelling
+        if self.token.kind is Kind.STRING:
+            return unescape_string(self.advance().spelling)
+        raise self.asm_error(self.token.offset, "expected valid keyword or string")
+
     def parse_string(self) -> str:
         if self.token.kind is not Kind.STRING:
             raise self.wrong_token("expected string")
@@ -1032,7 +1159,7 @@ class OpParser(TypeParser):
     def parse_dense_typed_elements(self) -> DenseElementsAttr:
         """``<f32: [1.0, 2.0]> : tile<2xf32>`` (custom<DenseTypedElementsAttr>)."""
         self.expect_punct("<")
-        element = self.parse_cuda_tile_type()
+        element = self._dense_element_type()
         self.expect_punct(":")
         values: list[int] = []
         shape = self._literal(element, values)
@@ -1041,13 +1168,27 @@ class OpParser(TypeParser):
         type_offset = self.token.offset
         t = self.parse_cuda_tile_type()
         if not isinstance(t, TileType):
-            raise self.error_at(type_offset, "result #0 must be tile of i1 or i8 or i16 or i32 "
-                                "or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or "
-                                f"f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got {t}")
+            raise self.asm_error(type_offset, f"result #0 must be tile of {_DENSE_ELEMENTS} "
+                                 f"values, but got {quoted(t)}")
         if t.element_type != element:
-            raise self.error_at(type_offset, f"mismatch between the element type: {element} "
-                                f"and the tile element type {t.element_type}")
-        return self._dense_value(t, shape, values, type_offset)
+            raise self.asm_error(type_offset, "mismatch between the element type: "
+                                 f"{quoted(element)} and the tile element type "
+                                 f"{quoted(t.element_type)}")
+        return self._dense_value(t, shape, values, type_offset, custom=True)
+
+    def _dense_element_type(self) -> Type:
+        """The element type before the literal; a bad one is reported twice over, as the
+        reference does (its own error, then the list of valid element types)."""
+        def invalid(found: str) -> ParseError:
+            return self.asm_error(self.token.offset, "expect element type to be one of "
+                                  f"{_DENSE_ELEMENTS} values, but got '{found}'")
+        try:
+            element = self.parse_cuda_tile_type()
+        except ParseError as exc:
+            raise ParseError(exc.diagnostics + invalid("<<NULL TYPE>>").diagnostics) from None
+        if str(element) not in _DENSE_ELEMENTS.split(" or "):
+            raise invalid(str(element))
+        return element
 
     def _literal(self, element: Type, values: list[int]) -> list[int]:
         if self.consume_punct("["):
@@ -1069,57 +1210,63 @@ class OpParser(TypeParser):
         return []
 
     def _scalar(self, element: Type) -> int:
-        offset = self.token.offset
+        """One element of a typed dense literal, as the element's bit pattern."""
         if isinstance(element, IntegerType):
-            width = element.width
-            if self.token.is_keyword("true") or self.token.is_keyword("false"):
-                if width != 1:
-                    raise self.error_at(offset, "expected integer value")
-                return int(self.advance().spelling == "true")
-            negative = self.consume_punct("-")
-            if self.token.kind is not Kind.INTEGER:
-                raise self.error_at(offset, "expected integer value")
-            spelling = self.advance().spelling
-            value = int(spelling, 16 if spelling.startswith("0x") else 10)
-            value = -value if negative else value
-            low, high = -(1 << (width - 1)), (1 << width) - 1
-            if width == 1:
-                low, high = -1, 1
-            if width == 64 and not (-(1 << 63) <= value < (1 << 64)):
-                raise self.error_at(offset, "integer constant out of range for type")
-            if not low <= value <= high:
-                raise self.error_at(offset, "integer constant out of range for type")
-            if width == 1:
-                return int(value != 0)
-            # Stored signed, as the reference prints them.
-            value &= (1 << width) - 1
-            return value - (1 << width) if value >> (width - 1) else value
+            return self._dense_integer(element.width)
         if isinstance(element, FloatType):
-            from .floats import float_bits_from_hex, parse_float_literal
-            negative = self.consume_punct("-")
-            token = self.token
-            if token.kind is Kind.INTEGER and token.spelling.startswith("0x"):
-                self.advance()
-                if negative:
-                    raise self.error_at(offset, "hexadecimal float literal should not have a "
-                                        "leading minus")
-                try:
-                    return float_bits_from_hex(int(token.spelling, 16), element)
-                except ValueError as exc:
-                    raise self.error_at(offset, getattr(exc, "message", str(exc))) from None
-            if token.kind is Kind.INTEGER:
-                where = self.source.location(offset)
-                raise ParseError(error(
-                    "unexpected decimal integer literal for a floating point value", where,
-                    [note("add a trailing dot to make the literal a float", where)]))
-            if token.kind is not Kind.FLOAT:
-                raise self.error_at(offset, "expected floating point literal")
+            return self._dense_float(element)
+        offset = self.token.offset
+        raise self.error_at(offset, f"unsupported element type {element}")
+
+    def _dense_integer(self, width: int) -> int:
+        """An integer element: an int64 literal within the union of the signed and
+        unsigned ranges of `width` bits (true/false only for i1)."""
+        offset = self.token.offset
+        token = self.token
+        if (token.is_keyword("true") or token.is_keyword("false")) and width != 1:
+            raise self.asm_error(offset, "expected integer value")
+        twice = self.asm_error(offset, "expected integer value").diagnostics
+        try:
+            value = self.parse_optional_integer(64, signed=True)
+        except ParseError as exc:
+            raise ParseError(exc.diagnostics + twice) from None
+        if value is None:
+            raise ParseError(twice + twice)
+        low, high = (-1, 1) if width == 1 else (-(1 << (width - 1)), (1 << width) - 1)
+        if width < 64 and not low <= value <= high:
+            raise self.asm_error(offset, "integer constant out of range for type")
+        if width == 1:
+            return int(value != 0)
+        # Stored signed, as the reference prints them.
+        value &= (1 << width) - 1
+        return value - (1 << width) if value >> (width - 1) else value
+
+    def _dense_float(self, element: FloatType) -> int:
+        """A float element (MLIR parseFloat: errors point at the literal, after any minus)."""
+        from .floats import float_bits_from_hex, parse_float_literal
+        negative = self.consume_punct("-")
+        token = self.token
+        if token.kind is Kind.INTEGER and token.spelling[1:2] == "x":
+            if negative:
+                raise self.error_at(token.offset, "hexadecimal float literal should not have "
+                                    "a leading minus")
             self.advance()
             try:
-                return parse_float_literal(("-" if negative else "") + token.spelling, element)
+                return float_bits_from_hex(int(token.spelling, 16), element)
             except ValueError as exc:
-                raise self.error_at(offset, getattr(exc, "message", str(exc))) from None
-        raise self.error_at(offset, f"unsupported element type {element}")
+                raise self.error_at(token.offset, getattr(exc, "message", str(exc))) from None
+        if token.kind is Kind.INTEGER:
+            where = self.source.location(token.offset)
+            raise ParseError(error(
+                "unexpected decimal integer literal for a floating point value", where,
+                [note("add a trailing dot to make the literal a float", where)]))
+        if token.kind is not Kind.FLOAT:
+            raise self.error_at(token.offset, "expected floating point literal")
+        self.advance()
+        try:
+            return parse_float_literal(("-" if negative else "") + token.spelling, element)
+        except ValueError as exc:
+            raise self.error_at(token.offset, getattr(exc, "message", str(exc))) from None
 
     # ---- locations --------------------------------------------------
 

@@ -290,7 +290,12 @@ class Printer:
             name = op.name
             if default_dialect and name.startswith(default_dialect + "."):
                 name = name[len(default_dialect) + 1:]
-            body = name + self._custom(op)
+            try:
+                body = name + self._custom(op)
+            except (RuntimeError, IndexError, KeyError, AttributeError, TypeError,
+                    ValueError, AssertionError):
+                # Like MLIR, an op too malformed for its custom syntax prints generically.
+                body = self._generic(op)
         return prefix + body + loc_text
 
     def _results(self, op: Operation) -> str:

@@ -86,7 +86,7 @@ class TypeParser(BaseParser):
         mnemonic = self.parse_keyword()
         parser = self._dialect_parsers.get(mnemonic)
         if parser is None:
-            self.fail(f"unknown type: {mnemonic}")
+            raise self.asm_error(self.token.offset, f"unknown type: {mnemonic}")
         return parser(self.token.offset)
 
     # ---- builtin types --------------------------------------------------
@@ -140,7 +140,8 @@ class TypeParser(BaseParser):
         if parser is None:
             raise self.error_at(token.offset + len(dialect) + 2,
                                 f"unknown  type `{mnemonic}` in dialect `{DIALECT}`")
-        return parser(self.token.offset)
+        with self.asm_context(""):
+            return parser(self.token.offset)
 
     # ---- cuda_tile types -------------------------------------------------------------------
 
@@ -148,7 +149,7 @@ class TypeParser(BaseParser):
         # Nested types were checked as they were parsed: only this one's own rules remain.
         message = t.own_error()
         if message is not None:
-            raise self.error_at(offset, message)
+            raise self.asm_error(offset, message)
         return t
 
     def _ptr(self, start: int) -> Type:
@@ -172,11 +173,13 @@ class TypeParser(BaseParser):
         if not shape:
             if self.consume_punct(","):
                 if self.consume_keyword("strides"):
-                    self.fail("strides must not be provided for 0-d tiles")
-                self.fail("unexpected token after element type in 0-d tensor_view")
+                    raise self.asm_error(self.token.offset,
+                                         "strides must not be provided for 0-d tiles")
+                raise self.asm_error(self.token.offset,
+                                     "unexpected token after element type in 0-d tensor_view")
         else:
             if not self.consume_punct(","):
-                self.fail("expected 'strides'")
+                raise self.asm_error(self.token.offset, "expected 'strides'")
             self.expect_keyword("strides")
             self.expect_punct("=")
             strides = self.parse_comma_list(self._stride, "square", "strides array")
@@ -189,9 +192,10 @@ class TypeParser(BaseParser):
         offset = self.token.offset
         value = self.parse_optional_integer()
         if value is None:
-            self.fail("expected either 64-bit integer or question mark")
+            raise self.asm_error(self.token.offset,
+                                 "expected either 64-bit integer or question mark")
         if value <= 0:
-            raise self.error_at(offset, f"expected strictly positive integer, got {value}")
+            raise self.asm_error(offset, f"expected strictly positive integer, got {value}")
         return value
 
     def _view_tile_shape(self, check_now: bool = True) -> tuple[list[int], int]:
@@ -209,7 +213,7 @@ class TypeParser(BaseParser):
     def _check_i32_dims(self, dims: list[int], offset: int) -> None:
         for i, dim in enumerate(dims):
             if dim <= 0 or dim > _I32_MAX:
-                raise self.error_at(offset, f"tile dimension {i} exceeds i32 limitations (got "
+                raise self.asm_error(offset, f"tile dimension {i} exceeds i32 limitations (got "
                                     f"{dim}, expected strictly positive and less than or "
                                     f"equal to {_I32_MAX})")
 
@@ -222,7 +226,7 @@ class TypeParser(BaseParser):
         try:
             padding = PaddingValue.from_keyword(keyword)
         except KeyError:
-            raise self.error_at(offset, 'invalid padding_value attribute specification. Got "'
+            raise self.asm_error(offset, 'invalid padding_value attribute specification. Got "'
                                 f'{keyword}" but expect one of: '
                                 + ", ".join(PaddingValue.keywords())) from None
         self.expect_punct(",")
@@ -231,7 +235,8 @@ class TypeParser(BaseParser):
     def _view_tensor_view(self) -> TensorViewType:
         parsed = self.parse_cuda_tile_type()
         if not isinstance(parsed, TensorViewType):
-            self.fail(f"expected 'tensor_view' type, but got {quoted(parsed)}")
+            raise self.asm_error(self.token.offset,
+                                 f"expected 'tensor_view' type, but got {quoted(parsed)}")
         return parsed
 
     def _optional_dim_map(self) -> tuple[int, ...] | None:

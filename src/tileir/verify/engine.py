@@ -1,9 +1,10 @@
 """The verifier's walk: MLIR's order of checks over an op tree, driven by the op
 declarations.
 
-For each op, as MLIR's OperationVerifier does: the generated invariants (operand/result
-counts, required attributes, operand and result type constraints, ODS predicate traits),
-then the native traits, then the op's own ``verify``; then its regions, block by block;
+For each op, as MLIR's OperationVerifier does: the count traits (regions, results,
+operands), the structural traits, the generated invariants (attribute constraints, operand
+and result type constraints, ODS predicate traits, region constraints), then the native
+traits, then the op's own ``verify``; then its regions, block by block;
 then its region verifiers.  The first failure inside an isolated-from-above op (a module,
 a function) stops that op; sibling functions are still verified, as MLIR verifies them
 independently.  Dominance is checked for each isolated op that verified.
@@ -74,47 +75,65 @@ def _verify_op(op: Operation, ctx: Context) -> None:
 
 
 def _invariants(op: Operation, ctx: Context) -> None:
+    """MLIR's per-op verification on entrance: the count traits, the structural traits,
+    the generated invariants (attributes, operand and result types, predicate traits,
+    region constraints), the native traits, then the op's own verifier."""
     opdef = op.opdef
     if opdef is None:
         return
     _check_counts(op)
+    traits.run(traits.STRUCTURAL, op, opdef.trait_list)
+    _check_segments(op)
     _check_attributes(op)
     _check_values(op, "operand", opdef.operands, opdef.split_operands(op))
     _check_values(op, "result", opdef.results, opdef.split_results(op))
     traits.run(traits.PREDICATES, op, opdef.trait_list)
     for check in CHECKS["pred"].get(opdef.name, ()):
         check(op, ctx)
+    _check_regions(op)
     traits.run(traits.NATIVE, op, opdef.trait_list)
     for check in CHECKS["verify"].get(opdef.name, ()):
         check(op, ctx)
 
 
-def _count_message(what: str, declared: tuple[Any, ...], found: int) -> str | None:
+#: MLIR's messages for a fixed count of 0 and 1 (ZeroOperands, OneOperand, OneResult ...).
+_FIXED_COUNT_MESSAGES: dict[tuple[str, int], str] = {
+    ("operand", 0): "requires zero operands", ("operand", 1): "requires a single operand",
+    ("result", 0): "requires zero results", ("result", 1): "requires one result",
+    ("region", 0): "requires zero regions", ("region", 1): "requires one region",
+}
+
+
+def _count_message(what: str, fixed: int, variable: bool, found: int) -> str | None:
     """MLIR's NOperands / AtLeastNOperands / OneResult ... messages; None when fine."""
-    fixed = sum(d.arity == SINGLE for d in declared)
-    variable = any(d.arity != SINGLE for d in declared)
     if variable:
         if found < fixed:
             return f"expected {fixed} or more {what}s, but found {found}"
         return None
     if found == fixed:
         return None
-    if what == "result" and fixed <= 1:
-        return "requires one result" if fixed == 1 else "requires zero results"
-    return f"expected {fixed} {what}s, but found {found}"
+    if what == "region":  # NRegions<n> says no more
+        return _FIXED_COUNT_MESSAGES.get((what, fixed), f"expected {fixed} regions")
+    return _FIXED_COUNT_MESSAGES.get((what, fixed), f"expected {fixed} {what}s, but found {found}")
 
 
 def _check_counts(op: Operation) -> None:
+    """The count traits ODS adds first, in its order: regions, results, operands."""
     opdef = op.opdef
-    for what, declared, values in (("operand", opdef.operands, op.operands),
-                                   ("result", opdef.results, op.results)):
-        message = _count_message(what, declared, len(values))
+    counts = (("region", opdef.regions, False, len(op.regions)),
+              ("result", sum(d.arity == SINGLE for d in opdef.results),
+               any(d.arity != SINGLE for d in opdef.results), len(op.results)),
+              ("operand", sum(d.arity == SINGLE for d in opdef.operands),
+               any(d.arity != SINGLE for d in opdef.operands), len(op.operands)))
+    for what, fixed, variable, found in counts:
+        message = _count_message(what, fixed, variable, found)
         if message is not None:
             raise op_error(op, message)
-    if len(op.regions) != opdef.regions:
-        expected = {0: "requires zero regions", 1: "requires one region"}
-        raise op_error(op, expected.get(opdef.regions,
-                                        f"expected {opdef.regions} regions"))
+
+
+def _check_segments(op: Operation) -> None:
+    """AttrSizedOperandSegments' attribute, checked first in the generated invariants."""
+    opdef = op.opdef
     if opdef.needs_segments:
         sizes = op.attributes.get("operandSegmentSizes")
         values = getattr(sizes, "values", None)
@@ -131,16 +150,27 @@ def _check_counts(op: Operation) -> None:
 
 
 def _check_attributes(op: Operation) -> None:
+    """Required attributes are present, then each present one meets its ODS constraint."""
     for decl in op.opdef.attrs:
         required = decl.default is None and not decl.optional and not decl.is_unit
         if required and decl.name not in op.attributes:
             raise op_error(op, f"requires attribute '{decl.name}'")
+    for decl in op.opdef.attrs:
+        value = op.attributes.get(decl.name)
+        if value is not None and decl.constraint is not None and \
+                not decl.constraint.accepts(value):
+            raise op_error(op, f"attribute '{decl.name}' failed to satisfy constraint: "
+                               f"{decl.constraint.summary}")
 
 
 def _check_values(op: Operation, what: str, declared: tuple[Any, ...],
                   groups: list[list[Any]]) -> None:
+    """Each operand (result) meets its declared type constraint."""
     index = 0
     for decl, group in zip(declared, groups):
+        if decl.arity == OPTIONAL and len(group) > 1:
+            raise op_error(op, f"{what} group starting at #{index} requires 0 or 1 element, "
+                               f"but found {len(group)}")
         for value in group:
             if not decl.constraint.accepts(value.type):
                 summary = decl.constraint.summary
@@ -149,9 +179,20 @@ def _check_values(op: Operation, what: str, declared: tuple[Any, ...],
                 raise op_error(op, f"{what} #{index} must be {summary}, but got "
                                    f"'{value.type.format()}'")
             index += 1
-        if decl.arity == OPTIONAL and len(group) > 1:
-            raise op_error(op, f"{what} group '{decl.name}' requires 0 or 1 element, "
-                               f"but found {len(group)}")
+
+
+def _check_regions(op: Operation) -> None:
+    """Each region meets its ODS constraint (``SizedRegion<1>``: one block).  As ODS's
+    generated code does, the index counts the constrained regions only."""
+    index = 0
+    for position, (name, constraint) in enumerate(zip(op.opdef.region_names,
+                                                      op.opdef.region_constraints)):
+        if constraint is None or position >= len(op.regions):
+            continue
+        if not constraint.accepts(op.regions[position]):
+            raise op_error(op, f"region #{index} ('{name}') failed to verify constraint: "
+                               f"{constraint.summary}")
+        index += 1
 
 
 # ---- blocks --------------------------------------------------

@@ -1,44 +1,33 @@
 """The checks behind the traits an op declaration names, with MLIR's messages.
 
-Two tables, because MLIR runs them at two moments: `PREDICATES` are ODS ``PredOpTrait``s
-(``AllTypesMatch<[...]>`` and kin), checked with the generated invariants right after the
-operand and result types; `NATIVE` are C++ traits, checked after all the invariants.
+MLIR verifies an op's traits at three moments, hence three tables run by the engine:
+
+- `STRUCTURAL`: the native traits ODS marks structural (``Terminator``, ``ParentOneOf``,
+  ``SingleBlock``, ``SingleBlockImplicitTerminator``, ``NoRegionArguments``), checked
+  right after the operand/result/region counts and before the generated invariants;
+- `PREDICATES`: ODS ``PredOpTrait``s (``AllTypesMatch<[...]>``, ``TypesMatchWith`` and
+  kin), checked inside the generated invariants after the operand and result type
+  constraints (and before the region constraints);
+- `NATIVE`: the other C++ traits (``SameOperandsAndResultShape`` ...), checked after all
+  the invariants.
+
 A trait with arguments is written ``Name(a,b,c)`` in the declaration's ``traits=``.
+`REGION` holds the traits checked after the op's regions verified (``SymbolTable``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from ..types import TileType, Type
+from ..ops.base import VARIADIC
+from ..types import I1, PointerType, TileType, Type
 from .registry import Failure, error_at, note_at, op_error
 
+Check = Callable[[Any, Sequence[str]], None]
 
-def _values(op: Any, names: Sequence[str]) -> list[Any]:
-    found = []
-    for name in names:
-        group = op.values_named(name)
-        found.extend(group or [])
-    return found
-
-
-def _all_match(what: str, key: Callable[[Type], Any], article: str = ""
-               ) -> Callable[[Any, Sequence[str]], None]:
-    def check(op: Any, names: Sequence[str]) -> None:
-        keys = [key(v.type) for v in _values(op, names)]
-        if any(k != keys[0] for k in keys[1:]):
-            raise op_error(op, f"failed to verify that all of {{{', '.join(names)}}} "
-                               f"have {article}{what}")
-    return check
-
-
-def _shape(t: Type) -> Any:
-    return t.shape if isinstance(t, TileType) else getattr(t, "shape", None)
-
-
-def _rank(t: Type) -> Any:
-    shape = _shape(t)
-    return len(shape) if shape is not None else None
+#: What ``$name.getType()`` gives for an optional operand that is absent.
+_ABSENT = object()
 
 
 def element_type(t: Type) -> Type:
@@ -46,19 +35,144 @@ def element_type(t: Type) -> Type:
     return t.element_type if isinstance(t, TileType) else t
 
 
-PREDICATES: dict[str, Callable[[Any, Sequence[str]], None]] = {
-    "AllTypesMatch": _all_match("same type", lambda t: t),
-    "AllShapesMatch": _all_match("same shape", _shape),
-    "AllRanksMatch": _all_match("same rank", _rank),
-    "AllElementTypeMatch": _all_match("same element type", element_type, "the "),
+def _shape(t: Type) -> Any:
+    """A shaped type's shape (None for others)."""
+    return t.shape if isinstance(t, TileType) else getattr(t, "shape", None)
+
+
+def _rank(t: Type) -> Any:
+    """A shaped type's rank (None for others)."""
+    shape = _shape(t)
+    return len(shape) if shape is not None else None
+
+
+# ---- ODS predicate traits --------------------------------------------------
+
+
+def _declared(op: Any, name: str) -> Any:
+    """The operand or result declaration called `name`, if any."""
+    for decl in tuple(op.opdef.operands) + tuple(op.opdef.results):
+        if decl.name == name:
+            return decl
+    return None
+
+
+def _type_of(op: Any, name: str) -> Any:
+    """ODS's ``$name.getType()``: a value's type, a variadic group's types, a typed
+    attribute's type; `_ABSENT` for an absent optional operand."""
+    decl = _declared(op, name)
+    if decl is None:
+        attr = op.attributes.get(name)
+        return getattr(attr, "type", _ABSENT) if attr is not None else _ABSENT
+    group = op.values_named(name) or []
+    if decl.arity == VARIADIC:
+        return tuple(v.type for v in group)
+    return group[0].type if group else _ABSENT
+
+
+def _lift(key: Callable[[Type], Any]) -> Callable[[Any], Any]:
+    """Apply `key` to a type, or to each type of a variadic group's types."""
+    return lambda t: tuple(key(x) for x in t) if isinstance(t, tuple) else key(t)
+
+
+def _all_match(what: str, key: Callable[[Type], Any]) -> Check:
+    """MLIR's ``AllMatchSameOperatorTrait``: "failed to verify that all of {..} have <what>"."""
+    lifted = _lift(key)
+
+    def check(op: Any, names: Sequence[str]) -> None:
+        keys = [lifted(t) for t in (_type_of(op, n) for n in names) if t is not _ABSENT]
+        if any(k != keys[0] for k in keys[1:]):
+            raise op_error(op, f"failed to verify that all of {{{', '.join(names)}}} "
+                               f"have {what}")
+    return check
+
+
+@dataclass(frozen=True)
+class TypeRelation:
+    """A ``TypesMatchWith`` transform/comparator pair, with its summary template
+    (``{from_}`` and ``{to}`` name the two compared values)."""
+
+    summary: str
+    holds: Callable[[Type, Type], bool]
+
+
+def _i1_same_shape(source: Type, result: Type) -> bool:
+    """getI1SameShape(source) == result."""
+    return isinstance(source, TileType) and result == TileType(source.shape, I1)
+
+
+def _pointers_to(tile: Type, pointers: Type) -> bool:
+    """verifyLoadStoreType: `pointers` is a tile of pointers to `tile`'s elements, same shape."""
+    return (isinstance(tile, TileType) and isinstance(pointers, TileType)
+            and isinstance(pointers.element_type, PointerType)
+            and pointers.shape == tile.shape
+            and pointers.element_type.pointee == tile.element_type)
+
+
+def _same_tile_shape(a: Type, b: Type) -> bool:
+    """verifyLoadStoreMask: two tiles of one shape."""
+    return isinstance(a, TileType) and isinstance(b, TileType) and a.shape == b.shape
+
+
+def _same_tile(a: Type, b: Type) -> bool:
+    """verifyLoadPadding: two tiles of one shape and element type."""
+    return _same_tile_shape(a, b) and a.element_type == b.element_type
+
+
+#: The relations ``TypesMatchWith(from,to,relation)`` names, as the reference declares them.
+TYPE_RELATIONS: dict[str, TypeRelation] = {
+    "i1_same_shape": TypeRelation(
+        "Result type has i1 element type and same shape as operands", _i1_same_shape),
+    "pointer_of": TypeRelation(
+        "`{to}` type is expected a pointer type of `{from_}` type", _pointers_to),
+    "same_shape": TypeRelation(
+        "shape of '{to}' must match the shape of '{from_}'", _same_tile_shape),
+    "same_tile": TypeRelation(
+        "type of '{to}' must match the type of '{from_}'", _same_tile),
 }
 
 
-def _same(what: str, key: Callable[[Type], Any], results: bool
-          ) -> Callable[[Any, Sequence[str]], None]:
+def _types_match_with(op: Any, args: Sequence[str]) -> None:
+    """ODS ``TypesMatchWith`` / ``OptionalTypesMatchWith``: relation(from, to) holds;
+    an absent optional side makes it hold."""
+    from_, to, name = args
+    relation = TYPE_RELATIONS[name]
+    a, b = _type_of(op, from_), _type_of(op, to)
+    if a is _ABSENT or b is _ABSENT:
+        return
+    if not relation.holds(a, b):
+        raise op_error(op, "failed to verify that "
+                           + relation.summary.format(from_=from_, to=to))
+
+
+PREDICATES: dict[str, Check] = {
+    "AllTypesMatch": _all_match("same type", lambda t: t),
+    "AllShapesMatch": _all_match("same shape", _shape),
+    "AllRanksMatch": _all_match("same rank", _rank),
+    # cuda_tile's AllElementTypeMatch<"all of {..} have the same element type", [..]>.
+    "AllElementTypeMatch": _all_match("the same element type", element_type),
+    "TypesMatchWith": _types_match_with,
+    "OptionalTypesMatchWith": _types_match_with,
+}
+
+# ---- native traits --------------------------------------------------
+
+
+def _at_least_one(op: Any, what: str, values: Sequence[Any]) -> None:
+    """MLIR's verifyAtLeastNOperands/Results(op, 1)."""
+    if not values:
+        raise op_error(op, f"expected 1 or more {what}s, but found 0")
+
+
+def _same(what: str, key: Callable[[Type], Any], results: bool) -> Check:
+    """SameOperands[AndResult]{Shape,ElementType,Type}: at least one operand (and result),
+    all agreeing on `key`."""
     scope = "all operands and results" if results else "all operands"
 
     def check(op: Any, names: Sequence[str]) -> None:
+        _at_least_one(op, "operand", op.operands)
+        if results:
+            _at_least_one(op, "result", op.results)
         values = list(op.operands) + (list(op.results) if results else [])
         keys = [key(v.type) for v in values]
         if any(k != keys[0] for k in keys[1:]):
@@ -67,12 +181,13 @@ def _same(what: str, key: Callable[[Type], Any], results: bool
 
 
 def _same_type_operands(op: Any, names: Sequence[str]) -> None:
+    """SameTypeOperands: every operand has the first operand's type."""
     types = [v.type for v in op.operands]
     if any(t != types[0] for t in types[1:]):
         raise op_error(op, "requires all operands to have the same type")
 
 
-NATIVE: dict[str, Callable[[Any, Sequence[str]], None]] = {
+NATIVE: dict[str, Check] = {
     "SameOperandsAndResultType": _same("type", lambda t: t, True),
     "SameOperandsAndResultShape": _same("shape", _shape, True),
     "SameOperandsShape": _same("shape", _shape, False),
@@ -81,10 +196,18 @@ NATIVE: dict[str, Callable[[Any, Sequence[str]], None]] = {
     "SameTypeOperands": _same_type_operands,
 }
 
+# ---- structural traits --------------------------------------------------
+
+
+def _full(name: str) -> str:
+    """``for`` -> ``cuda_tile.for``."""
+    return name if "." in name else f"cuda_tile.{name}"
+
 
 def _parent_one_of(op: Any, names: Sequence[str]) -> None:
+    """HasParent / ParentOneOf: the op sits directly in one of the named ops."""
     parent = op.parent_op
-    full = [f"cuda_tile.{n}" for n in names]
+    full = [_full(n) for n in names]
     if parent is None or parent.name not in full:
         if len(full) == 1:
             raise op_error(op, f"expects parent op '{full[0]}'")
@@ -92,13 +215,55 @@ def _parent_one_of(op: Any, names: Sequence[str]) -> None:
 
 
 def _terminator(op: Any, names: Sequence[str]) -> None:
+    """IsTerminator: the op ends its block (a top-level op ends the implicit module's)."""
     block = op.parent
     if block is not None and block.operations[-1] is not op:
         raise op_error(op, "must be the last operation in the parent block")
 
 
-NATIVE.update({"ParentOneOf": _parent_one_of, "HasParent": _parent_one_of,
-               "Terminator": _terminator})
+def _single_block(op: Any, names: Sequence[str]) -> None:
+    """SingleBlock: each region has at most one block, non-empty unless NoTerminator."""
+    for index, region in enumerate(op.regions):
+        if not region.blocks:
+            continue
+        if len(region.blocks) != 1:
+            raise op_error(op, f"expects region #{index} to have 0 or 1 blocks")
+        if "NoTerminator" not in op.opdef.traits and not region.blocks[0].operations:
+            raise op_error(op, "expects a non-empty block")
+
+
+def _implicit_terminator(op: Any, names: Sequence[str]) -> None:
+    """SingleBlockImplicitTerminator: SingleBlock, and each block ends with one of `names`
+    (the first is the one the parser inserts)."""
+    _single_block(op, names)
+    allowed = [_full(n) for n in names]
+    for region in op.regions:
+        if not region.blocks:
+            continue
+        last = region.blocks[0].operations[-1]
+        if last.name not in allowed:
+            raise op_error(op, f"expects regions to end with '{allowed[0]}', found "
+                               f"'{last.name}'",
+                           [note_at(last, "in custom textual format, the absence of "
+                                          f"terminator implies '{allowed[0]}'")])
+
+
+def _no_region_arguments(op: Any, names: Sequence[str]) -> None:
+    """NoRegionArguments: no region's entry block takes arguments."""
+    for index, region in enumerate(op.regions):
+        if region.blocks and region.blocks[0].arguments:
+            if len(op.regions) > 1:
+                raise op_error(op, f"region #{index} should have no arguments")
+            raise op_error(op, "region should have no arguments")
+
+
+STRUCTURAL: dict[str, Check] = {
+    "ParentOneOf": _parent_one_of, "HasParent": _parent_one_of, "Terminator": _terminator,
+    "SingleBlock": _single_block, "SingleBlockImplicitTerminator": _implicit_terminator,
+    "NoRegionArguments": _no_region_arguments,
+}
+
+# ---- region traits --------------------------------------------------
 
 
 def _symbol_table(op: Any, names: Sequence[str]) -> None:
@@ -118,10 +283,10 @@ def _symbol_table(op: Any, names: Sequence[str]) -> None:
 
 
 #: Checked after the op's regions verified (MLIR's verifyRegionTrait).
-REGION: dict[str, Callable[[Any, Sequence[str]], None]] = {"SymbolTable": _symbol_table}
+REGION: dict[str, Check] = {"SymbolTable": _symbol_table}
 
 
-def run(table: dict[str, Callable[[Any, Sequence[str]], None]], op: Any,
+def run(table: dict[str, Check], op: Any,
         traits: Sequence[tuple[str, tuple[str, ...]]]) -> None:
     """Run the traits of `traits` (in declared order) that `table` knows."""
     for name, args in traits:
@@ -130,4 +295,5 @@ def run(table: dict[str, Callable[[Any, Sequence[str]], None]], op: Any,
             check(op, args)
 
 
-__all__ = ["NATIVE", "PREDICATES", "Failure", "element_type", "run"]
+__all__ = ["NATIVE", "PREDICATES", "REGION", "STRUCTURAL", "TYPE_RELATIONS", "Failure",
+           "element_type", "run"]

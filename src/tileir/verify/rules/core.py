@@ -1,5 +1,657 @@
-"""Verifiers of the core ops (`tileir.ops.core`)."""
+"""Verifiers of the core ops (`tileir.ops.core`): module and entry structure, debug-info
+scopes, optimization hints, globals, shape ops, reduce and scan.
+
+Each check follows the reference's hand-written verifier of the op (CudaTile.cpp,
+Attributes.cpp) and reproduces its diagnostics.
+"""
 
 from __future__ import annotations
 
-from ..registry import Context, op_error, verifier  # noqa: F401
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from ...attributes import (ArrayAttr, BoolAttr, CallSiteLoc, DenseArrayAttr, DictAttr,
+                           DILexicalBlockAttr, DILocAttr, DISubprogramAttr, FusedLoc,
+                           IntegerAttr, NameLoc, OptimizationHintsAttr, SymbolRefAttr,
+                           quote_string)
+from ...diagnostics import error
+from ...types import (MLIR_FLOAT_WIDTHS, F4E2M1FN, FloatType, IntegerType, PointerType,
+                      TileType, Type, quoted)
+from ..registry import Context, error_at, location_of, op_error, verifier
+
+# ---- shared helpers --------------------------------------------------
+
+
+def type_list(types: Iterable[Type]) -> str:
+    """A type range as MLIR streams it into a diagnostic: quoted, comma-separated."""
+    return ", ".join(quoted(t) for t in types)
+
+
+def int_value(attr: Any) -> int:
+    """The integer held by an integer attribute (or a plain int)."""
+    return attr.value if isinstance(attr, (IntegerAttr, BoolAttr)) else int(attr)
+
+
+def mlir_bit_width(t: Type) -> int:
+    """MLIR's getIntOrFloatBitWidth (tf32 counts 19 bits)."""
+    if isinstance(t, FloatType):
+        return MLIR_FLOAT_WIDTHS[t.name]
+    return t.width
+
+
+def shape_text(shape: Sequence[int]) -> str:
+    """A shape streamed into a diagnostic: ``4, 4``."""
+    return ", ".join(str(d) for d in shape)
+
+
+def symbol_name(op: Any) -> str:
+    """The op's ``sym_name`` as a string."""
+    name = op.attributes.get("sym_name")
+    return getattr(name, "value", name) or ""
+
+
+def walk_post_order(op: Any) -> Iterator[Any]:
+    """`op` and everything nested in it, children first (MLIR's default walk order)."""
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                yield from walk_post_order(child)
+    yield op
+
+
+# ---- debug info (CudaTile.cpp DebugInfoVerifier) --------------------------------------
+
+
+def di_loc(loc: Any) -> DILocAttr | None:
+    """The di_loc a location carries, looking through name, callsite and fused wrappers."""
+    if isinstance(loc, DILocAttr):
+        return loc
+    if isinstance(loc, CallSiteLoc):
+        return di_loc(loc.caller)
+    if isinstance(loc, FusedLoc):
+        for inner in loc.locations:
+            found = di_loc(inner)
+            if found is not None:
+                return found
+        return None
+    if isinstance(loc, NameLoc):
+        return di_loc(loc.child)
+    return None
+
+
+def subprogram_of(scope: Any) -> DISubprogramAttr | None:
+    """The subprogram a local scope (subprogram or lexical block chain) belongs to."""
+    if isinstance(scope, DISubprogramAttr):
+        return scope
+    if isinstance(scope, DILexicalBlockAttr):
+        return subprogram_of(scope.scope)
+    return None
+
+
+def format_attr(attr: Any) -> str:
+    """An attribute or location as a diagnostic prints it (in full, without aliases)."""
+    return attr.format()
+
+
+def verify_function_debug_info(func: Any) -> None:
+    """Rules 6, 1, 2: a function's own location and its scope."""
+    loc = func.location
+    if isinstance(loc, CallSiteLoc):
+        raise op_error(func, f"invalid function debug info location: {format_attr(loc)}. "
+                             "Function location must not be a CallSiteLoc.")
+    found = di_loc(loc)
+    if found is None:
+        return
+    subprogram = found.scope
+    if not isinstance(subprogram, DISubprogramAttr):
+        raise op_error(func, f"invalid function debug info scope: {format_attr(subprogram)}"
+                             ". Function location must have cuda_tile.di_subprogram debug "
+                             "info scope.")
+    name = symbol_name(func)
+    if subprogram.linkage_name != name:
+        raise op_error(func, f"invalid function debug info scope: {format_attr(subprogram)}"
+                             f". Function name \"{name}\" does not match subprogram scope "
+                             f"linkage name {quote_string(subprogram.linkage_name)}.")
+
+
+def verify_function_body_debug_info(func: Any) -> None:
+    """Rules 3, 4: every op of a function has no scope, or one inside the function's."""
+    found = di_loc(func.location)
+    function_scope = subprogram_of(found.scope) if found is not None else None
+    for op in walk_post_order(func):
+        inner = di_loc(op.location)
+        scope = subprogram_of(inner.scope) if inner is not None else None
+        if scope is None:
+            continue
+        if function_scope is None:
+            raise op_error(op, f"invalid operation debug info scope: {format_attr(scope)}. "
+                               "Operation has debug info scope, but function debug info "
+                               "scope is undefined.")
+        if scope != function_scope:
+            raise error_at(op, f"invalid operation debug info scope: {format_attr(scope)}. "
+                               "Operation debug info scope does not match function debug "
+                               f"info scope: {format_attr(function_scope)}.")
+
+
+FUNCTION_OPS = ("cuda_tile.entry", "cuda_tile.testing$func")
+
+
+@verifier("module")
+def check_module(op: Any, ctx: Context) -> None:
+    """Rule 5: module-level ops other than functions (globals) carry no debug scope."""
+    for block in (b for r in op.regions for b in r.blocks):
+        for child in block.operations:
+            if child.name in FUNCTION_OPS:
+                continue
+            found = di_loc(child.location)
+            if found is not None:
+                raise op_error(child, f"invalid operation debug info scope: "
+                                      f"{format_attr(found)}. Global variables must not "
+                                      "have scope.")
+
+
+# ---- optimization hints (Attributes.cpp OptimizationHintsAttr) ---------------------------
+
+KNOWN_ARCHS = ("sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_100", "sm_103",
+               "sm_110", "sm_120", "sm_121", "default")
+SINGLE_CTA_ARCHS = ("sm_80", "sm_86", "sm_87", "sm_88", "sm_89")
+
+#: The hint keys each op accepts.
+HINT_KEYS: dict[str, tuple[str, ...]] = {
+    "entry": ("num_cta_in_cga", "num_worker_warps_per_cta", "occupancy"),
+    "load_view_tko": ("latency", "allow_tma"), "store_view_tko": ("latency", "allow_tma"),
+    "load_ptr_tko": ("latency",), "store_ptr_tko": ("latency",),
+}
+
+
+def _hint_int(value: Any) -> int | None:
+    """An integer hint value (MLIR's IntegerAttr, which includes booleans), else None."""
+    if isinstance(value, BoolAttr):
+        return -1 if value.value else 0
+    if isinstance(value, IntegerAttr):
+        if value.type == IntegerType(1):
+            return -1 if value.value else 0
+        return value.value
+    return None
+
+
+def _is_pow2_at_most(value: int, limit: int) -> bool:
+    """A power of two in [1, limit]."""
+    return 0 < value <= limit and value & (value - 1) == 0
+
+
+def _num_cta_in_cga(value: Any, arch: str) -> str | None:
+    number = _hint_int(value)
+    if number is None:
+        return f"integer value expected for {arch}.num_cta_in_cga"
+    number &= (1 << 64) - 1  # the reference reads it as unsigned
+    if arch.startswith(SINGLE_CTA_ARCHS) and number != 1:
+        return f"expected 1 for {arch}.num_cta_in_cga"
+    if not _is_pow2_at_most(number, 16):
+        return f"expected power-of-two ≤ 16 for {arch}.num_cta_in_cga"
+    return None
+
+
+def _num_worker_warps(value: Any, arch: str) -> str | None:
+    number = _hint_int(value)
+    if number is None:
+        return f"integer value expected for {arch}.num_worker_warps_per_cta"
+    if not _is_pow2_at_most(number, 32):
+        return f"expected power-of-two ≤ 32 for {arch}.num_worker_warps_per_cta"
+    return None
+
+
+def _allow_tma(value: Any, arch: str) -> str | None:
+    if isinstance(value, BoolAttr) or (isinstance(value, IntegerAttr)
+                                       and value.type == IntegerType(1)):
+        return None
+    return f"boolean value expected for {arch}.allow_tma"
+
+
+def _ranged(key: str, low: int, high: int) -> Callable[[Any, str], str | None]:
+    """The check of an integer hint that must lie in [low, high]."""
+    def check(value: Any, arch: str) -> str | None:
+        number = _hint_int(value)
+        if number is None:
+            return f"integer value expected for {arch}.{key}"
+        if not low <= number <= high:
+            return f"integer value in the range [{low}, {high}] is expected for {arch}.{key}"
+        return None
+    return check
+
+
+#: Per hint key, the check of its value: the message when invalid, else None.
+HINT_VALUE_CHECKS: dict[str, Callable[[Any, str], str | None]] = {
+    "num_cta_in_cga": _num_cta_in_cga,
+    "num_worker_warps_per_cta": _num_worker_warps,
+    "allow_tma": _allow_tma,
+    "latency": _ranged("latency", 1, 10),
+    "occupancy": _ranged("occupancy", 1, 32),
+}
+
+
+def hint_problems(arch: str, params: DictAttr, keys: Sequence[str]) -> list[str]:
+    """The warnings one architecture's hint dictionary gets (verifyParamWithContext)."""
+    if arch not in KNOWN_ARCHS:
+        return [f"unknown hint key {arch}"]
+    problems = []
+    for key, value in params:
+        if keys and key not in keys:
+            problems.append(f"{key} is not known hint for current Operation")
+            continue
+        check = HINT_VALUE_CHECKS.get(key)
+        message = check(value, arch) if check is not None else f"unknown param {key} for {arch}"
+        if message is not None:
+            problems.append(message)
+    return problems
+
+
+def verify_optimization_hints(op: Any, ctx: Context) -> None:
+    """verifyOptHintsCommon: dictionaries per architecture always; unknown architectures,
+    keys and values are warnings under -Wunsupported-hints, failures with -Werr-hints."""
+    hints = op.attributes.get("optimization_hints")
+    if not isinstance(hints, OptimizationHintsAttr) or not hints.entries:
+        return
+    keys = HINT_KEYS.get(op.opdef.name, ())
+    for arch, params in hints.entries:
+        if not isinstance(params, DictAttr):
+            raise op_error(op, "expected dictionary attribute for optimization_hints entry "
+                               f"`{arch}` got value={params.format()}")
+        if not ctx.options.warn_hints:
+            continue
+        problems = hint_problems(arch, params, keys)
+        for message in problems:
+            ctx.warn(op, message)
+        if problems and ctx.options.error_hints:
+            raise op_error(op, "Optimization hints verification failed")
+
+
+# ---- entry, global, get_global --------------------------------------------------
+
+
+def function_type(op: Any) -> Any:
+    """The ``function_type`` of a function-like op."""
+    attr = op.attributes.get("function_type")
+    return getattr(attr, "value", attr)
+
+
+@verifier("entry")
+def check_entry(op: Any, ctx: Context) -> None:
+    """EntryOp::verify: no results, scalar tile arguments, debug info, hints."""
+    signature = function_type(op)
+    if signature is None:
+        return
+    if signature.results:
+        raise op_error(op, "entry op must not return values")
+    for t in signature.inputs:
+        if isinstance(t, TileType) and t.rank != 0:
+            raise op_error(op, "entry op must have scalar types (rank 0 !cuda_tile.tile)")
+    verify_function_debug_info(op)
+    verify_optimization_hints(op, ctx)
+
+
+@verifier("entry", stage="regions")
+def check_entry_body(op: Any, ctx: Context) -> None:
+    """EntryOp::verifyRegions: the debug scopes of the ops inside."""
+    verify_function_body_debug_info(op)
+
+
+@verifier("global")
+def check_global(op: Any, ctx: Context) -> None:
+    """GlobalOp::verify: the initial value is a rank-1 tile."""
+    value = op.attributes.get("value")
+    value_type = getattr(value, "type", None)
+    if isinstance(value_type, TileType) and value_type.rank != 1:
+        raise op_error(op, "type must have rank 1")
+
+
+def nearest_symbol_table(op: Any) -> Any:
+    """The closest enclosing op that holds a symbol table (a module)."""
+    parent = op.parent_op
+    while parent is not None and not (parent.opdef is not None
+                                      and "SymbolTable" in parent.opdef.traits):
+        parent = parent.parent_op
+    return parent
+
+
+def lookup_symbol(table: Any, name: str) -> Any:
+    """The op named `name` directly inside the symbol table op `table`."""
+    for region in table.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                if symbol_name(child) == name:
+                    return child
+    return None
+
+
+def verify_get_global(op: Any) -> None:
+    """GetGlobalOp::verifySymbolUses: names a global whose element type is the pointee."""
+    ref = op.attributes.get("name")
+    name = ref.name if isinstance(ref, SymbolRefAttr) else str(getattr(ref, "value", ref))
+    table = nearest_symbol_table(op)
+    target = lookup_symbol(table, name) if table is not None else None
+    if target is None or target.name != "cuda_tile.global":
+        raise op_error(op, f"'{name}' does not reference a valid global")
+    global_element = target.attributes["value"].type.element_type
+    result = op.results[0].type
+    pointer = result.element_type if isinstance(result, TileType) else None
+    if isinstance(pointer, PointerType) and pointer.pointee != global_element:
+        raise op_error(op, f"pointee type of result type {quoted(pointer)} does not match "
+                           f"type {quoted(global_element)} of the global @{name}")
+
+
+#: Ops whose symbol references the symbol table verifies (SymbolUserOpInterface).
+SYMBOL_USERS: dict[str, Callable[[Any], None]] = {"cuda_tile.get_global": verify_get_global}
+
+
+@verifier("module", stage="regions")
+def check_symbol_uses(op: Any, ctx: Context) -> None:
+    """SymbolTable verification: each nested symbol user resolves its references."""
+    for nested in walk_post_order(op):
+        check = SYMBOL_USERS.get(nested.name)
+        if check is not None:
+            check(nested)
+
+
+# ---- shape ops --------------------------------------------------
+
+
+@verifier("broadcast")
+def check_broadcast(op: Any, ctx: Context) -> None:
+    """BroadcastOp::verify: each source dim equals the result dim or is 1."""
+    source, result = op.operands[0].type, op.results[0].type
+    for src, dst in zip(source.shape, result.shape):
+        if src != dst and src != 1:
+            raise op_error(op, "expects the shape of source tile to be compatible with that "
+                               f"of the result tile, but got: {shape_text(source.shape)} and "
+                               f"{shape_text(result.shape)}")
+
+
+@verifier("cat")
+def check_cat(op: Any, ctx: Context) -> None:
+    """CatOp::verify: dim in range, result dim the sum, other dims equal."""
+    dim = int_value(op.attr("dim"))
+    lhs, rhs = op.operands[0].type.shape, op.operands[1].type.shape
+    result = op.results[0].type.shape
+    rank = len(lhs)
+    if dim < 0 or dim >= rank:
+        raise op_error(op, f"expect dim to be [0, {rank}), but got: {dim}")
+    if lhs[dim] + rhs[dim] != result[dim]:
+        raise op_error(op, f"invalid concat at position {dim}, expected: "
+                           f"{lhs[dim] + rhs[dim]} but got: {result[dim]}")
+    for index in range(rank):
+        if index == dim:
+            continue
+        if lhs[index] != rhs[index]:
+            raise op_error(op, "expect lhs and rhs shapes to match at non-concat position "
+                               f"{index}, expected: {lhs[index]} but got: {rhs[index]}")
+        if lhs[index] != result[index]:
+            raise op_error(op, "expect lhs and result shapes to match at non-concat "
+                               f"position {index}, expected: {lhs[index]} but got: "
+                               f"{result[index]}")
+
+
+def _constant_splat(value: Any) -> int | None:
+    """The splat integer a ``constant`` op defines for `value`, if it does."""
+    owner = getattr(value, "owner", None)
+    if getattr(owner, "name", None) != "cuda_tile.constant":
+        return None
+    dense = owner.attributes.get("value")
+    element = getattr(getattr(dense, "type", None), "element_type", None)
+    if not isinstance(element, IntegerType) or not dense.is_splat:
+        return None
+    return dense.values[0]
+
+
+@verifier("extract")
+def check_extract(op: Any, ctx: Context) -> None:
+    """ExtractOp::verify: element types, ranks, divisibility, indices (and index warnings)."""
+    source, result = op.operands[0].type, op.results[0].type
+    indices = op.operand_group("indices")
+    if source.element_type != result.element_type:
+        raise op_error(op, "source and result element type do not match")
+    if source.rank != result.rank:
+        raise op_error(op, "source and result must have the same rank")
+    for i, (src, dst) in enumerate(zip(source.shape, result.shape)):
+        if src % dst != 0:
+            raise op_error(op, f"source dimension {i} size ({src}) must be evenly divisible "
+                               f"by result dimension {i} size ({dst})")
+    if len(indices) != source.rank:
+        raise op_error(op, f"expected {source.rank} indices, but got {len(indices)}")
+    for i, index in enumerate(indices):
+        index_type = index.type
+        if not isinstance(index_type, TileType):
+            raise op_error(op, f"index {i} must be a Tile type")
+        if index_type.rank != 0:
+            raise op_error(op, f"index {i} must be a scalar tile, got rank {index_type.rank}")
+        if index_type.element_type != IntegerType(32):
+            raise op_error(op, f"index {i} must have i32 element type")
+        value = _constant_splat(index)
+        if value is None:
+            continue
+        limit = source.shape[i] // result.shape[i] - 1
+        if value < 0:
+            ctx.warn(op, f"extract index {i} has negative value {value}, which may cause "
+                         "undefined behavior")
+        if value > limit:
+            ctx.warn(op, f"extract index {i} value {value} may be out of bounds (max valid "
+                         f"index: {limit})")
+
+
+@verifier("iota")
+def check_iota(op: Any, ctx: Context) -> None:
+    """IotaOp::verify: a 1-d result whose length fits the element type's range."""
+    result = op.results[0].type
+    if result.rank != 1:
+        raise op_error(op, "expects result type to be 1-d tile")
+    width = mlir_bit_width(result.element_type)
+    if width < 64 and result.shape[0] > 1 << width:
+        raise op_error(op, f"the number of elements {result.shape[0]} exceeds the maximum "
+                           f"value of element type {quoted(result.element_type)}")
+
+
+def _tile_bits(t: TileType) -> int:
+    """A tile's size in bits, i1 counting one bit and tf32 32 bits."""
+    element = t.element_type
+    if element == IntegerType(1):
+        width = 1
+    elif element == FloatType("tf32"):
+        width = 32
+    else:
+        width = mlir_bit_width(element)
+    return width * t.num_elements
+
+
+@verifier("pack", "unpack")
+def check_pack_unpack(op: Any, ctx: Context) -> None:
+    """verifyPackUnpackTypes: rank-1, different element widths, equal byte sizes."""
+    source, result = op.operands[0].type, op.results[0].type
+    if source.rank != 1:
+        raise op_error(op, "expects source and result to be rank-1 tiles")
+    if mlir_bit_width(source.element_type) == mlir_bit_width(result.element_type):
+        raise op_error(op, "expects source and result to have different element type widths")
+    source_bits, result_bits = _tile_bits(source), _tile_bits(result)
+    if source_bits % 8:
+        raise op_error(op, "expects source tile to be byte-aligned")
+    if result_bits % 8:
+        raise op_error(op, "expects result tile to be byte-aligned")
+    if source_bits != result_bits:
+        raise op_error(op, "expects source and result to have the same size in bytes, but "
+                           f"got source tile size {source_bits // 8} bytes and result tile "
+                           f"size {result_bits // 8} bytes")
+
+
+@verifier("permute")
+def check_permute(op: Any, ctx: Context) -> None:
+    """PermuteOp::verify: rank >= 2, a true permutation, the result shape permuted."""
+    source, result = op.operands[0].type, op.results[0].type
+    attr = op.attr("permutation")
+    permutation = list(attr.values) if isinstance(attr, DenseArrayAttr) else list(attr or ())
+    rank = source.rank
+    if rank < 2:
+        raise op_error(op, f"expects at least rank 2, but got: {rank}")
+    if len(permutation) != rank:
+        raise op_error(op, f"expect permutation size ({len(permutation)}) to equal the rank "
+                           f"of the source ({rank})")
+    if len(set(permutation)) != len(permutation):
+        raise op_error(op, "expect permutation elements to be unique")
+    for index, target in enumerate(permutation):
+        if target < 0 or target >= rank:
+            raise op_error(op, f"permutation element at index {index} ({target}) is out of "
+                               f"bound [0, {rank})")
+    for index, target in enumerate(permutation):
+        if result.shape[index] != source.shape[target]:
+            raise op_error(op, f"result shape invalid at index {index}, expected: "
+                               f"{source.shape[target]}, but got: {result.shape[index]}")
+
+
+@verifier("reshape")
+def check_reshape(op: Any, ctx: Context) -> None:
+    """ReshapeOp::verify: source and result hold as many elements."""
+    if op.operands[0].type.num_elements != op.results[0].type.num_elements:
+        raise op_error(op, "expected source tile and result tile to have the same number of "
+                           "elements")
+
+
+@verifier("select")
+def check_select(op: Any, ctx: Context) -> None:
+    """SelectOp::verify: no f4E2M1FN tiles."""
+    if op.results[0].type.element_type == F4E2M1FN:
+        raise op_error(op, "cannot operate on sub-byte type F4E2M1FN")
+
+
+# ---- reduce and scan --------------------------------------------------
+
+_HALF_FLOATS = {FloatType("bf16"), FloatType("f16")}
+
+
+def _identity_type(attr: Any) -> Type | None:
+    """The type of an identity attribute (``0.0 : f32``)."""
+    return getattr(attr, "type", None)
+
+
+@verifier("reduce", "scan")
+def check_aggregate(op: Any, ctx: Context) -> None:
+    """verifyAggregateOp: counts, identities, dim bound; scan results equal its operands."""
+    operands, results = op.operands, op.results
+    if not operands:
+        raise op_error(op, "expect at least 1 operand")
+    if len(operands) != len(results):
+        raise op_error(op, "expect same number of operands and results")
+    identities = op.attributes.get("identities")
+    if isinstance(identities, ArrayAttr):
+        if len(identities.elements) != len(operands):
+            raise op_error(op, "expect identities to match the number of operands but got: "
+                               f"{len(operands)} operands and {len(identities.elements)} "
+                               "identities")
+        for index, (value, identity) in enumerate(zip(operands, identities.elements)):
+            if not isinstance(value.type, TileType):
+                raise op_error(op, f"expected TileType for operand at index {index} but got: "
+                                   f"{quoted(value.type)}")
+            element, given = value.type.element_type, _identity_type(identity)
+            if {element, given} <= _HALF_FLOATS:
+                continue
+            if element != given:
+                raise op_error(op, f"expect same type for operand at index: {index} and "
+                                   f"identity at index: {index} but got: {quoted(element)} "
+                                   f"and {quoted(given) if given is not None else ''}")
+    first = operands[0].type
+    if not isinstance(first, TileType):
+        raise op_error(op, f"expected TileType for first operand but got: {quoted(first)}")
+    dim = int_value(op.attr("dim"))
+    if dim < 0 or dim >= first.rank:
+        raise op_error(op, f"dimension ({dim}) is out of bound [0, {first.rank})")
+    if op.opdef.name == "scan":
+        for index, (value, result) in enumerate(zip(operands, results)):
+            if value.type != result.type:
+                raise op_error(op, f"expect same type for operand at index: {index} and "
+                                   f"result at index: {index}")
+
+
+def _inferred_types(op: Any) -> list[Type] | None:
+    """InferTypeOpAdaptor: reduce drops `dim` from each operand's shape; scan keeps it."""
+    if not op.operands:
+        return None
+    if op.opdef.name == "scan":
+        return [v.type for v in op.operands]
+    dim = int_value(op.attr("dim"))
+    return [TileType(tuple(d for i, d in enumerate(v.type.shape) if i != dim),
+                     v.type.element_type) for v in op.operands]
+
+
+@verifier("reduce", "scan", stage="regions")
+def check_inferred_types(op: Any, ctx: Context) -> None:
+    """InferTypeOpInterface's region verifier: declared result types equal the inferred."""
+    inferred = _inferred_types(op)
+    if inferred is not None:
+        declared = [r.type for r in op.results]
+        if inferred == declared:
+            return
+        ctx.diagnostics.append(error(
+            f"'{op.name}' op inferred type(s) {type_list(inferred)} are incompatible with "
+            f"return type(s) of operation {type_list(declared)}", location_of(op)))
+    raise op_error(op, "failed to infer returned types")
+
+
+def _block_argument_rules(op: Any, arg_types: list[Type], count: int) -> None:
+    """The combiner's arguments: rank-0 tiles, pairwise equal, matching the operands."""
+    for index, t in enumerate(arg_types):
+        if not (isinstance(t, TileType) and t.rank == 0):
+            raise op_error(op, f"expect 0-rank tile type at index: {index} but got: "
+                               f"{quoted(t)}")
+    for index in range(0, len(arg_types) - 1, 2):
+        current, previous = arg_types[index].element_type, arg_types[index + 1].element_type
+        if current != previous:
+            raise op_error(op, f"expect same element type for block argument at index: "
+                               f"{index} and {index + 1} but got: {quoted(current)} and "
+                               f"{quoted(previous)}")
+    for index in range(count):
+        operand = op.operands[index].type.element_type
+        argument = arg_types[2 * index].element_type
+        if operand != argument:
+            raise op_error(op, f"expect same type for operand at index: {index} and block "
+                               f"argument at index: {2 * index} but got: {quoted(operand)} "
+                               f"and {quoted(argument)}")
+
+
+def _terminator_rules(op: Any, terminator: Any, count: int) -> None:
+    """The combiner yields one rank-0 value per operand, of the operand's element type."""
+    yielded = [v.type for v in terminator.operands] if terminator is not None else []
+    if len(yielded) != count:
+        raise op_error(op, f"expect number of terminators operands ({len(yielded)}) to match "
+                           f"number of operands ({count})")
+    for index in range(count):
+        operand, term = op.operands[index].type, yielded[index]
+        if not isinstance(term, TileType):
+            raise op_error(op, "expected TileType for operand and terminator types but got: "
+                               f"{quoted(operand)} and {quoted(term)}")
+        if operand.element_type != term.element_type:
+            raise op_error(op, f"expect same type for operand at index: {index} and "
+                               f"terminator argument at index: {index} but got: "
+                               f"{quoted(operand.element_type)} and "
+                               f"{quoted(term.element_type)}")
+
+
+def _is_pure(op: Any) -> bool:
+    """MLIR's isPure for our ops: declared Pure (unregistered ops are not)."""
+    return op.opdef is not None and "Pure" in op.opdef.traits
+
+
+@verifier("reduce", "scan", stage="regions")
+def check_aggregate_region(op: Any, ctx: Context) -> None:
+    """verifyAggregateOpRegions: the combiner's arguments, terminator and purity."""
+    count = len(op.operands)
+    block = op.regions[0].blocks[0]
+    if not block.operations:
+        raise op_error(op, "expect non-empty block")
+    arg_types = [a.type for a in block.arguments]
+    if len(arg_types) != 2 * count:
+        raise op_error(op, f"expect {2 * count} block arguments but got: {len(arg_types)}")
+    _block_argument_rules(op, arg_types, count)
+    _terminator_rules(op, block.operations[-1], count)
+    for inner in block.operations[:-1]:
+        if not _is_pure(inner):
+            raise op_error(inner, f"only pure operations are allowed inside '{op.name}'")
+
+
+__all__ = ["HINT_KEYS", "function_type", "symbol_name", "type_list",
+           "verify_optimization_hints"]

@@ -1,5 +1,71 @@
-"""Verifiers of the memory ops (`tileir.ops.memory`)."""
+"""Verifiers of the memory ops (`tileir.ops.memory`): pointer loads and stores, tokens and
+alloca (reference CudaTile.cpp, SharedVerifiers.h).
+
+The pointer/value type relations of the pointer loads and stores are ODS traits
+(``TypesMatchWith``), declared with the ops and checked by `tileir.verify.traits`."""
 
 from __future__ import annotations
 
-from ..registry import Context, op_error, verifier  # noqa: F401
+from typing import Any
+
+from ...types import MLIR_FLOAT_WIDTHS, FloatType, IntegerType, Type, quoted
+from ..registry import Context, op_error, verifier
+from .core import verify_optimization_hints
+from .views import memory_model_error
+
+
+# ---- pointer loads and stores --------------------------------------------------
+
+
+@verifier("load_ptr_tko")
+def load_ptr_tko(op: Any, ctx: Context) -> None:
+    """Hints; a pointer load's ordering is weak, relaxed or acquire, with a scope unless weak."""
+    verify_optimization_hints(op, ctx)
+    failure = memory_model_error(op, "load")
+    if failure is not None:
+        raise failure
+
+
+@verifier("store_ptr_tko")
+def store_ptr_tko(op: Any, ctx: Context) -> None:
+    """Hints; a pointer store's ordering is weak, relaxed or release, with a scope unless weak."""
+    verify_optimization_hints(op, ctx)
+    failure = memory_model_error(op, "store")
+    if failure is not None:
+        raise failure
+
+
+# ---- tokens --------------------------------------------------
+
+
+@verifier("join_tokens")
+def join_tokens(op: Any, ctx: Context) -> None:
+    """Joining needs at least two tokens."""
+    if len(op.operands) < 2:
+        raise op_error(op, "expect two or more tokens")
+
+
+# ---- alloca --------------------------------------------------
+
+
+def natural_size(element: Type) -> int:
+    """Bytes of one element as the reference counts them for alloca (i1 takes a byte; a
+    float its IEEE semantics' size in bits, divided by 8 and rounded down)."""
+    if isinstance(element, IntegerType):
+        return 1 if element.width == 1 else element.width // 8
+    if isinstance(element, FloatType):
+        return MLIR_FLOAT_WIDTHS[element.name] // 8
+    return 0
+
+
+@verifier("alloca")
+def alloca(op: Any, ctx: Context) -> None:
+    """The alignment is a power of two, at least the size of one element."""
+    alignment = op.attr("alignment").value
+    if alignment <= 0 or alignment & (alignment - 1):
+        raise op_error(op, "'alignment' must be power of two")
+    pointee = op.results[0].type.element_type.pointee
+    size = natural_size(pointee)
+    if alignment < size:
+        raise op_error(op, f"'alignment' ({alignment}) must be at least the natural size "
+                           f"({size} bytes) for element type {quoted(pointee)}")

@@ -1,5 +1,159 @@
-"""Verifiers of the views ops (`tileir.ops.views`)."""
+"""Verifiers of the views ops (`tileir.ops.views`): building views, querying their shapes,
+and loading or storing tiles through them (reference CudaTile.cpp, SharedVerifiers.h)."""
 
 from __future__ import annotations
 
-from ..registry import Context, op_error, verifier  # noqa: F401
+from typing import Any
+
+from ...enums import MemoryOrderingSemantics as Order
+from ...enums import MemoryScope
+from ...types import TensorViewType, TiledView, Type, quoted
+from ..registry import Context, Failure, op_error, verifier
+from .core import verify_optimization_hints
+
+
+# ---- making views --------------------------------------------------
+
+
+def _dynamic_count(values: tuple[int | None, ...]) -> int:
+    """How many extents or strides of a tensor_view are ``?``."""
+    return sum(v is None for v in values)
+
+
+def _same_type_error(op: Any, what: str, values: list[Any], first: Type) -> Failure | None:
+    """The reference's rule that every dynamic size operand has the type of the first."""
+    for i, value in enumerate(values):
+        if value.type != first:
+            return op_error(op, f"expected dynamic {what} index {i} to be of the same type as "
+                                f"the other dynamic values ({quoted(first)}), got "
+                                f"{quoted(value.type)}")
+    return None
+
+
+@verifier("make_tensor_view")
+def make_tensor_view(op: Any, ctx: Context) -> None:
+    """The base points at the view's element type; one operand per ``?`` extent and stride,
+    all of one type."""
+    view = op.results[0].type
+    base = op.operand_group("base")[0].type
+    if not isinstance(view, TensorViewType):
+        return
+    pointee = base.element_type.pointee
+    if view.element_type != pointee:
+        raise op_error(op, f"expected pointer to {quoted(view.element_type)} to build "
+                           f"tensor_view of this type, got {quoted(pointee)}")
+    shape, strides = op.operand_group("dynamicShape"), op.operand_group("dynamicStrides")
+    for what, values, expected in (("shape", shape, _dynamic_count(view.shape)),
+                                   ("stride", strides, _dynamic_count(view.strides))):
+        if len(values) != expected:
+            raise op_error(op, f"expected {expected} dynamic {what} operands, got "
+                               f"{len(values)}")
+    first = (shape or strides or [None])[0]
+    if first is None:
+        return
+    failure = (_same_type_error(op, "shape", shape, first.type)
+               or _same_type_error(op, "stride", strides, first.type))
+    if failure is not None:
+        raise failure
+
+
+@verifier("make_partition_view", "make_strided_view", "make_gather_scatter_view")
+def make_tiled_view(op: Any, ctx: Context) -> None:
+    """The operand's type is the tensor_view the result view is declared over."""
+    given = op.operands[0].type
+    declared = getattr(op.results[0].type, "tensor_view", None)
+    if declared is not None and given != declared:
+        raise op_error(op, f"expected the type of the provided tensor_view value "
+                           f"({quoted(given)}) to be the same as the view's tensor_view type "
+                           f"({quoted(declared)})")
+
+
+# ---- shape queries --------------------------------------------------
+
+
+@verifier("get_tensor_shape")
+def get_tensor_shape(op: Any, ctx: Context) -> None:
+    """One result per dimension of the tensor_view."""
+    source = op.operands[0].type
+    if isinstance(source, TensorViewType) and len(op.results) != source.rank:
+        raise op_error(op, f"expected {source.rank} results due to tensor rank, but got "
+                           f"{len(op.results)}")
+
+
+@verifier("get_index_space_shape")
+def get_index_space_shape(op: Any, ctx: Context) -> None:
+    """One result per dimension of the view's index space."""
+    source = op.operands[0].type
+    if isinstance(source, TiledView) and len(op.results) != source.index_rank:
+        raise op_error(op, f"expected {source.index_rank} results due to view index space "
+                           f"rank, but got {len(op.results)}")
+
+
+# ---- loads and stores through views --------------------------------------------------
+
+
+def view_access_error(op: Any) -> Failure | None:
+    """The rules a view load or store shares (reference verifyViewLoadStoreCommon): one
+    index per view dimension, the view's tile type, and the view's own index rules."""
+    view = op.values_named("view")[0].type
+    if not isinstance(view, TiledView):
+        return None
+    indices = [v.type for v in op.values_named("index")]
+    tile = op.values_named("tile")[0].type
+    if len(indices) != view.index_rank:
+        return op_error(op, f"expected {view.index_rank} index operands (based on view "
+                            f"type), got {len(indices)}")
+    if tile != view.tile_type:
+        return op_error(op, f"expected tile type to be {quoted(view.tile_type)} (based on "
+                            f"view type), got {quoted(tile)}")
+    message = view.indices_error(indices)
+    return op_error(op, message) if message is not None else None
+
+
+#: The orderings a load and a store accept, as the reference names them in its message.
+ACCEPTED_ORDERS: dict[str, tuple[Order, ...]] = {
+    "load": (Order.WEAK, Order.RELAXED, Order.ACQUIRE),
+    "store": (Order.WEAK, Order.RELAXED, Order.RELEASE),
+}
+
+
+def _enum(op: Any, name: str) -> Any:
+    """The enum member of attribute `name`, None when absent."""
+    attr = op.attributes.get(name)
+    return getattr(attr, "value", attr)
+
+
+def memory_model_error(op: Any, kind: str) -> Failure | None:
+    """A load's or store's ordering and scope (reference verifyMemoryModelLoad/Store): an
+    accepted ordering; weak takes no scope, every other ordering needs one."""
+    order: Order = _enum(op, "memory_ordering_semantics")
+    scope: MemoryScope | None = _enum(op, "memory_scope")
+    accepted = ACCEPTED_ORDERS[kind]
+    if order not in accepted:
+        names = [o.keyword for o in accepted]
+        return op_error(op, f"expect one of: {names[0]}, {names[1]}, or {names[2]}, but got: "
+                            f"{order.keyword}")
+    if order is Order.WEAK and scope is not None:
+        return op_error(op, f"weak {kind} must not have memory scope")
+    if order is not Order.WEAK and scope is None:
+        return op_error(op, f"memory scope is required for {order.keyword} {kind}")
+    return None
+
+
+def _view_access(kind: str):
+    """The verifier of a view load (`kind` "load") or store ("store")."""
+    def check(op: Any, ctx: Context) -> None:
+        failure = view_access_error(op)
+        if failure is not None:
+            raise failure
+        verify_optimization_hints(op, ctx)
+        failure = memory_model_error(op, kind)
+        if failure is not None:
+            raise failure
+    check.__doc__ = (f"A view {kind}: indices and tile fit the view; hints; ordering and "
+                     "scope agree.")
+    return check
+
+
+verifier("load_view_tko")(_view_access("load"))
+verifier("store_view_tko")(_view_access("store"))
