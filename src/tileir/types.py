@@ -78,6 +78,16 @@ def quoted(t: Type) -> str:
 # Element types
 # --------------------------------------------------------------------------------------
 
+def mlir_bit_width(t: "Type") -> int | None:
+    """MLIR's getIntOrFloatBitWidth, which the reference's verifiers use (tf32 counts 19
+    bits there, not the spec's 32); None for a type that is neither integer nor float."""
+    if isinstance(t, IntegerType):
+        return t.width
+    if isinstance(t, FloatType):
+        return MLIR_FLOAT_WIDTHS[t.name]
+    return None
+
+
 @dataclass(frozen=True)
 class ElementInfo:
     """What the spec says of a Tile IR element type.

@@ -12,11 +12,6 @@ BYTECODE = "bytecode (issue 5)"
 PASSES = "passes"
 FEATURES = (VERIFIER, BYTECODE, PASSES)
 
-_VERIFY = f"{VERIFIER}: -verify-diagnostics"
-_FILECHECKED = (
-    f"{VERIFIER}: debug-info scope errors checked by FileCheck"
-    " (its second RUN line also runs -test-cudatile-roundtrip)"
-)
 _ROUND_TRIP = f"{BYTECODE}: its %round_trip_test RUN line"
 _TEST_PASS = f"{PASSES}: C++-only test pass --test-debuginfo-update-symbol-name"
 
@@ -33,17 +28,8 @@ _BYTECODE_FILES = """
     versioning/versioned_results_backward_compat
 """
 
-_VERIFY_FILES = """
-    arith_invalid conversion_invalid dense_attr_invalid entry_opt_hints_error
-    entry_opt_hints_invalid entry_opt_hints_warn get_shape_invalid invalid math_invalid
-    memory_consistency_ops_invalid permute_invalid reduce_and_scan_invalid view_invalid
-"""
-
 XFAIL: dict[str, str] = {
     **{f"Bytecode/{name}.mlir": BYTECODE for name in _BYTECODE_FILES.split()},
-    **{f"Dialect/CudaTile/{name}.mlir": _VERIFY for name in _VERIFY_FILES.split()},
-    "Dialect/CudaTile/debuginfo_attr_invalid.mlir": _FILECHECKED,
-    "Dialect/CudaTile/debuginfo_loc_invalid.mlir": _FILECHECKED,
     "Dialect/CudaTile/arith.mlir": _ROUND_TRIP,
     "Dialect/CudaTile/conversion.mlir": _ROUND_TRIP,
     "Dialect/CudaTile/opt_hints.mlir": _ROUND_TRIP,

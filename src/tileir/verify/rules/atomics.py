@@ -9,8 +9,8 @@ from typing import Any, Callable
 from ...enums import AtomicRMWMode as Mode
 from ...enums import MemoryOrderingSemantics as Order
 from ...enums import MemoryScope
-from ...types import (BF16, F16, F32, F64, I32, I64, MLIR_FLOAT_WIDTHS, FloatType,
-                      GatherScatterViewType, IntegerType, TiledView, TileType, Type, quoted)
+from ...types import (BF16, F16, F32, F64, I32, I64, GatherScatterViewType, IntegerType,
+                      TiledView, TileType, Type, mlir_bit_width, quoted)
 from ..registry import Context, Failure, op_error, verifier
 
 
@@ -19,14 +19,6 @@ def _enum(op: Any, name: str) -> Any:
     attr = op.attributes.get(name)
     return getattr(attr, "value", attr)
 
-
-def bit_width(t: Type) -> int | None:
-    """MLIR's getIntOrFloatBitWidth (tf32 counts 19 bits); None for other types."""
-    if isinstance(t, IntegerType):
-        return t.width
-    if isinstance(t, FloatType):
-        return MLIR_FLOAT_WIDTHS[t.name]
-    return None
 
 
 def _int_32_64(t: Type) -> bool:
@@ -41,7 +33,7 @@ def _float_addf(t: Type) -> bool:
 
 def _xchg(t: Type) -> bool:
     """A 32- or 64-bit integer or float: what xchg works on."""
-    return bit_width(t) in (32, 64)
+    return mlir_bit_width(t) in (32, 64)
 
 
 _INT_MODES = (Mode.AND, Mode.OR, Mode.XOR, Mode.ADD, Mode.MAX, Mode.MIN, Mode.UMAX, Mode.UMIN)
@@ -110,7 +102,7 @@ def atomic_rmw_tko(op: Any, ctx: Context) -> None:
 def _cas_element_error(op: Any) -> Failure | None:
     """Compare-and-swap works on 32- or 64-bit integers and floats."""
     element = op.values_named("val")[0].type.element_type
-    if bit_width(element) not in (32, 64):
+    if mlir_bit_width(element) not in (32, 64):
         return op_error(op, "expect only float or integer types with 32 or 64 bit")
     return None
 

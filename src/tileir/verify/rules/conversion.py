@@ -9,19 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from ...enums import RoundingMode
-from ...types import F8E8M0FNU, MLIR_FLOAT_WIDTHS, FloatType, IntegerType, Type, quoted
+from ...types import F8E8M0FNU, mlir_bit_width, quoted
 from ..registry import Context, op_error, verifier
 
 R = RoundingMode
 
-
-def mlir_bit_width(ty: Type) -> int:
-    """MLIR's getIntOrFloatBitWidth (tf32 counts 19 bits there)."""
-    if isinstance(ty, IntegerType):
-        return ty.width
-    if isinstance(ty, FloatType):
-        return MLIR_FLOAT_WIDTHS[ty.name]
-    raise TypeError(f"{ty} is neither an integer nor a float type")
 
 
 def _source_result(op: Any) -> tuple[Any, Any]:

@@ -14,8 +14,8 @@ from ...attributes import (ArrayAttr, BoolAttr, CallSiteLoc, DenseArrayAttr, Dic
                            IntegerAttr, NameLoc, OptimizationHintsAttr, SymbolRefAttr,
                            quote_string)
 from ...diagnostics import error
-from ...types import (MLIR_FLOAT_WIDTHS, F4E2M1FN, FloatType, IntegerType, PointerType,
-                      TileType, Type, quoted)
+from ...types import (F4E2M1FN, FloatType, IntegerType, PointerType,
+                      TileType, Type, mlir_bit_width, quoted)
 from ..registry import Context, error_at, location_of, op_error, verifier
 
 # ---- shared helpers --------------------------------------------------
@@ -30,12 +30,6 @@ def int_value(attr: Any) -> int:
     """The integer held by an integer attribute (or a plain int)."""
     return attr.value if isinstance(attr, (IntegerAttr, BoolAttr)) else int(attr)
 
-
-def mlir_bit_width(t: Type) -> int:
-    """MLIR's getIntOrFloatBitWidth (tf32 counts 19 bits)."""
-    if isinstance(t, FloatType):
-        return MLIR_FLOAT_WIDTHS[t.name]
-    return t.width
 
 
 def shape_text(shape: Sequence[int]) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...types import MLIR_FLOAT_WIDTHS, FloatType, IntegerType, Type, quoted
+from ...types import I1, Type, mlir_bit_width, quoted
 from ..registry import Context, op_error, verifier
 from .core import verify_optimization_hints
 from .views import memory_model_error
@@ -51,11 +51,10 @@ def join_tokens(op: Any, ctx: Context) -> None:
 def natural_size(element: Type) -> int:
     """Bytes of one element as the reference counts them for alloca (i1 takes a byte; a
     float its IEEE semantics' size in bits, divided by 8 and rounded down)."""
-    if isinstance(element, IntegerType):
-        return 1 if element.width == 1 else element.width // 8
-    if isinstance(element, FloatType):
-        return MLIR_FLOAT_WIDTHS[element.name] // 8
-    return 0
+    if element == I1:
+        return 1
+    width = mlir_bit_width(element)
+    return width // 8 if width is not None else 0
 
 
 @verifier("alloca")
