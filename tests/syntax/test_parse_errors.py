@@ -425,7 +425,9 @@ def test_operand_and_type_counts():
 
 def test_string_attribute_is_required():
     text = func("    cuda_tile.print_tko : !cuda_tile.tile<2xf16> -> !cuda_tile.token")
-    assert diagnostics(text) == [(3, 25, "error", "expected attribute value")]
+    # A missing token is reported right after the text before it (MLIR emitWrongTokenError).
+    assert diagnostics(text) == [(*at(text, " : !cuda_tile.tile<2xf16>"), "error",
+                                  "expected attribute value")]
 
 
 def test_region_needs_its_brace():
@@ -441,3 +443,96 @@ def test_empty_region_without_arguments_has_no_block():
     reduce = module.regions[0].block.operations[0].regions[0].block.operations[0]
     assert len(reduce.regions[0].blocks) == 0
     assert len(parse_document("cuda_tile.module @m {}\n")[0].regions[0].blocks) == 1
+
+
+def test_undeclared_values_are_all_reported_in_source_order():
+    text = func("    %x = cuda_tile.addi %u, %w : !cuda_tile.tile<4xi32>")
+    assert diagnostics(text) == [
+        (*at(text, "%u"), "error", "use of undeclared SSA value name"),
+        (*at(text, "%w"), "error", "use of undeclared SSA value name")]
+
+
+def test_undeclared_values_wait_for_the_end_of_the_text():
+    # MLIR reports names never defined once everything is parsed: a later syntax error wins.
+    text = func("    %x = cuda_tile.addi %u, %u : !cuda_tile.tile<4xi32>") + "%y = \n"
+    # At the end of the text the missing token is reported right after the last one, '='.
+    assert diagnostics(text) == [(6, 5, "error", "expected operation name in quotes")]
+
+
+# ---- the generic form ----------------------------------------------------------------------
+
+
+def test_generic_operand_type_count():
+    text = ('"cuda_tile.module"() <{sym_name = "m"}> ({\n'
+            '  %x = "def"() : () -> !cuda_tile.tile<i32>\n'
+            '  "use"(%x) : (!cuda_tile.tile<i32>, !cuda_tile.tile<i32>) -> ()\n'
+            '}) : () -> ()\n')
+    assert diagnostics(text) == [
+        (*at(text, "(!cuda_tile"), "error", "expected 1 operand type but had 2")]
+
+
+def test_generic_needs_its_function_type():
+    text = '"use"() -> ()\n'
+    assert diagnostics(text) == [
+        (*at(text, " ->"), "error", "expected ':' followed by operation type")]
+
+
+def test_result_count_syntax():
+    assert diagnostics('%x:0 = "def"() : () -> ()\n') == [
+        (1, 4, "error", "expected named operation to have at least 1 result")]
+    assert diagnostics('%x, = "def"() : () -> ()\n') == [
+        (1, 4, "error", "expected valid ssa identifier")]
+
+
+# ---- tokens --------------------------------------------------------------------------------
+
+
+def test_lexer_errors():
+    assert diagnostics('"use"(% ) : () -> ()\n') == [(1, 7, "error", "invalid SSA name")]
+    assert diagnostics('"use"() {a = "x\\q"} : () -> ()\n') == [
+        (1, 16, "error", "unknown escape in string literal")]
+    assert diagnostics('"use"() {a = "x\n') == [
+        (1, 16, "error", "expected '\"' in string literal")]
+
+
+def test_missing_token_is_reported_after_the_text_before_it():
+    # Blank space, line ends and end-of-line comments are skipped backwards.
+    text = func("    %x = cuda_tile.addi %a, %a   // no type\n\n")
+    assert diagnostics(text) == [(*at(text, "   // no type"), "error", "expected ':'")]
+
+
+# ---- debug-info attributes: MLIR's generated struct(params) parser ---------------------
+
+_FILE = '#file = #cuda_tile.di_file<"foo.py" in "/tmp/">\n'
+_UNIT = '#unit = #cuda_tile.di_compile_unit<file = #file>\n'
+
+
+def test_struct_without_a_parameter_name() -> None:
+    # di_compile_unit has one required parameter: the parser wants a keyword first
+    text = _FILE + "#unit = #cuda_tile.di_compile_unit<>\n"
+    line, column = at(text, ">\n", 1)
+    assert diagnostics(text) == [(line, column, "error", "expected valid keyword"),
+                                 (line, column, "error", "expected a parameter name in struct")]
+
+
+@pytest.mark.parametrize("missing", ["name", "linkageName"])
+def test_struct_missing_required_parameter(missing: str) -> None:
+    # di_subprogram has an optional scopeLine, so any subset parses and is then checked
+    params = {"file": "#file", "line": "1", "name": '"f"', "linkageName": '"f"',
+              "compileUnit": "#unit", "scopeLine": "2"}
+    del params[missing]
+    body = ", ".join(f"{k} = {v}" for k, v in params.items())
+    text = _FILE + _UNIT + f"#sp = #cuda_tile.di_subprogram<{body}>\n"
+    line, column = at(text, ">\n", 2)
+    assert diagnostics(text) == [
+        (line, column, "error", f"struct is missing required parameter: {missing}")]
+
+
+def test_struct_duplicate_parameter() -> None:
+    text = _FILE + "#unit = #cuda_tile.di_compile_unit<file = #file, file = #file>\n"
+    assert diagnostics(text)[0][2:] == ("error", "expected '>'")
+    text = (_FILE + _UNIT + "#b = #cuda_tile.di_lexical_block<scope = #unit, file = #file, "
+            "line = 1, line = 2>\n")
+    line, column = at(text, "2>")
+    assert diagnostics(text) == [
+        (line, column, "error", "duplicate or unknown struct parameter name: line")]

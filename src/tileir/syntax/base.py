@@ -77,11 +77,24 @@ class BaseParser:
         return self.error_at(self.token.offset, message)
 
     def wrong_token(self, message: str) -> ParseError:
-        """MLIR's emitWrongTokenError: a token missing at the end of a line is reported there."""
-        between = self.source.text[self.prev_end:self.token.offset]
-        if "\n" in between and self.prev_end > 0:
-            return self.error_at(self.prev_end, message)
-        return self.error_here(message)
+        """MLIR's emitWrongTokenError: reported right after the text before the current
+        token (blanks, line ends and end-of-line comments skipped), where the expected
+        token belongs."""
+        original = self.token.offset
+        if self.token.kind is Kind.EOF and self.source.text[-1:].isspace():
+            original -= 1
+        before = self.source.text[:original]
+        while True:
+            before = before.rstrip(" \t")
+            if not before:
+                return self.error_at(original, message)
+            if before[-1] not in "\n\r":
+                return self.error_at(len(before), message)
+            before = before[:-1]
+            line_start = max(before.rfind("\n"), before.rfind("\r"), 0)
+            comment = before.find("//", line_start)
+            if comment != -1:
+                before = before[:comment]
 
     def fail(self, message: str) -> NoReturn:
         raise self.error_here(message)

@@ -80,7 +80,10 @@ _TOKEN_RES = [
 ]
 _PUNCTS = ("...", "->", "::", ":", ",", "=", ">", "<", "{", "}", "(", ")", "[",
            "]", "?", "+", "-", "*", "|")
-_STRING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_HEX_PAIR_RE = re.compile(r"[0-9A-Fa-f]{2}")
+#: MLIR's error for a prefix character not followed by a valid suffix-id.
+_PREFIX_ERRORS = {"#": "invalid attribute name", "%": "invalid SSA name",
+                  "^": "invalid block name", "!": "invalid type identifier"}
 _SPACE_RE = re.compile(r"(?:\s+|//[^\n]*)+")
 
 
@@ -114,15 +117,9 @@ class Lexer:
             return Token(Kind.EOF, "", start)
         char = text[start]
         if char == '"':
-            match = _STRING_RE.match(text, start)
-            if not match:
-                raise LexError(start, "expected '\"' in string literal")
-            return self._emit(Kind.STRING, match.end())
+            return self._emit(Kind.STRING, self._string_end(start + 1))
         if char == "@" and start + 1 < len(text) and text[start + 1] == '"':
-            match = _STRING_RE.match(text, start + 1)
-            if not match:
-                raise LexError(start, "expected '\"' in string literal")
-            return self._emit(Kind.AT_IDENTIFIER, match.end())
+            return self._emit(Kind.AT_IDENTIFIER, self._string_end(start + 2))
         for punct in ("{-#", "#-}"):
             if text.startswith(punct, start):
                 return self._emit(Kind.PUNCT, start + len(punct))
@@ -133,9 +130,30 @@ class Lexer:
         for punct in _PUNCTS:
             if text.startswith(punct, start):
                 return self._emit(Kind.PUNCT, start + len(punct))
-        if char in "%^#!@":
-            raise LexError(start, f"invalid identifier after '{char}'")
+        if char in _PREFIX_ERRORS:
+            raise LexError(start, _PREFIX_ERRORS[char])
+        if char == "@":
+            raise LexError(start + 1, "@ identifier expected to start with letter or '_'")
         raise LexError(start, "unexpected character")
+
+    def _string_end(self, pos: int) -> int:
+        """The offset after the closing quote of a string whose body starts at `pos`
+        (MLIR lexString: escapes are \\" \\\\ \\n \\t or two hex digits)."""
+        text = self.source.text
+        while True:
+            if pos >= len(text) or text[pos] in "\n\v\f":
+                raise LexError(pos, "expected '\"' in string literal")
+            char = text[pos]
+            pos += 1
+            if char == '"':
+                return pos
+            if char == "\\":
+                if text[pos:pos + 1] in ('"', "\\", "n", "t"):
+                    pos += 1
+                elif _HEX_PAIR_RE.match(text, pos):
+                    pos += 2
+                else:
+                    raise LexError(pos - 1, "unknown escape in string literal")
 
     def _emit(self, kind: Kind, end: int) -> Token:
         token = Token(kind, self.source.text[self.pos:end], self.pos)

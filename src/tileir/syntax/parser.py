@@ -114,6 +114,8 @@ class OpParser(TypeParser):
         self.scopes: list[_Scope] = []
         self.op_depth = 0
         self.users: dict[int, list[tuple[Operation, int]]] = {}
+        #: Offsets of uses whose name was never defined (reported at the end).
+        self.undeclared: list[int] = []
 
     # ---- top level --------------------------------------------------
 
@@ -130,6 +132,7 @@ class OpParser(TypeParser):
             else:
                 ops.append(self.parse_operation(default_dialect=""))
         self._close_scope()
+        self._check_undeclared()
         for op in ops:
             for nested in op.walk():
                 nested.location = self._resolve_loc(nested.location)
@@ -187,11 +190,17 @@ class OpParser(TypeParser):
             while True:
                 token = self.token
                 if token.kind is not Kind.PERCENT_IDENTIFIER:
-                    raise self.wrong_token("expected SSA operand")
+                    raise self.wrong_token("expected valid ssa identifier")
                 self.advance()
                 count = 1
                 if self.consume_punct(":"):
-                    count = self.parse_integer()
+                    if self.token.kind is not Kind.INTEGER:
+                        raise self.wrong_token("expected integer number of results")
+                    spelling = self.token.spelling
+                    count = int(spelling, 16 if spelling.startswith("0x") else 10)
+                    if count < 1:
+                        self.fail("expected named operation to have at least 1 result")
+                    self.advance()
                 results.append((token.spelling[1:], count, token.offset))
                 if not self.consume_punct(","):
                     break
@@ -530,11 +539,15 @@ class OpParser(TypeParser):
             raise self.error_at(token.offset, "operation being parsed with an unregistered "
                                 "dialect. If this is intended, please use "
                                 "-allow-unregistered-dialect with the MLIR tool used")
-        uses = self.parse_comma_list(self.parse_ssa_use, "paren")
+        self.expect_punct("(", " to start operand list")
+        uses: list[Use] = []
+        if self.token.kind is Kind.PERCENT_IDENTIFIER:
+            uses = self.parse_comma_list(self.parse_ssa_use)
+        self.expect_punct(")", " to end operand list")
         properties: dict[str, Attribute] = {}
         if self.consume_punct("<"):
             self.parse_attr_dict_body(properties)
-            self.expect_punct(">")
+            self.expect_punct(">", " to close properties")
         regions: list[Region] = []
         if self.consume_punct("("):
             isolated = name == "builtin.module" or (
@@ -542,17 +555,18 @@ class OpParser(TypeParser):
             regions.append(self._generic_region(isolated))
             while self.consume_punct(","):
                 regions.append(self._generic_region(isolated))
-            self.expect_punct(")")
+            self.expect_punct(")", " to end region list")
         attrs: dict[str, Attribute] = {}
         self.parse_optional_attr_dict(attrs)
-        self.expect_punct(":")
+        self.expect_punct(":", " followed by operation type")
         type_offset = self.token.offset
         fn = self.parse_type()
         if not isinstance(fn, FunctionType):
             raise self.error_at(type_offset, "expected function type")
         if len(fn.inputs) != len(uses):
-            raise self.error_at(type_offset, f"expected {len(uses)} operand types but had "
-                                f"{len(fn.inputs)}")
+            plural = "" if len(uses) == 1 else "s"
+            raise self.error_at(type_offset, f"expected {len(uses)} operand type{plural} but "
+                                f"had {len(fn.inputs)}")
         operands = [self.resolve(u, t) for u, t in zip(uses, fn.inputs)]
         inherent: dict[str, Attribute] = {}
         discardable: dict[str, Attribute] = {}
@@ -652,8 +666,6 @@ class OpParser(TypeParser):
 
     def _block_ops(self, block: Block, default_dialect: str) -> None:
         while not self.token.is_punct("}") and self.token.kind is not Kind.CARET_IDENTIFIER:
-            if self.at_end():
-                raise self.wrong_token("expected '}' to end region")
             block.append(self.parse_operation(default_dialect))
 
     def parse_argument_list(self, allow_types_only: bool = False) -> list:
@@ -800,12 +812,18 @@ class OpParser(TypeParser):
         return placeholder
 
     def _close_scope(self) -> None:
-        """Leave a region; an isolated one must have no forward reference left."""
+        """Leave a region; the forward references an isolated one leaves unresolved are
+        reported once the whole text is parsed (MLIR's finalize), unless a parse error
+        comes first."""
         scope = self.scopes.pop()
-        offsets = sorted(entry[1] for entries in scope.forward.values()
-                         for entry in entries if entry is not None)
-        if offsets:
-            raise self.error_at(offsets[0], "use of undeclared SSA value name")
+        self.undeclared.extend(entry[1] for entries in scope.forward.values()
+                               for entry in entries if entry is not None)
+
+    def _check_undeclared(self) -> None:
+        """Every use of a name never defined, in source order."""
+        if self.undeclared:
+            raise ParseError([self.error_at(offset, "use of undeclared SSA value name")
+                              .diagnostics[0] for offset in sorted(self.undeclared)])
 
     # ---- attributes --------------------------------------------------
 
@@ -1072,24 +1090,45 @@ class OpParser(TypeParser):
         self.expect_punct(">")
         return BoundedAttr(lower, upper)
 
-    def _keyword_params(self, spec: dict[str, str]) -> dict[str, Any]:
+    def _keyword_params(self, spec: dict[str, str], optional: tuple[str, ...] = ()
+                        ) -> dict[str, Any]:
+        """MLIR's ``struct(params)``: ``<key = value, ...>`` in any order.  With no optional
+        parameter there are exactly as many entries as parameters; otherwise any number, then
+        every required one must have been seen (the generated parser's messages)."""
         values: dict[str, Any] = {}
         self.expect_punct("<")
 
         def param() -> None:
-            offset = self.token.offset
-            key = self.parse_keyword()
-            if key not in spec:
-                raise self.error_at(offset, f"unknown parameter '{key}'")
+            if self.token.kind is not Kind.BARE_IDENTIFIER:  # MLIR reports both messages
+                first = self.asm_error(self.token.offset, "expected valid keyword")
+                second = self.asm_error(self.token.offset, "expected a parameter name in struct")
+                raise ParseError(first.diagnostics + second.diagnostics)
+            key = self.advance().spelling
             self.expect_punct("=")
-            kind = spec[key]
+            kind = spec.get(key)
+            if kind is None or key in values:
+                raise self.asm_error(self.token.offset,
+                                     f"duplicate or unknown struct parameter name: {key}")
             if kind == "int":
                 values[key] = self.parse_integer()
             elif kind == "str":
                 values[key] = self.parse_string()
             else:
                 values[key] = self.parse_attribute()
-        self.parse_comma_list(param)
+
+        if not optional:
+            for index in range(len(spec)):
+                param()
+                if index != len(spec) - 1:
+                    self.expect_punct(",")
+        else:
+            param()
+            while self.consume_punct(","):
+                param()
+            for key in spec:
+                if key not in values and key not in optional:
+                    raise self.asm_error(self.token.offset,
+                                         f"struct is missing required parameter: {key}")
         self.expect_punct(">")
         return values
 
@@ -1108,13 +1147,13 @@ class OpParser(TypeParser):
     def _di_subprogram(self) -> DISubprogramAttr:
         v = self._keyword_params({"file": "attr", "line": "int", "name": "str",
                                   "linkageName": "str", "compileUnit": "attr",
-                                  "scopeLine": "int"})
+                                  "scopeLine": "int"}, optional=("scopeLine",))
         return DISubprogramAttr(v["file"], v["line"], v["name"], v.get("linkageName", ""),
                                 v["compileUnit"], v.get("scopeLine", 0))
 
     def _di_lexical_block(self) -> DILexicalBlockAttr:
         v = self._keyword_params({"scope": "attr", "file": "attr", "line": "int",
-                                  "column": "int"})
+                                  "column": "int"}, optional=("column",))
         return DILexicalBlockAttr(v["scope"], v["file"], v.get("line", 0), v.get("column", 0))
 
     def _di_loc(self) -> DILocAttr:
@@ -1136,14 +1175,16 @@ class OpParser(TypeParser):
         raise self.asm_error(self.token.offset, "expected valid keyword or string")
 
     def parse_string(self) -> str:
+        """A string literal (MLIR AsmParser::parseString)."""
         if self.token.kind is not Kind.STRING:
-            raise self.wrong_token("expected string")
+            raise self.asm_error(self.token.offset, "expected string")
         return unescape_string(self.advance().spelling)
 
     def parse_symbol_name(self) -> str:
+        """``@name`` or ``@"name"`` (MLIR AsmParser::parseSymbolName)."""
         token = self.token
         if token.kind is not Kind.AT_IDENTIFIER:
-            raise self.wrong_token("expected valid '@'-identifier for symbol name")
+            raise self.asm_error(token.offset, "expected valid '@'-identifier for symbol name")
         self.advance()
         text = token.spelling[1:]
         return unescape_string(text) if text.startswith('"') else text
