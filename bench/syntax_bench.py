@@ -1,5 +1,5 @@
 # ruff: noqa: E501 (Tile IR text lines in this benchmark are long by nature)
-"""Text throughput: parse and print a module of at least 10,000 ops (ops per second).
+"""Text throughput: parse, verify and print a module of at least 10,000 ops (ops per second).
 
 Run: ``python bench/syntax_bench.py [--ops N]``.  The module is a realistic kernel body
 (constants, arithmetic with modifiers, comparisons, loads/stores through views, a loop)
@@ -67,11 +67,13 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     text, count = module_text(args.ops)
-    module = parse(text)
+    module = parse(text)  # verified: the benchmark module is valid
     printed = module.format()
     assert parse(printed).format() == printed, "printing is not a fixed point"
     rows = [
-        ("parse", best_of(lambda: parse(text), args.repeat)),
+        ("parse", best_of(lambda: parse(text, verify=False), args.repeat)),
+        ("verify", best_of(lambda: module.verify(), args.repeat)),
+        ("parse + verify", best_of(lambda: parse(text), args.repeat)),
         ("print", best_of(lambda: module.format(), args.repeat)),
         ("print generic", best_of(lambda: module.format(generic=True), args.repeat)),
         ("baseline: lex only", best_of(lambda: lex_all(text), args.repeat)),
