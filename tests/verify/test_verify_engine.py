@@ -23,3 +23,59 @@ def test_valid_module_verifies_clean(diagnose) -> None:
       }
     }"""
     assert diagnose(text) == []
+
+
+def test_generic_form_region_count(diagnose) -> None:
+    # `if` has two regions (then, else); the generic form must spell both, even if empty
+    text = """cuda_tile.module @m {
+      cuda_tile.entry @f() {
+        %c = cuda_tile.constant <i1: true> : !cuda_tile.tile<i1>
+        "cuda_tile.if"(%c) ({
+          cuda_tile.yield
+        }) : (!cuda_tile.tile<i1>) -> ()
+        cuda_tile.return
+      }
+    }"""
+    assert diagnose(text) == ["error: 'cuda_tile.if' op expected 2 regions"]
+    assert diagnose(text.replace("}) :", "}, {\n}) :")) == []
+
+
+def test_dominance(diagnose) -> None:
+    # a value used in the block before its definition (the generic form allows writing it)
+    text = """cuda_tile.module @m {
+      cuda_tile.entry @f() {
+        %0 = "cuda_tile.negf"(%1) : (!cuda_tile.tile<f32>) -> !cuda_tile.tile<f32>
+        %1 = cuda_tile.constant <f32: 1.0> : !cuda_tile.tile<f32>
+        cuda_tile.return
+      }
+    }"""
+    assert diagnose(text) == ["error: 'cuda_tile.negf' op operand #0 does not dominate this use",
+                              "note: operand defined here"]
+
+
+def test_every_function_is_verified(diagnose) -> None:
+    # functions are verified independently, as MLIR verifies isolated ops: both errors show
+    text = """cuda_tile.module @m {
+      cuda_tile.testing$func @f(%a: !cuda_tile.tile<2xf32>) {
+        %0 = cuda_tile.addi %a, %a : !cuda_tile.tile<2xf32>
+      }
+      cuda_tile.testing$func @g(%a: !cuda_tile.tile<2xi32>) {
+        %0 = cuda_tile.addf %a, %a : !cuda_tile.tile<2xi32>
+      }
+    }"""
+    found = diagnose(text)
+    assert [line.split(" op ")[0] for line in found] == ["error: 'cuda_tile.addi'",
+                                                         "error: 'cuda_tile.addf'"]
+
+
+def test_region_constraint_names_the_ods_region(diagnose) -> None:
+    # `loop`'s one region is called `region` in the reference (SizedRegion<1>:$region)
+    text = """cuda_tile.module @m {
+      cuda_tile.entry @f() {
+        "cuda_tile.loop"() ({
+        }) : () -> ()
+        cuda_tile.return
+      }
+    }"""
+    assert diagnose(text) == ["error: 'cuda_tile.loop' op region #0 ('region') failed to "
+                              "verify constraint: region with 1 blocks"]

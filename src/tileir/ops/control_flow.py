@@ -19,7 +19,7 @@ for _name, _opcode, _code, _traits in _TERMINATORS:
     op(_name, "13.1", _opcode, G, operands=f"operands:{_code}*", traits=_traits, format=_TERM)
 op("for", "13.1", 0x29, G,
    operands="lowerBound:s_i upperBound:s_i step:s_i initValues:any*",
-   results="resultValues:any*", attrs="unsignedCmp:unit@13.2", regions="body:sized",
+   results="resultValues:any*", attrs="unsignedCmp:unit@13.2", regions="region:sized",
    traits="AutomaticAllocationScope AllTypesMatch(lowerBound,upperBound,step) "
           "AllTypesMatch(initValues,resultValues) RecursiveMemoryEffects SingleBlock "
           "SingleBlockImplicitTerminator(continue) AsmNames", custom="for", names=first("for"),
@@ -33,7 +33,7 @@ op("if", "13.1", 0x32, G, operands="condition:s_i1", results="results:any*",
           "custom<IfOpRegion>($thenRegion) (`else` custom<IfOpRegion>($elseRegion)^)? "
           "attr-dict")
 op("loop", "13.1", 0x41, G, operands="initValues:any*", results="resultValues:any*",
-   regions="body:sized",
+   regions="region:sized",
    traits="AutomaticAllocationScope AsmNames RecursiveMemoryEffects SingleBlock "
           "SingleBlockImplicitTerminator(continue,break)", custom="loop",
    default_dialect=True, terminator="continue")

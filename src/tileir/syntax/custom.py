@@ -121,7 +121,7 @@ def parse_for(parser: "OpParser", state: "OpState") -> None:
         for (name, offset, init), t in zip(pairs, result_types):
             arguments.append((name, t, offset))
             inits.append(init)
-    state.regions["body"] = parser.parse_region_for(state, arguments, terminator="continue")
+    state.regions["region"] = parser.parse_region_for(state, arguments, terminator="continue")
     parser.parse_optional_attr_dict(state.discardable)
     _set_operands(parser, state, [([lower], [iv_type]), ([upper], [iv_type]),
                                   ([step], [iv_type]), (inits, result_types)])
@@ -164,7 +164,7 @@ def parse_loop(parser: "OpParser", state: "OpState") -> None:
             inits.append(init)
     elif parser.consume_punct(":"):
         result_types = parser.parse_cuda_tile_type_list()
-    state.regions["body"] = parser.parse_region_for(state, arguments, terminator="continue")
+    state.regions["region"] = parser.parse_region_for(state, arguments, terminator="continue")
     parser.parse_optional_attr_dict(state.discardable)
     _set_operands(parser, state, [(inits, iter_types)])
     state.result_types = result_types

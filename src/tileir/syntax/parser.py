@@ -584,12 +584,9 @@ class OpParser(TypeParser):
         else:
             op = (opdef.op_class or Operation).from_parts(
                 name, operands, fn.results, inherent, discardable, self._loc_at(token.offset))
-        for region in regions:
+        for region in regions:  # as written: the verifier reports a wrong count
             region.parent = op
             op.regions.append(region)
-        if opdef is not None:
-            while len(op.regions) < opdef.regions:
-                op.regions.append(Region(op))
         self._record_uses(op)
         return op
 
