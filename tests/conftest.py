@@ -9,9 +9,8 @@ from typing import Callable
 
 import pytest
 
-from tileir.diagnostics import TileIRError
-from tileir.syntax.parser import parse_document
-from tileir.verify import Options, verify
+from tileir.api import check_document
+from tileir.verify import Options
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("TILEIR_SHARED", REPO.parent / "shared"))
@@ -73,12 +72,8 @@ def pytest_terminal_summary(terminalreporter):
 def diagnose_text(text: str, **options: bool) -> list[str]:
     """``severity: message`` of every diagnostic (notes included, in order) that parsing
     and verifying `text` produces; unregistered ops are allowed, as in the suite."""
-    try:
-        ops = parse_document(text, "test.mlir", allow_unregistered=True)
-    except TileIRError as exc:
-        found = list(exc.diagnostics)
-    else:
-        found = [d for op in ops for d in verify(op, Options(**options))]
+    _, found = check_document(text, "test.mlir", options=Options(**options),
+                              allow_unregistered=True)
     lines: list[str] = []
 
     def add(diagnostic) -> None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from .ir import Module
+from .diagnostics import Diagnostic, Severity, TileIRError
+from .ir import Module, Operation
 from .syntax import parser as _parser
+from .verify import Options
+from .verify import verify as _verify
 
 
 def parse(text: str, filename: str | None = None, *, verify: bool = True,
@@ -19,4 +22,23 @@ def parse(text: str, filename: str | None = None, *, verify: bool = True,
     return module
 
 
-__all__ = ["parse"]
+def check_document(text: str, filename: str | None = None, *, first_line: int = 1,
+                   options: Options | None = None, allow_unregistered: bool = False
+                   ) -> tuple[list[Operation] | None, list[Diagnostic]]:
+    """Parse and verify `text` as the tools do: the top-level ops (None when the text does
+    not parse) and every diagnostic of parsing or verifying, in order.  Never raises for
+    bad input."""
+    try:
+        ops = _parser.parse_document(text, filename, first_line=first_line,
+                                     allow_unregistered=allow_unregistered)
+    except TileIRError as exc:
+        return None, list(exc.diagnostics)
+    return ops, [d for op in ops for d in _verify(op, options)]
+
+
+def has_errors(diagnostics: list[Diagnostic]) -> bool:
+    """Whether any of `diagnostics` is an error (warnings and remarks do not fail a run)."""
+    return any(d.severity is Severity.ERROR for d in diagnostics)
+
+
+__all__ = ["check_document", "has_errors", "parse"]

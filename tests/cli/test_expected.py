@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tileir.cli.expected import check, parse_expectations
 from tileir.cli.opt import main as opt_main
-from tileir.diagnostics import Location, Severity, error, note, warning
+from tileir.diagnostics import Location, error, note, warning
 
 
 def _lines(text: str) -> list[tuple[str, int | None, str, bool]]:
@@ -69,11 +69,21 @@ def test_failures_are_reported() -> None:
 
 
 def test_severity_must_agree() -> None:
+    # a near miss is reported at the expectation, which then counts as not produced
     expectations = parse_expectations("op // expected-error {{careful}}\n", "f.mlir")
-    failures = check([warning("careful now", Location("f.mlir", 1, 1))], expectations,
+    failures = check([warning("careful now", Location("f.mlir", 1, 9))], expectations,
                      "f.mlir")
-    assert [f.message for f in failures] == [
-        "'warning' diagnostic emitted when expecting a 'error'"]
+    assert [(f.message, f.location) for f in failures] == [
+        ("'warning' diagnostic emitted when expecting a 'error'", Location("f.mlir", 1, 7)),
+        ('expected error "careful" was not produced', Location("f.mlir", 1, 7))]
+
+
+def test_each_diagnostic_meets_one_expectation() -> None:
+    text = "op\n// expected-error@-1 {{twice}}\n// expected-error@-2 {{twice}}\n"
+    expectations = parse_expectations(text, "f.mlir")
+    failures = check([error("twice", Location("f.mlir", 1, 1))], expectations, "f.mlir")
+    assert [(f.message, f.location.line) for f in failures] == [
+        ('expected error "twice" was not produced', 3)]
 
 
 def test_regex_pieces() -> None:
@@ -90,10 +100,13 @@ def test_regex_pieces() -> None:
 def test_unknown_location_and_other_files() -> None:
     expectations = parse_expectations("// expected-error@unknown {{lost}}\n", "f.mlir")
     assert check([error("lost it", None)], expectations, "f.mlir") == []
-    # a diagnostic in another file matches only @unknown expectations
-    expectations = parse_expectations("op // expected-error {{elsewhere}}\n", "f.mlir")
+    # a diagnostic in another file matches no expectation, not even @unknown ones
+    text = "op // expected-error {{elsewhere}}\n// expected-error@unknown {{elsewhere}}\n"
+    expectations = parse_expectations(text, "f.mlir")
     failures = check([error("elsewhere", Location("g.py", 1, 1))], expectations, "f.mlir")
-    assert [f.severity for f in failures] == [Severity.ERROR, Severity.ERROR]
+    assert [f.message for f in failures] == [
+        "unexpected error: elsewhere", 'expected error "elsewhere" was not produced',
+        'expected error "elsewhere" was not produced']
 
 
 def test_cuda_tile_opt_verify_diagnostics(tmp_path: Path, capsys) -> None:

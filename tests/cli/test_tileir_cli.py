@@ -92,3 +92,31 @@ def test_check_verifies_files(tmp_path, capsys):
 def test_check_missing_file(tmp_path, capsys):
     assert main(["check", str(tmp_path / "nope.mlir")]) == 1
     assert "nope.mlir: error: cannot read:" in capsys.readouterr().err
+
+
+_HINTED = """cuda_tile.module @m {
+  entry @k() optimization_hints=<sm_100={num_qqq=1}> {
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("flags, status, err", [
+    ([], 0, ""),
+    # -Werr-hints only matters with -Wunsupported-hints, as in the reference
+    (["-Werr-hints"], 0, ""),
+    (["-Wunsupported-hints"], 0,
+     "warning: num_qqq is not known hint for current Operation"),
+    (["-Wunsupported-hints", "-Werr-hints"], 1,
+     "warning: num_qqq is not known hint for current Operation"),
+])
+def test_check_hint_flags(tmp_path, capsys, flags, status, err):
+    path = tmp_path / "k.mlir"
+    path.write_text(_HINTED)
+    assert main(["check", *flags, str(path)]) == status
+    captured = capsys.readouterr()
+    assert (err in captured.err) if err else captured.err == ""
+    if status:
+        assert "error: 'cuda_tile.entry' op Optimization hints verification failed" \
+            in captured.err

@@ -4,8 +4,9 @@
 Designators follow MLIR: ``expected-(error|warning|note|remark)``, with ``-re`` for text
 holding ``{{regex}}`` pieces, and an optional ``@+N``, ``@-N``, ``@above``, ``@below`` or
 ``@unknown``.  A diagnostic matches an expectation of the same severity on its line whose
-text it contains; each diagnostic that matches nothing, and each expectation that nothing
-matched, is a failure reported as MLIR reports it.
+text it contains (the first such; a diagnostic in another file matches nothing); each
+diagnostic that matches nothing, and each expectation that nothing matched, is a failure
+reported as MLIR reports it.
 """
 
 from __future__ import annotations
@@ -106,22 +107,26 @@ def check(diagnostics: Sequence[Diagnostic], expectations: Sequence[Expectation]
     failures: list[Diagnostic] = []
     for diagnostic in _flatten(diagnostics):
         location = diagnostic.location
-        known = location is not None and location.file == filename
-        line = location.line if known else None
-        candidates = [e for e in expectations if e.line == line and e.matches(diagnostic.message)]
-        same_kind = [e for e in candidates if e.severity is diagnostic.severity]
-        if same_kind:
-            for expectation in same_kind:
-                expectation.matched = True
+        if location is not None and location.file != filename:
+            failures.append(error(f"unexpected {diagnostic.severity.value}: "
+                                  f"{diagnostic.message}", location))
             continue
-        if candidates:
-            failures.append(error(
-                f"'{diagnostic.severity.value}' diagnostic emitted when expecting a "
-                f"'{candidates[0].severity.value}'", location))
-            candidates[0].matched = True
-            continue
-        failures.append(error(f"unexpected {diagnostic.severity.value}: {diagnostic.message}",
-                              location))
+        line = location.line if location is not None else None
+        near_miss = None
+        for expectation in expectations:  # the first match takes it, as in MLIR
+            if expectation.line == line and expectation.matches(diagnostic.message):
+                if expectation.severity is diagnostic.severity:
+                    expectation.matched = True
+                    break
+                near_miss = expectation
+        else:
+            if near_miss is not None:  # reported at the expectation, which stays unmet
+                failures.append(error(
+                    f"'{diagnostic.severity.value}' diagnostic emitted when expecting a "
+                    f"'{near_miss.severity.value}'", near_miss.at))
+            else:
+                failures.append(error(f"unexpected {diagnostic.severity.value}: "
+                                      f"{diagnostic.message}", location))
     for expectation in expectations:
         if not expectation.matched:
             kind = expectation.severity.value

@@ -17,13 +17,13 @@ from typing import Sequence
 import numpy as np
 
 from .. import numerics
-from ..diagnostics import Severity, TileIRError
+from ..api import check_document, has_errors
+from ..diagnostics import TileIRError
 from ..enums import RoundingMode
-from ..syntax.parser import parse_document
 from ..syntax.type_parser import parse_type
 from ..types import (F64, ELEMENT_INFO, FloatType, IntegerType, TiledView, TileType, Type,
                      element_type)
-from ..verify import Options, verify
+from .opt import hint_options
 
 
 def describe(t: Type) -> list[str]:
@@ -62,8 +62,6 @@ def _run_types(items: Sequence[tuple[str, str]]) -> int:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     status = 0
-    options = Options(warn_hints=args.warn_hints or args.error_hints,
-                      error_hints=args.error_hints)
     for path in args.files:
         try:
             with open(path, encoding="utf-8") as handle:
@@ -72,15 +70,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(f"{path}: error: cannot read: {exc}", file=sys.stderr)
             status = 1
             continue
-        try:
-            ops = parse_document(text, path)
-        except TileIRError as exc:
-            diagnostics = list(exc.diagnostics)
-        else:
-            diagnostics = [d for op in ops for d in verify(op, options)]
+        ops, diagnostics = check_document(text, path, options=hint_options(args))
         for diagnostic in diagnostics:
             print(diagnostic.render({path: text}), file=sys.stderr)
-        if any(d.severity is Severity.ERROR for d in diagnostics):
+        if ops is None or has_errors(diagnostics):
             status = 1
         else:
             count = sum(1 for op in ops for _ in op.walk())
@@ -146,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_check.add_argument("-Wunsupported-hints", dest="warn_hints", action="store_true",
                          help="warn about optimization hints tileiras does not know")
     p_check.add_argument("-Werr-hints", dest="error_hints", action="store_true",
-                         help="... and make them errors")
+                         help="with -Wunsupported-hints: make them errors")
     p_check.set_defaults(func=_cmd_check)
     sub.add_parser("example", help="parse, verify and print the shipped example types"
                    ).set_defaults(func=_cmd_example)

@@ -12,12 +12,12 @@ import sys
 from typing import NamedTuple
 
 from ..attributes import FileLineColLoc
-from ..diagnostics import (Diagnostic, Location, Severity, TileIRError, VerificationError,
-                           error)
+from ..diagnostics import (Diagnostic, Location, ParseError, Severity, TileIRError,
+                           VerificationError, error)
 from ..ir import Operation
-from ..syntax.parser import parse_document
+from ..api import check_document, has_errors
 from ..syntax.printer import Printer
-from ..verify import Options, verify
+from ..verify import Options
 from .expected import check as check_expected
 from .expected import parse_expectations
 
@@ -52,6 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def hint_options(args: argparse.Namespace) -> Options:
+    """The verifier options of ``-Wunsupported-hints`` and ``-Werr-hints`` (the latter only
+    matters with the former, as in the reference)."""
+    return Options(warn_hints=getattr(args, "warn_hints", False),
+                   error_hints=getattr(args, "error_hints", False))
+
+
 def split_chunks(text: str) -> list[tuple[str, int]]:
     """``// -----`` chunks with the line each starts on (so diagnostics keep file lines)."""
     chunks, current, start = [], [], 1
@@ -69,12 +76,12 @@ def process(text: str, filename: str, args: argparse.Namespace, first_line: int 
             diagnostics: list[Diagnostic] | None = None) -> str:
     """Parse and verify one chunk and print it back (wrapped in the implicit builtin module
     unless ``-no-implicit-module``).  Warnings go to `diagnostics`; errors raise."""
-    ops = parse_document(text, filename, first_line=first_line,
-                         allow_unregistered=args.unregistered)
-    options = Options(warn_hints=args.warn_hints or args.error_hints,
-                      error_hints=args.error_hints)
-    found = [d for op in ops for d in verify(op, options)]
-    if any(d.severity is Severity.ERROR for d in found):
+    ops, found = check_document(text, filename, first_line=first_line,
+                                options=hint_options(args),
+                                allow_unregistered=args.unregistered)
+    if ops is None:
+        raise ParseError(found)
+    if has_errors(found):
         raise VerificationError(found)
     if diagnostics is not None:
         diagnostics.extend(found)
