@@ -22,7 +22,7 @@ ELEMENTS = {
     "i32": (32, 32, "13.1"), "i64": (64, 64, "13.1"), "f16": (16, 16, "13.1"),
     "bf16": (16, 16, "13.1"), "f32": (32, 32, "13.1"), "tf32": (32, 32, "13.1"),
     "f64": (64, 64, "13.1"), "f8E4M3FN": (8, 8, "13.1"), "f8E5M2": (8, 8, "13.1"),
-    "f8E8M0FNU": (8, 8, "13.2"), "f4E2M1FN": (4, 4, "13.3"), "f8E5M3FNU": (8, 8, "13.4"),
+    "f8E8M0FNU": (8, 8, "13.2"), "f4E2M1FN": (4, 4, "13.3"), "fnv8E5M3FNU": (8, 8, "13.4"),
 }
 
 
@@ -123,11 +123,11 @@ def test_printing(t, qualified, short):
 # Verification: each rule with the reference verifier's exact message
 # ---------------------------------------------------------------------------------------
 
-# The reference's 13.3 lists (its tests match them), with 13.4's f8E5M3FNU appended.
+# The reference's 13.3 lists (its tests match them), with 13.4's fnv8E5M3FNU appended.
 NUMBER = ("f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN "
-          "or i1 or i8 or i16 or i32 or i64 or f8E5M3FNU")
+          "or i1 or i8 or i16 or i32 or i64 or fnv8E5M3FNU")
 TILE_ELEMENT = ("f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f8E8M0FNU or "
-                "f4E2M1FN or i1 or i8 or i16 or i32 or i64 or Pointer type or i4 or f8E5M3FNU")
+                "f4E2M1FN or i1 or i8 or i16 or i32 or i64 or Pointer type or i4 or fnv8E5M3FNU")
 
 
 def tv(shape, strides, element=F32):
@@ -296,7 +296,7 @@ def test_constants_cover_spec_element_names():
     assert [str(t) for t in (I1, I4, I8, I16, I32, I64, F16, BF16, F32, TF32, F64, F8E4M3FN,
                              F8E5M2, F8E8M0FNU, F4E2M1FN, F8E5M3FNU)] == [
         "i1", "i4", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "tf32", "f64",
-        "f8E4M3FN", "f8E5M2", "f8E8M0FNU", "f4E2M1FN", "f8E5M3FNU"]
+        "f8E4M3FN", "f8E5M2", "f8E8M0FNU", "f4E2M1FN", "fnv8E5M3FNU"]
 
 
 # ---------------------------------------------------------------------------------------

@@ -129,18 +129,24 @@ class ArrayAttr(Attribute):
 
 @dataclass(frozen=True)
 class DenseArrayAttr(Attribute):
-    """``array<i32: 1, 0>``: a dense array of integers."""
+    """``array<i32: 1, 0>``: a dense array of integers (``array<i1: true, false>`` for i1)."""
 
     element_type: IntegerType
     values: tuple[int, ...]
 
+    def _elements(self) -> str:
+        """The values joined by commas; i1 values as MLIR prints them, true and false."""
+        if self.element_type.width == 1:
+            return ", ".join("true" if v else "false" for v in self.values)
+        return ", ".join(str(v) for v in self.values)
+
     def format(self) -> str:
-        body = ", ".join(str(v) for v in self.values)
+        body = self._elements()
         return f"array<{self.element_type.format()}" + (f": {body}>" if self.values else ">")
 
     def format_short(self) -> str:
-        """The ``[1, 0]`` form the op syntax uses."""
-        return "[" + ", ".join(str(v) for v in self.values) + "]"
+        """The ``[1, 0]`` form the op syntax uses (``[true, false]`` for i1)."""
+        return "[" + self._elements() + "]"
 
 
 @dataclass(frozen=True)

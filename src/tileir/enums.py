@@ -131,6 +131,13 @@ class PaddingValue(SpecEnum):
     NEG_INF = 4
 
 
+class PointerAttribute(SpecEnum):
+    """The ``ptr_attr`` a pointer or tensor_view type may carry (13.4, which defines only
+    ``none``; 13.5 adds unicast and multicast)."""
+
+    NONE = 0
+
+
 class SymbolVisibility(SpecEnum):
     """Visibility of a global symbol."""
 
@@ -143,4 +150,5 @@ _SINCE: dict[tuple[str, str], Version] = {
     # Round to nearest, ties away from zero: used by 13.4 producers (cuTile Python 1.6,
     # cutile-rs) for ftof, e.g. f32 -> tf32 as cvt.rna does.
     ("RoundingMode", "NEAREST_AWAY"): V13_4,
+    ("PointerAttribute", "NONE"): V13_4,
 }

@@ -19,7 +19,7 @@ from math import prod
 from typing import Iterable, Sequence
 
 from .diagnostics import VerificationError
-from .enums import PaddingValue
+from .enums import PaddingValue, PointerAttribute
 from .versions import V13_1, V13_2, V13_3, V13_4, Version
 
 #: Spelling of a dynamic extent or stride in a tensor_view.
@@ -125,9 +125,12 @@ class IntegerType(Type):
 MLIR_FLOAT_WIDTHS: dict[str, int] = {
     "f16": 16, "bf16": 16, "f32": 32, "tf32": 19, "f64": 64, "f80": 80, "f128": 128,
     "f8E4M3FN": 8, "f8E5M2": 8, "f8E4M3": 8, "f8E4M3FNUZ": 8, "f8E5M2FNUZ": 8,
-    "f8E4M3B11FNUZ": 8, "f8E3M4": 8, "f8E8M0FNU": 8, "f8E5M3FNU": 8,
+    "f8E4M3B11FNUZ": 8, "f8E3M4": 8, "f8E8M0FNU": 8, "fnv8E5M3FNU": 8,
     "f6E2M3FN": 6, "f6E3M2FN": 6, "f4E2M1FN": 4,
 }
+#: Older spellings still read, mapped to the spelling NVIDIA's 13.4 tools print
+#: (the unsigned e5m3 type is ``fnv8E5M3FNU`` in 13.4 text).
+FLOAT_SPELLING_ALIASES: dict[str, str] = {"f8E5M3FNU": "fnv8E5M3FNU"}
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,7 @@ F8E4M3FN = FloatType("f8E4M3FN")
 F8E5M2 = FloatType("f8E5M2")
 F8E8M0FNU = FloatType("f8E8M0FNU")
 F4E2M1FN = FloatType("f4E2M1FN")
-F8E5M3FNU = FloatType("f8E5M3FNU")
+F8E5M3FNU = FloatType("fnv8E5M3FNU")
 
 #: Every Tile IR element type with its size, storage size and introducing release,
 #: in the order the spec lists them.
@@ -202,7 +205,9 @@ ELEMENT_TYPES: tuple[Type, ...] = tuple(ELEMENT_INFO)
 
 
 def element_type(name: str) -> Type:
-    """The Tile IR element type spelled `name` (``"f32"``, ``"i4"``); KeyError otherwise."""
+    """The Tile IR element type spelled `name` (``"f32"``, ``"i4"``, an older spelling
+    too); KeyError otherwise."""
+    name = FLOAT_SPELLING_ALIASES.get(name, name)
     for t in ELEMENT_INFO:
         if t.format() == name:
             return t
@@ -257,16 +262,26 @@ def _tuple(values: Iterable) -> tuple:
     return tuple(values)
 
 
+def ptr_attr_text(kind: PointerAttribute) -> str:
+    """The full attribute form of a ``ptr_attr`` (13.4): ``#cuda_tile.ptr_attr<none>``."""
+    return f"#{DIALECT}.ptr_attr<{kind.keyword}>"
+
+
 @dataclass(frozen=True)
 class PointerType(Type):
-    """``ptr<E>``: a location in global memory holding an element of type E."""
+    """``ptr<E>``: a location in global memory holding an element of type E.
+
+    13.4 adds an optional `ptr_attr`, printed short: ``ptr<f32, <none>>``.
+    """
 
     pointee: Type
+    ptr_attr: PointerAttribute | None = None
     mnemonic = "ptr"
     since = V13_1
 
     def format(self, qualified: bool = True) -> str:
-        return _qualify("ptr", f"<{_nested(self.pointee)}>", qualified)
+        attr = "" if self.ptr_attr is None else f", <{self.ptr_attr.keyword}>"
+        return _qualify("ptr", f"<{_nested(self.pointee)}{attr}>", qualified)
 
     def children(self) -> tuple[Type, ...]:
         return (self.pointee,)
@@ -336,12 +351,14 @@ class TileType(Type):
 class TensorViewType(Type):
     """``tensor_view<?x32xf32, strides=[32,1]>``: a strided tensor in global memory.
 
-    Extents and strides are ints, or `DYNAMIC` (None) for ``?``.
+    Extents and strides are ints, or `DYNAMIC` (None) for ``?``.  13.4 adds an optional
+    `ptr_attr`, printed last in full: ``, #cuda_tile.ptr_attr<none>``.
     """
 
     element_type: Type
     shape: tuple[int | None, ...]
     strides: tuple[int | None, ...]
+    ptr_attr: PointerAttribute | None = None
     mnemonic = "tensor_view"
     since = V13_1
 
@@ -354,6 +371,8 @@ class TensorViewType(Type):
         if self.shape:
             body += ", strides=[" + ",".join("?" if s is None else str(s)
                                             for s in self.strides) + "]"
+        if self.ptr_attr is not None:
+            body += ", " + ptr_attr_text(self.ptr_attr)
         return _qualify("tensor_view", f"<{body}>", qualified)
 
     @property

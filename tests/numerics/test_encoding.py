@@ -37,7 +37,7 @@ TABLE = {
                   ("torch.float8_e8m0fnu",), ("__nv_fp8_e8m0", "__nv_fp8_e8m0")),
     "f4E2M1FN": (ml_dtypes.float4_e2m1fn, (C.kDLFloat4_e2m1fn, 4, 1), ("torch.float4_e2m1fn_x2",),
                  ("__nv_fp4_e2m1", "__nv_fp4_e2m1")),
-    "f8E5M3FNU": (np.uint8, None, (), (None, None)),
+    "fnv8E5M3FNU": (np.uint8, None, (), (None, None)),
 }
 
 

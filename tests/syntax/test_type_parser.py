@@ -74,7 +74,7 @@ def test_reference_type_errors(tally):
 
 
 NUMBER = ("f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN "
-          "or i1 or i8 or i16 or i32 or i64 or f8E5M3FNU")
+          "or i1 or i8 or i16 or i32 or i64 or fnv8E5M3FNU")
 
 
 @pytest.mark.parametrize("text, message, column", [

@@ -99,6 +99,8 @@ SYMBOL_REF = AttrKind("symbol_ref", lambda v: v if isinstance(v, Attribute)
                       else SymbolRefAttr(str(v)))
 DENSE_I32_ARRAY = AttrKind("dense_i32_array", lambda v: v if isinstance(v, Attribute)
                            else DenseArrayAttr(IntegerType(32), tuple(int(x) for x in v)))
+DENSE_BOOL_ARRAY = AttrKind("dense_bool_array", lambda v: v if isinstance(v, Attribute)
+                            else DenseArrayAttr(IntegerType(1), tuple(int(bool(x)) for x in v)))
 ARRAY = _passthrough("array")
 DENSE = _passthrough("dense")
 TYPE = _passthrough("type")
@@ -179,6 +181,9 @@ class OpDef:
     implicit_terminator: str | None = None
     dialect: str = "cuda_tile"
     summary: str = ""
+    #: Older short names the parser still reads (13.3's ``pow`` for 13.4's ``fpowf``); an
+    #: op parsed under one keeps it as its name, so it prints and is reported as written.
+    aliases: tuple[str, ...] = ()
     parsed_format: Any = None                  # filled by the syntax layer on first use
     op_class: type | None = None
 
@@ -192,6 +197,11 @@ class OpDef:
     @property
     def full_name(self) -> str:
         return f"{self.dialect}.{self.name}"
+
+    def spells(self, full_name: str) -> bool:
+        """Whether `full_name` (``cuda_tile.pow``) names this op, under its name or an alias."""
+        return full_name == self.full_name or any(
+            full_name == f"{self.dialect}.{a}" for a in self.aliases)
 
     # ---- field lookup --------------------------------------------------
 

@@ -3,7 +3,7 @@
 Each constraint carries the summary MLIR prints in ``operand #0 must be <summary>``.
 Tile constraints follow ODS's ``ShapedContainerType``: ``<what> of <element summaries>
 values``, where `<what>` is ``tile``, a rank list (``0D tile``) or an op-specific name
-(``mmaf operand tile type``).  Element types introduced after 13.3 (f8E5M3FNU) are
+(``mmaf operand tile type``).  Element types introduced after 13.3 (fnv8E5M3FNU) are
 accepted where the reference's lists take every float, but left out of the summaries:
 those are the reference's exact words, which its tests and users match.
 """
@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Sequence
 from ..attributes import (ArrayAttr, Attribute, BoolAttr, DenseArrayAttr, IntegerAttr,
                           StringAttr)
 from ..types import (BF16, ELEMENT_INFO, F16, F32, F64, TF32, F8E4M3FN, F8E5M2, F4E2M1FN,
-                     F8E8M0FNU, FLOAT_TYPES, I1, I4, I8, I16, I32, I64, TOKEN,
+                     F8E5M3FNU, F8E8M0FNU, FLOAT_TYPES, I1, I4, I8, I16, I32, I64, TOKEN,
                      GatherScatterViewType, PartitionViewType, PointerType, StridedViewType,
                      IntegerType, TensorViewType, TileType, TiledView, TokenType, Type)
 from ..versions import V13_3
@@ -112,7 +112,7 @@ MMAI_INPUT = tile_of((I8,), "mmai operand tile type")
 MMAI_ACC = tile_of((I32,), "mmai acc tile type")
 MMAI_RESULT = tile_of((I32,), "mmai result tile type")
 SCALED_INPUT = tile_of((F8E4M3FN, F8E5M2, F4E2M1FN), "mmaf_scaled operand tile type")
-SCALE = tile_of((F8E4M3FN, F8E8M0FNU), "mmaf_scaled scale tile type")
+SCALE = tile_of((F8E4M3FN, F8E8M0FNU, F8E5M3FNU), "mmaf_scaled scale tile type")
 SCALED_RESULT = tile_of((F32,), "mmaf_scaled result tile type")
 
 SCALAR_INT = scalar_of(ANY_INT)
@@ -179,6 +179,9 @@ ATTR_CONSTRAINTS: dict[str, AttrConstraint] = {
     "i32arr": AttrConstraint("i32 dense array attribute",
                              lambda a: isinstance(a, DenseArrayAttr)
                              and a.element_type == IntegerType(32)),
+    "boolarr": AttrConstraint("i1 dense array attribute",
+                              lambda a: isinstance(a, DenseArrayAttr)
+                              and a.element_type == IntegerType(1)),
     "array": AttrConstraint("array attribute", lambda a: isinstance(a, ArrayAttr)),
 }
 

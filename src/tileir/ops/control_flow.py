@@ -12,7 +12,8 @@ op("assert", "13.1", 0x05, G, operands="condition:i1", attrs="message:str",
 _TERMINATORS = (
     ("break", 0x0A, "ct_any", "ReturnLike Terminator ParentOneOf(if,loop)"),
     ("continue", 0x11, "ct_any", "Terminator ParentOneOf(for,if,loop)"),
-    ("return", 0x5C, "any", "ParentOneOf(entry,if,testing$func) ReturnLike Terminator"),
+    # 13.4: a loop may end with return (NVIDIA's 13.4 tools accept it in 13.3 files too).
+    ("return", 0x5C, "any", "ParentOneOf(entry,if,loop,testing$func) ReturnLike Terminator"),
     ("yield", 0x6D, "ct_any", "Pure ReturnLike Terminator ParentOneOf(if,reduce,scan)"),
 )
 for _name, _opcode, _code, _traits in _TERMINATORS:
@@ -35,5 +36,5 @@ op("if", "13.1", 0x32, G, operands="condition:s_i1", results="results:any*",
 op("loop", "13.1", 0x41, G, operands="initValues:any*", results="resultValues:any*",
    regions="region:sized",
    traits="AutomaticAllocationScope AsmNames RecursiveMemoryEffects SingleBlock "
-          "SingleBlockImplicitTerminator(continue,break)", custom="loop",
+          "SingleBlockImplicitTerminator(continue,break,return)", custom="loop",
    default_dialect=True, terminator="continue")

@@ -18,7 +18,7 @@ op("exti", "13.1", 0x25, G, operands="from:i4N", results="to:i4N",
    format="$from custom<Signedness>($signedness)" + _FT)
 op("ftof", "13.1", 0x2A, G, operands="from:f", results="to:f",
    attrs="rounding_mode:rounding=nearest_even", traits=FROM_TO,
-   format="$from custom<IEEERoundingMode>($rounding_mode)" + _FT)
+   format="$from custom<FToFRoundingMode>($rounding_mode)" + _FT)
 op("ftoi", "13.1", 0x2B, G, operands="from:f", results="to:iN",
    attrs="signedness:signedness rounding_mode:rounding=nearest_int_to_zero "
          "saturating:unit@13.4", traits=FROM_TO,

@@ -53,7 +53,8 @@ op("fma", "13.1", 0x28, G, operands="lhs:fB rhs:fB acc:fB", results="result:fB",
    format="$lhs `,` $rhs `,` $acc custom<IEEERoundingMode>($rounding_mode)" + _FTZ + _T,
    same="lhs,rhs,acc,result")
 op("fpowi", "13.4", 121, G, operands="source:fB exponent:fpowi_exp", results="result:fB",
-   traits="Pure Elementwise", format="$source `,` $exponent attr-dict `:` "
+   traits="Pure Elementwise AllShapesMatch(source,exponent)",
+   format="$source `,` $exponent attr-dict `:` "
    "custom<CudaTileType>(type($source)) `,` custom<CudaTileType>(type($exponent))",
    same="source,result", summary="x raised to a signed integer power")
 _unary("log", 0x3F)
@@ -82,9 +83,11 @@ op("mmaf_scaled", "13.3", 0x72, G,
           "custom<CudaTileType>(type($rhs_scale))", same="acc,result")
 _rounded_binary("mulf", 0x4C)
 _unary("negf", 0x4F)
-op("pow", "13.1", 0x54, G, operands="source:fB exponent:fB", results="result:fB",
+# 13.4 renamed ``pow`` to ``fpowf`` (next to the new ``fpowi``): NVIDIA's 13.4 tools print
+# ``fpowf``, even for 13.3 bytecode.  13.3 text spells it ``pow``, which still parses.
+op("fpowf", "13.1", 0x54, G, operands="source:fB exponent:fB", results="result:fB",
    traits="Pure AllTypesMatch(result,source,exponent) AllRanksMatch(source,exponent,result)",
-   format="$source `,` $exponent" + _T, same="source,exponent,result")
+   format="$source `,` $exponent" + _T, same="source,exponent,result", aliases="pow")
 op("remf", "13.1", 0x59, G, operands="lhs:fB rhs:fB", results="result:fB", traits=BINARY,
    format=_BINARY, same=_SAME_2)
 _unary("rsqrt", 0x5D, attrs="flush_to_zero:unit", format="$source" + _FTZ + _T)

@@ -27,7 +27,8 @@ ATTR_KINDS: dict[str, base.AttrKind] = {
     "unit": base.UNIT_KIND, "str": base.STR, "i64": base.I64, "i32": base.I32,
     "i32nn": base.I32, "i64min0": base.I64,
     "bool": base.BOOL, "sym": base.SYMBOL_NAME, "symref": base.SYMBOL_REF,
-    "i32arr": base.DENSE_I32_ARRAY, "array": base.ARRAY, "dense": base.DENSE,
+    "i32arr": base.DENSE_I32_ARRAY, "boolarr": base.DENSE_BOOL_ARRAY, "array": base.ARRAY,
+    "dense": base.DENSE,
     "type": base.TYPE, "hints": base.OPT_HINTS, "assume": base.ASSUME_PREDICATE,
     "dicts": base.DICT_ARRAY,
 }
@@ -84,7 +85,7 @@ def op(name: str, since: str, opcode: int | None, group: str, *, operands: str =
        names: Callable[[Any], list[str | None]] | None = None,
        arg_names: Callable[[Any, int], list[str]] | None = None,
        default_dialect: bool = False, terminator: str | None = None,
-       summary: str = "", dialect: str = "cuda_tile") -> OpDef:
+       summary: str = "", dialect: str = "cuda_tile", aliases: str = "") -> OpDef:
     """Declare and register one op."""
     version = _version(since)
     operand_defs = []
@@ -112,9 +113,11 @@ def op(name: str, since: str, opcode: int | None, group: str, *, operands: str =
         format=format, custom=custom,
         same_type=tuple(tuple(g.split(",")) for g in same.split(";") if g),
         result_names=names, block_arg_names=arg_names, default_dialect=default_dialect,
-        implicit_terminator=terminator, summary=summary, dialect=dialect)
-    _OPS[definition.full_name] = definition
-    _OPS.setdefault(name, definition)
+        implicit_terminator=terminator, summary=summary, dialect=dialect,
+        aliases=tuple(aliases.split()))
+    for spelled in (name,) + definition.aliases:
+        _OPS[f"{dialect}.{spelled}"] = definition
+        _OPS.setdefault(spelled, definition)
     return definition
 
 

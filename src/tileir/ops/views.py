@@ -22,11 +22,13 @@ op("get_index_space_shape", "13.1", 0x2D, G, operands="src:view", results="resul
 op("load_view_tko", "13.1", 0x3E, G, operands="view:view index:iN* token:token?",
    results="tile:tile result_token:token",
    attrs="memory_ordering_semantics:mem_order memory_scope:mem_scope? "
-         "optimization_hints:hints?", traits="AttrSizedOperandSegments AsmNames",
+         "optimization_hints:hints? inbounds:boolarr?@13.4",
+   traits="AttrSizedOperandSegments AsmNames",
    custom="load_view",
    names=fixed("tile", "result_token"))
 op("store_view_tko", "13.1", 0x66, G,
    operands="tile:tile view:view index:iN* token:token?", results="result_token:token",
    attrs="memory_ordering_semantics:mem_order memory_scope:mem_scope? "
-         "optimization_hints:hints?", traits="AttrSizedOperandSegments",
+         "optimization_hints:hints? inbounds:boolarr?@13.4",
+   traits="AttrSizedOperandSegments",
    custom="store_view")

@@ -6,13 +6,13 @@ reference's custom printers, spaces included.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from ..attributes import (ArrayAttr, DictAttr, EnumAttr, StringAttr, TypeAttr,
+from ..attributes import (ArrayAttr, DenseArrayAttr, DictAttr, EnumAttr, StringAttr, TypeAttr,
                           identifier_or_string)
 from ..diagnostics import ParseError
 from ..enums import AtomicRMWMode, MemoryOrderingSemantics, MemoryScope
-from ..types import TOKEN, FunctionType, TensorViewType, TiledView, quoted
+from ..types import TOKEN, FunctionType, IntegerType, TensorViewType, TiledView, quoted
 from .lexer import Kind
 
 if TYPE_CHECKING:
@@ -185,9 +185,18 @@ def print_make_tensor_view(p: "Printer", op: "Operation") -> str:
             f"strides = [{mixed(view.strides, stride_values)}]")
     text += p.attr_dict(op, set()) + " : "
     dynamic = shape_values + stride_values
-    if dynamic:
-        text += _t(dynamic[0].type) + " -> "
+    # 13.4: a base pointer with a ptr_attr has its type printed first.
+    types = [base[0].type] if _has_ptr_attr(base[0].type) else []
+    types += [dynamic[0].type] if dynamic else []
+    if types:
+        text += ", ".join(_t(t) for t in types) + " -> "
     return text + _t(view)
+
+
+def _has_ptr_attr(t: Any) -> bool:
+    """Whether `t` is a tile of pointers carrying a ptr_attr (13.4)."""
+    pointer = getattr(t, "element_type", None)
+    return getattr(pointer, "ptr_attr", None) is not None
 
 
 def _declared_dims(parser: "OpParser") -> tuple[list, int]:
@@ -230,14 +239,29 @@ def parse_make_tensor_view(parser: "OpParser", state: "OpState") -> None:
     dyn_shape = [u for u, _ in shape if not isinstance(u, int)]
     dyn_strides = [u for u, _ in strides if not isinstance(u, int)]
     index_type = None
-    if dyn_shape or dyn_strides:
-        index_type = parser.parse_cuda_tile_type()
+    first = parser.parse_cuda_tile_type()
+    base_type = None
+    dynamic = bool(dyn_shape or dyn_strides)
+    # 13.4 prints the base's type first when its pointer has a ptr_attr: `base, index ->`
+    # with dynamic operands, `base ->` without.
+    if parser.token.is_punct("," if dynamic else "->"):
+        base_type = first
+        if dynamic:
+            parser.expect_punct(",")
+            first = parser.parse_cuda_tile_type()
+    if dynamic:
+        index_type = first
+    if dynamic or base_type is not None:
         parser.expect_punct("->")
-    view = parser.parse_cuda_tile_type()
+        view = parser.parse_cuda_tile_type()
+    else:
+        view = first
     if not isinstance(view, TensorViewType):
         raise parser.asm_error(parser.token.offset,
                                f"expected 'tensor_view' type, but got {quoted(view)}")
-    base_value = parser.resolve(base, TileType((), PointerType(view.element_type)))
+    if base_type is None:  # the printed form of a base without ptr_attr
+        base_type = TileType((), PointerType(view.element_type))
+    base_value = parser.resolve(base, base_type)
     _check_declared(parser, shape, view.shape, shape_offset, "shape")
     _check_declared(parser, strides, view.strides, strides_offset, "stride")
     groups = [[base_value], [parser.resolve(u, index_type) for u in dyn_shape],
@@ -354,17 +378,23 @@ def _index_types(p: "Printer", indices: list) -> str:
 
 
 def _optionals(p: "Printer", op: "Operation", token: list, elided: set[str]) -> str:
+    """`` token = %t optimization_hints = <...> inbounds = [...]`` and the attribute dict."""
     text = ""
     if token:
         text += " token = " + p.value(token[0])
     hints = op.attributes.get("optimization_hints")
     if hints is not None:
         text += " optimization_hints = " + hints.format_stripped()  # type: ignore[attr-defined]
+    inbounds = op.attributes.get("inbounds")
+    if isinstance(inbounds, DenseArrayAttr) and any(inbounds.values):
+        text += " inbounds = " + inbounds.format_short()
     return text + p.attr_dict(op, elided, with_keyword=True)
 
 
+#: Inherent attributes the view accesses print in their own syntax.  An all-false
+#: ``inbounds`` (13.4) is not printed; a missing one means all false.
 _VIEW_ELIDED = {"memory_ordering_semantics", "memory_scope", "optimization_hints",
-                "operandSegmentSizes", "mode"}
+                "operandSegmentSizes", "mode", "inbounds"}
 
 
 def print_load_view(p: "Printer", op: "Operation") -> str:
@@ -395,6 +425,8 @@ def print_atomic_red_view(p: "Printer", op: "Operation") -> str:
 
 
 def _parse_view_tail(parser: "OpParser", state: "OpState", with_hints: bool) -> list:
+    """``[token = %t] [optimization_hints = <...>] [inbounds = [b, ...]] [attributes {...}]``
+    (the last two clauses of loads and stores only)."""
     token = []
     if parser.consume_keyword("token"):
         parser.expect_punct("=")
@@ -402,9 +434,21 @@ def _parse_view_tail(parser: "OpParser", state: "OpState", with_hints: bool) -> 
     if with_hints and parser.consume_keyword("optimization_hints"):
         parser.expect_punct("=")
         state.attributes["optimization_hints"] = parser.parse_optimization_hints()
+    if with_hints and parser.consume_keyword("inbounds"):
+        parser.expect_punct("=")
+        state.attributes["inbounds"] = DenseArrayAttr(
+            IntegerType(1), tuple(parser.parse_comma_list(lambda: _bool(parser), "square")))
     if parser.consume_keyword("attributes"):
         parser.parse_attr_dict_body(state.discardable)
     return token
+
+
+def _bool(parser: "OpParser") -> int:
+    """``true`` or ``false`` (an element of ``inbounds = [...]``), as 1 or 0."""
+    for value, keyword in enumerate(("false", "true")):
+        if parser.consume_keyword(keyword):
+            return value
+    raise parser.asm_error(parser.token.offset, "expected 'true' or 'false'")
 
 
 def _parse_index_types(parser: "OpParser", count: int) -> tuple[list, int | None]:

@@ -154,6 +154,10 @@ def _rounding_directive(default: RoundingMode, allowed: tuple[str, ...], strict:
 
 _NE, _FULL = RoundingMode.NEAREST_EVEN, RoundingMode.FULL
 _IEEE = _rounding_directive(_NE, ("nearest_even", "zero", "negative_inf", "positive_inf"), True)
+# ftof takes the IEEE modes and, since 13.4, nearest_away (which the verifier allows
+# only for some conversions).
+_FTOF = _rounding_directive(_NE, ("nearest_even", "zero", "negative_inf", "positive_inf",
+                                  "nearest_away"), True)
 _DIVF = _rounding_directive(_NE, ("nearest_even", "zero", "negative_inf", "positive_inf",
                                   "approx", "full"), False)
 _SQRT = _rounding_directive(_NE, ("nearest_even", "zero", "negative_inf", "positive_inf",
@@ -239,7 +243,8 @@ DIRECTIVES: dict[str, tuple[Callable[..., str], Callable[..., None]]] = {
     "CudaTileType": (_print_types, _parse_types),
     "Signedness": _SIGNEDNESS, "ComparisonPredicate": _PREDICATE,
     "ComparisonOrdering": _ORDERING,
-    "IEEERoundingMode": _IEEE, "DivFOpRoundingMode": _DIVF, "SqrtOpRoundingMode": _SQRT,
+    "IEEERoundingMode": _IEEE, "FToFRoundingMode": _FTOF, "DivFOpRoundingMode": _DIVF,
+    "SqrtOpRoundingMode": _SQRT,
     "TanHOpRoundingMode": _APPROX_FULL, "ExpOpRoundingMode": _APPROX_FULL,
     "IntegerRoundingMode": _INTEGER,
     "SymbolVisibility": (_print_visibility, _parse_visibility),

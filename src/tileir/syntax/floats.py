@@ -31,9 +31,10 @@ f4E2M1FN, which has no NaN or infinity, saturates to ±6.0; f8E8M0FNU has no zer
 being a single bit, rounds every tie up (3.0 becomes 4.0).  A hex literal is a bit
 pattern, rejected when it has more significant bits than the type.
 
-f8E5M3FNU is not an LLVM type.  It is modelled on the project's `FloatFormat` for it
-and on f8E4M3FN: unsigned, exponent bias 15 with subnormals, NaN only at 0xFF, no
-infinity (overflow gives NaN), largest value 0xFE = 114688.
+fnv8E5M3FNU (13.4's spelling of f8E5M3FNU) is not an LLVM type.  It is modelled on the
+project's `FloatFormat` for it and on f8E4M3FN: unsigned, exponent bias 15 with
+subnormals, NaN only at 0xFF, no infinity (overflow gives NaN), largest value
+0xFE = 114688.
 
 Bits are storage words as `tileir.numerics` holds them: tf32 is a 32-bit word whose top
 19 bits are the value (its low 13 bits are ignored and returned as zero), and its hex

@@ -12,10 +12,11 @@ from contextlib import contextmanager
 from typing import Callable, Iterator
 
 from ..diagnostics import ParseError
-from ..enums import PaddingValue
-from ..types import (DIALECT, MLIR_FLOAT_WIDTHS, TOKEN, BuiltinType, FloatType, FunctionType,
-                     GatherScatterViewType, IntegerType, PartitionViewType, PointerType,
-                     StridedViewType, TensorViewType, TileType, Type, quoted)
+from ..enums import PaddingValue, PointerAttribute
+from ..types import (DIALECT, FLOAT_SPELLING_ALIASES, MLIR_FLOAT_WIDTHS, TOKEN, BuiltinType,
+                     FloatType, FunctionType, GatherScatterViewType, IntegerType,
+                     PartitionViewType, PointerType, StridedViewType, TensorViewType, TileType,
+                     Type, quoted)
 from .base import BaseParser
 from .lexer import Kind
 
@@ -93,6 +94,7 @@ class TypeParser(BaseParser):
 
     def _builtin_type(self) -> Type | None:
         spelling = self.token.spelling
+        spelling = FLOAT_SPELLING_ALIASES.get(spelling, spelling)
         if spelling in MLIR_FLOAT_WIDTHS:
             self.advance()
             return FloatType(spelling)
@@ -153,10 +155,29 @@ class TypeParser(BaseParser):
         return t
 
     def _ptr(self, start: int) -> Type:
+        """``ptr<E>``, or 13.4's ``ptr<E, <none>>`` (``ptr<E, #cuda_tile.ptr_attr<none>>``)."""
         self.expect_punct("<")
         pointee = self.parse_cuda_tile_type()
+        ptr_attr = self._ptr_attr(short=True) if self.consume_punct(",") else None
         self.expect_punct(">")
-        return self._checked(PointerType(pointee), start)
+        return self._checked(PointerType(pointee, ptr_attr), start)
+
+    def _ptr_attr(self, short: bool) -> PointerAttribute:
+        """A ``ptr_attr``: ``#cuda_tile.ptr_attr<kind>``, or ``<kind>`` where `short`."""
+        token = self.token
+        if token.kind is Kind.HASH_IDENTIFIER and token.spelling == f"#{DIALECT}.ptr_attr":
+            self.advance()
+        elif not (short and token.is_punct("<")):
+            raise self.asm_error(token.offset, "expected ptr_attr")
+        self.expect_punct("<")
+        offset = self.token.offset
+        keyword = self.parse_keyword()
+        self.expect_punct(">")
+        try:
+            return PointerAttribute.from_keyword(keyword)
+        except KeyError:
+            raise self.asm_error(offset, f"unknown ptr_attr kind '{keyword}', expected one "
+                                 "of: " + ", ".join(PointerAttribute.keywords())) from None
 
     def _tile(self, start: int) -> Type:
         self.expect_punct("<")
@@ -170,21 +191,28 @@ class TypeParser(BaseParser):
         shape = self.parse_dimension_list(allow_dynamic=True)
         element = self.parse_cuda_tile_type()
         strides: list[int | None] = []
+        ptr_attr: PointerAttribute | None = None
         if not shape:
             if self.consume_punct(","):
                 if self.consume_keyword("strides"):
                     raise self.asm_error(self.token.offset,
                                          "strides must not be provided for 0-d tiles")
-                raise self.asm_error(self.token.offset,
-                                     "unexpected token after element type in 0-d tensor_view")
+                if self.token.kind is not Kind.HASH_IDENTIFIER:
+                    raise self.asm_error(self.token.offset,
+                                         "unexpected token after element type in 0-d "
+                                         "tensor_view")
+                ptr_attr = self._ptr_attr(short=False)
         else:
             if not self.consume_punct(","):
                 raise self.asm_error(self.token.offset, "expected 'strides'")
             self.expect_keyword("strides")
             self.expect_punct("=")
             strides = self.parse_comma_list(self._stride, "square", "strides array")
+            if self.consume_punct(","):
+                ptr_attr = self._ptr_attr(short=False)
         self.expect_punct(">")
-        return self._checked(TensorViewType(element, tuple(shape), tuple(strides)), start)
+        return self._checked(TensorViewType(element, tuple(shape), tuple(strides), ptr_attr),
+                             start)
 
     def _stride(self) -> int | None:
         if self.consume_punct("?"):

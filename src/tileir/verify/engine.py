@@ -19,6 +19,7 @@ from ..ir import Block, BlockArgument, OpResult, Operation
 from ..ops.base import OPTIONAL, SINGLE, VARIADIC
 from . import rules  # noqa: F401  (registers every op's checks)
 from . import traits
+from .attr_kinds import constraint_of
 from .registry import CHECKS, Context, Failure, Options, error_at, note_at, op_error
 
 
@@ -157,10 +158,10 @@ def _check_attributes(op: Operation) -> None:
             raise op_error(op, f"requires attribute '{decl.name}'")
     for decl in op.opdef.attrs:
         value = op.attributes.get(decl.name)
-        if value is not None and decl.constraint is not None and \
-                not decl.constraint.accepts(value):
+        constraint = constraint_of(decl)
+        if value is not None and constraint is not None and not constraint.accepts(value):
             raise op_error(op, f"attribute '{decl.name}' failed to satisfy constraint: "
-                               f"{decl.constraint.summary}")
+                               f"{constraint.summary}")
 
 
 def _check_values(op: Operation, what: str, declared: tuple[Any, ...],

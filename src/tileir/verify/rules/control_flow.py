@@ -76,9 +76,10 @@ FUNCTIONS = ("cuda_tile.entry", "cuda_tile.testing$func")
 
 @verifier("return")
 def check_return(op: Any, ctx: Context) -> None:
-    """ReturnOp::verify: the operands match the enclosing function's results."""
+    """ReturnOp::verify: the operands match the enclosing function's results (reached
+    through ``if`` ops and, since 13.4, ``loop`` ops)."""
     parent = op.parent_op
-    while parent is not None and parent.name == IF:
+    while parent is not None and parent.name in (IF, LOOP):  # loop: 13.4
         parent = parent.parent_op
     if parent is None or parent.name not in FUNCTIONS:
         raise op_error(op, "must be used within a cuda_tile.testing$func, cuda_tile.entry, or "

@@ -431,6 +431,26 @@ def check_extract(op: Any, ctx: Context) -> None:
                          f"index: {limit})")
 
 
+@verifier("insert")
+def check_insert(op: Any, ctx: Context) -> None:
+    """InsertOp::verify (13.4): the subtile fits the destination's grid; one index per
+    destination dimension.  The rank and index-count messages are NVIDIA's 13.4 tools'; the
+    element-type and divisibility ones follow extract's wording (not observed)."""
+    source = op.operand_group("source")[0].type
+    result = op.results[0].type
+    indices = op.operand_group("indices")
+    if source.element_type != result.element_type:
+        raise op_error(op, "source and result element type do not match")
+    if source.rank != result.rank:
+        raise op_error(op, "source and result must have the same rank")
+    for i, (src, dst) in enumerate(zip(source.shape, result.shape)):
+        if dst % src != 0:
+            raise op_error(op, f"result dimension {i} size ({dst}) must be evenly divisible "
+                               f"by source dimension {i} size ({src})")
+    if len(indices) != result.rank:
+        raise op_error(op, f"expected {result.rank} indices, but got {len(indices)}")
+
+
 @verifier("iota")
 def check_iota(op: Any, ctx: Context) -> None:
     """IotaOp::verify: a 1-d result whose length fits the element type's range."""

@@ -7,7 +7,8 @@ from typing import Any
 
 from ...enums import MemoryOrderingSemantics as Order
 from ...enums import MemoryScope
-from ...types import TensorViewType, TiledView, Type, quoted
+from ...enums import PointerAttribute
+from ...types import TensorViewType, TiledView, Type, ptr_attr_text, quoted
 from ..registry import Context, Failure, op_error, verifier
 from .core import verify_optimization_hints
 
@@ -30,6 +31,15 @@ def _same_type_error(op: Any, what: str, values: list[Any], first: Type) -> Fail
     return None
 
 
+def ptr_attr_error(base: PointerAttribute | None, view: PointerAttribute | None) -> str | None:
+    """13.4: a tensor_view carries exactly the ptr_attr of the pointer it is made from."""
+    if base is not None and view != base:
+        return f"tensor_view must preserve ptr_attr from base pointer ({ptr_attr_text(base)})"
+    if base is None and view is not None:
+        return "pointer base without ptr_attr cannot produce tensor_view with ptr_attr"
+    return None
+
+
 @verifier("make_tensor_view")
 def make_tensor_view(op: Any, ctx: Context) -> None:
     """The base points at the view's element type; one operand per ``?`` extent and stride,
@@ -42,6 +52,9 @@ def make_tensor_view(op: Any, ctx: Context) -> None:
     if view.element_type != pointee:
         raise op_error(op, f"expected pointer to {quoted(view.element_type)} to build "
                            f"tensor_view of this type, got {quoted(pointee)}")
+    message = ptr_attr_error(base.element_type.ptr_attr, view.ptr_attr)
+    if message is not None:
+        raise op_error(op, message)
     shape, strides = op.operand_group("dynamicShape"), op.operand_group("dynamicStrides")
     for what, values, expected in (("shape", shape, _dynamic_count(view.shape)),
                                    ("stride", strides, _dynamic_count(view.strides))):
@@ -140,18 +153,28 @@ def memory_model_error(op: Any, kind: str) -> Failure | None:
     return None
 
 
+def inbounds_error(op: Any) -> Failure | None:
+    """13.4's ``inbounds``: one flag per index (a missing attribute means all false)."""
+    inbounds = op.attributes.get("inbounds")
+    count = len(op.values_named("index"))
+    if inbounds is None or len(inbounds.values) == count:
+        return None
+    return op_error(op, f"inbounds size ({len(inbounds.values)}) must match the number of "
+                        f"index dimensions ({count})")
+
+
 def _view_access(kind: str):
     """The verifier of a view load (`kind` "load") or store ("store")."""
     def check(op: Any, ctx: Context) -> None:
-        failure = view_access_error(op)
+        failure = view_access_error(op) or inbounds_error(op)
         if failure is not None:
             raise failure
         verify_optimization_hints(op, ctx)
         failure = memory_model_error(op, kind)
         if failure is not None:
             raise failure
-    check.__doc__ = (f"A view {kind}: indices and tile fit the view; hints; ordering and "
-                     "scope agree.")
+    check.__doc__ = (f"A view {kind}: indices and tile fit the view; one inbounds flag per "
+                     "index; hints; ordering and scope agree.")
     return check
 
 
