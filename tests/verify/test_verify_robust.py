@@ -137,19 +137,25 @@ SEEDS: tuple[str, ...] = (
     }""",
     """cuda_tile.module @m {
       cuda_tile.entry @k(%p: tile<ptr<f32>>) {
-        %v = cuda_tile.make_tensor_view %p, shape = [8, 4], strides = [4, 1] : tensor_view<8x4xf32, strides=[4,1]>
-        %pv = cuda_tile.make_partition_view %v : partition_view<tile=(2x4), tensor_view<8x4xf32, strides=[4,1]>>
+        %v = cuda_tile.make_tensor_view %p, shape = [8, 4], strides = [4, 1]
+            : tensor_view<8x4xf32, strides=[4,1]>
+        %pv = cuda_tile.make_partition_view %v : partition_view<tile=(2x4), tensor_view<8x4xf32,
+            strides=[4,1]>>
         %i = cuda_tile.constant <i32: 0> : tile<i32>
-        %t, %tok = cuda_tile.load_view_tko weak %pv[%i, %i] : partition_view<tile=(2x4), tensor_view<8x4xf32, strides=[4,1]>>, tile<i32> -> tile<2x4xf32>, token
-        %s = cuda_tile.reduce %t dim=1 identities=[0.000000e+00 : f32] : tile<2x4xf32> -> tile<2xf32>
+        %t, %tok = cuda_tile.load_view_tko weak %pv[%i, %i] : partition_view<tile=(2x4),
+            tensor_view<8x4xf32, strides=[4,1]>>, tile<i32> -> tile<2x4xf32>, token
+        %s = cuda_tile.reduce %t dim=1 identities=[0.000000e+00 : f32] : tile<2x4xf32>
+            -> tile<2xf32>
         (%a: tile<f32>, %b: tile<f32>) {
           %x = cuda_tile.addf %a, %b rounding<nearest_even> : tile<f32>
           cuda_tile.yield %x : tile<f32>
         }
-        %tok2 = cuda_tile.store_view_tko weak %t, %pv[%i, %i] token = %tok : tile<2x4xf32>, partition_view<tile=(2x4), tensor_view<8x4xf32, strides=[4,1]>>, tile<i32> -> token
+        %tok2 = cuda_tile.store_view_tko weak %t, %pv[%i, %i] token = %tok : tile<2x4xf32>,
+            partition_view<tile=(2x4), tensor_view<8x4xf32, strides=[4,1]>>, tile<i32> -> token
         %lb = cuda_tile.constant <i32: 0> : tile<i32>
         %ub = cuda_tile.constant <i32: 4> : tile<i32>
-        %r = cuda_tile.for %iv in (%lb to %ub, step %ub) : tile<i32> iter_values(%acc = %i) -> (tile<i32>) {
+        %r = cuda_tile.for %iv in (%lb to %ub, step %ub) : tile<i32> iter_values(%acc = %i)
+            -> (tile<i32>) {
           %n = cuda_tile.addi %acc, %iv : tile<i32>
           cuda_tile.continue %n : tile<i32>
         }
@@ -169,8 +175,10 @@ SEEDS: tuple[str, ...] = (
         %t = cuda_tile.make_token : token
         %v, %t1 = cuda_tile.load_ptr_tko weak %p token = %t : tile<ptr<i32>> -> tile<i32>, token
         %t2 = cuda_tile.store_ptr_tko weak %p, %v token = %t1 : tile<ptr<i32>>, tile<i32> -> token
-        %o, %t3 = cuda_tile.atomic_rmw_tko relaxed device %p, add, %v : tile<ptr<i32>>, tile<i32> -> tile<i32>, token
-        %c, %t4 = cuda_tile.atomic_cas_tko relaxed device %p, %v, %o : tile<ptr<i32>>, tile<i32> -> tile<i32>, token
+        %o, %t3 = cuda_tile.atomic_rmw_tko relaxed device %p, add, %v : tile<ptr<i32>>,
+            tile<i32> -> tile<i32>, token
+        %c, %t4 = cuda_tile.atomic_cas_tko relaxed device %p, %v, %o : tile<ptr<i32>>,
+            tile<i32> -> tile<i32>, token
         %j = cuda_tile.join_tokens %t2, %t3, %t4 : token
         %a = cuda_tile.constant <f32: 1.0> : tile<4x8xf32>
         %b = cuda_tile.constant <f32: 2.0> : tile<8x4xf32>
@@ -181,7 +189,8 @@ SEEDS: tuple[str, ...] = (
         %f = cuda_tile.fma %x, %x, %x rounding<zero> : tile<4x4xf32>
         %s = cuda_tile.sqrt %f rounding<approx> : tile<4x4xf32>
         %cat = cuda_tile.cat %s, %s dim = 0 : tile<4x4xf32>, tile<4x4xf32> -> tile<8x4xf32>
-        %sc = cuda_tile.scan %cat dim=0 reverse=false identities=[0.000000e+00 : f32] : tile<8x4xf32> -> tile<8x4xf32>
+        %sc = cuda_tile.scan %cat dim=0 reverse=false identities=[0.000000e+00 : f32]
+            : tile<8x4xf32> -> tile<8x4xf32>
         (%l: tile<f32>, %r: tile<f32>) {
           %y = cuda_tile.addf %l, %r rounding<nearest_even> : tile<f32>
           cuda_tile.yield %y : tile<f32>
