@@ -158,13 +158,17 @@ class Operation:
     def parent_op(self) -> "Operation | None":
         return self.parent.parent_op if self.parent is not None else None
 
-    def walk(self) -> Iterator["Operation"]:
-        """This op and every op nested in it, in pre-order."""
-        yield self
+    def walk(self, post_order: bool = False) -> Iterator["Operation"]:
+        """This op and every op nested in it, in pre-order (or children first, MLIR's
+        default walk order, with `post_order`)."""
+        if not post_order:
+            yield self
         for region in self.regions:
             for block in region.blocks:
                 for op in block.operations:
-                    yield from op.walk()
+                    yield from op.walk(post_order)
+        if post_order:
+            yield self
 
     # ---- declared fields --------------------------------------------------
 
@@ -202,6 +206,10 @@ class Operation:
         if self.opdef is not None:
             return self.opdef.attr_default(name)
         return None
+
+    def enum(self, name: str) -> Any:
+        """The member of enum attribute `name` (its declared default when absent), or None."""
+        return getattr(self.attr(name), "value", None)
 
     def has_flag(self, name: str) -> bool:
         return isinstance(self.attributes.get(name), UnitAttr)

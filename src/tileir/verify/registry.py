@@ -84,5 +84,11 @@ class Context:
     options: Options = field(default_factory=Options)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
+    def op_error(self, op: Any, message: str) -> None:
+        """Report an op error without failing the check (the reference emits some errors
+        and carries on verifying)."""
+        self.diagnostics.append(op_error(op, message).diagnostic)
+
     def warn(self, thing: Any, message: str) -> None:
+        """Report a warning at `thing`."""
         self.diagnostics.append(warning(message, location_of(thing)))

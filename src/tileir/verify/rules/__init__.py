@@ -3,5 +3,5 @@
 Importing this package registers every check with `tileir.verify.registry.verifier`.
 """
 
-from . import (atomics, bitwise, control_flow, conversion, core, floating_point,  # noqa: F401
+from . import (atomics, control_flow, conversion, core, floating_point,  # noqa: F401
                integer, memory, misc, views)

@@ -12,12 +12,8 @@ from ...enums import MemoryScope
 from ...types import (BF16, F16, F32, F64, I32, I64, GatherScatterViewType, IntegerType,
                       TiledView, TileType, Type, mlir_bit_width, quoted)
 from ..registry import Context, Failure, op_error, verifier
+from ..text import shape_text
 
-
-def _enum(op: Any, name: str) -> Any:
-    """The enum member of attribute `name`, None when absent."""
-    attr = op.attributes.get(name)
-    return getattr(attr, "value", attr)
 
 
 
@@ -57,7 +53,7 @@ def mode_error(op: Any, mode: Mode, element: Type) -> Failure | None:
 
 def ordering_error(op: Any) -> Failure | None:
     """An atomic's ordering is relaxed, acquire, release or acq_rel."""
-    if _enum(op, "memory_ordering_semantics") not in ATOMIC_ORDERS:
+    if op.enum("memory_ordering_semantics") not in ATOMIC_ORDERS:
         return op_error(op, "memory ordering semantics must be one of: relaxed, acquire, "
                             "release, acq_rel")
     return None
@@ -95,7 +91,7 @@ def atomic_rmw_tko(op: Any, ctx: Context) -> None:
     element = op.values_named("arg")[0].type.element_type
     _raise_first(lambda: _pointee_error(op, "arg"),
                  lambda: _mask_error(op, "arg", "pointers, arg, mask"),
-                 lambda: mode_error(op, _enum(op, "mode"), element),
+                 lambda: mode_error(op, op.enum("mode"), element),
                  lambda: ordering_error(op))
 
 
@@ -119,10 +115,6 @@ def atomic_cas_tko(op: Any, ctx: Context) -> None:
 # ---- atomic_red_view_tko --------------------------------------------------
 
 
-def _shape_text(shape: tuple[int, ...]) -> str:
-    """A shape as MLIR prints an ArrayRef in a diagnostic: ``2, 2``."""
-    return ", ".join(str(d) for d in shape)
-
 
 def _red_view_kind_error(op: Any, view: Type) -> Failure | None:
     """Only partition and strided views without padding."""
@@ -142,15 +134,15 @@ def _red_value_error(op: Any, view: TiledView) -> Failure | None:
         return op_error(op, f"view element type ({quoted(view.element_type)}) must match "
                             f"value element type ({quoted(value.element_type)})")
     if view.tile_shape != value.shape:
-        return op_error(op, f"view tile shape {_shape_text(view.tile_shape)} must match value "
-                            f"shape {_shape_text(value.shape)} for element-wise atomic "
+        return op_error(op, f"view tile shape {shape_text(view.tile_shape)} must match value "
+                            f"shape {shape_text(value.shape)} for element-wise atomic "
                             "operations")
     return None
 
 
 def _red_mode_error(op: Any) -> Failure | None:
     """No exchange; the mode works on the value's element type."""
-    mode = _enum(op, "mode")
+    mode = op.enum("mode")
     if mode is Mode.XCHG:
         return op_error(op, "atomic_red_view_tko op cannot use xchg operation")
     return mode_error(op, mode, op.values_named("value")[0].type.element_type)
@@ -158,10 +150,10 @@ def _red_mode_error(op: Any) -> Failure | None:
 
 def _red_memory_error(op: Any) -> Failure | None:
     """Relaxed ordering only, at tile-block or device scope (what TMA reductions support)."""
-    if _enum(op, "memory_ordering_semantics") is not Order.RELAXED:
+    if op.enum("memory_ordering_semantics") is not Order.RELAXED:
         return op_error(op, "only 'relaxed' memory ordering is supported for view-based "
                             "atomic reductions")
-    if _enum(op, "memory_scope") is MemoryScope.SYS:
+    if op.enum("memory_scope") is MemoryScope.SYS:
         return op_error(op, "memory scope 'sys' is not supported for view-based atomic "
                             "reductions; use 'tl_blk' or 'device' for TMA compatibility")
     return None
@@ -180,7 +172,7 @@ def _red_index_error(op: Any, view: TiledView) -> Failure | None:
             continue
         if t.rank != 0:
             return op_error(op, f"index operand {i} must be a scalar tile (rank 0), got shape "
-                                f"{_shape_text(t.shape)}")
+                                f"{shape_text(t.shape)}")
         if not isinstance(t.element_type, IntegerType):
             return op_error(op, f"index operand {i} must be a scalar integer tile, got element "
                                 f"type {quoted(t.element_type)}")

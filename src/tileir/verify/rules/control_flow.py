@@ -7,7 +7,8 @@ from typing import Any, Sequence
 
 from ...types import TensorViewType, TiledView, Type
 from ..registry import Context, error_at, note_at, op_error, verifier
-from .core import function_type, symbol_name, type_list
+from ..text import type_list
+from .core import function_type, symbol_name
 
 IF, FOR, LOOP = "cuda_tile.if", "cuda_tile.for", "cuda_tile.loop"
 

@@ -23,10 +23,6 @@ def _source_result(op: Any) -> tuple[Any, Any]:
     return op.operands[0].type, op.results[0].type
 
 
-def _enum(op: Any, name: str) -> Any:
-    """The enum value of attribute `name` (its declared default when absent)."""
-    return getattr(op.attr(name), "value", None)
-
 
 @verifier("bitcast")
 def _bitcast(op: Any, ctx: Context) -> None:
@@ -101,7 +97,7 @@ def _ftof(op: Any, ctx: Context) -> None:
     source, result = _source_result(op)
     if source == result:
         raise op_error(op, "converting tiles must not be a no-op")
-    rounding = _enum(op, "rounding_mode")
+    rounding = op.enum("rounding_mode")
     src, dst = source.element_type, result.element_type
     for applies, allowed, message in FTOF_ROUNDING:
         if applies(src, dst):
@@ -113,7 +109,7 @@ def _ftof(op: Any, ctx: Context) -> None:
 @verifier("ftoi")
 def _ftoi(op: Any, ctx: Context) -> None:
     """FToIOp::verify: only nearest_int_to_zero rounding."""
-    if _enum(op, "rounding_mode") is not R.NEAREST_INT_TO_ZERO:
+    if op.enum("rounding_mode") is not R.NEAREST_INT_TO_ZERO:
         raise op_error(op, "invalid rounding mode specified. Only 'nearest_int_to_zero' is "
                            "supported")
 
@@ -125,5 +121,5 @@ def _itof(op: Any, ctx: Context) -> None:
     if result.element_type == F8E8M0FNU:
         raise op_error(op, "integer to f8E8M0FNU conversion is not supported, please first "
                            "convert to another float type")
-    if _enum(op, "rounding_mode") is not R.NEAREST_EVEN:
+    if op.enum("rounding_mode") is not R.NEAREST_EVEN:
         raise op_error(op, "invalid rounding mode specified. Only 'nearest_even' is supported")

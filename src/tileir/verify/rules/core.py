@@ -7,23 +7,19 @@ Attributes.cpp) and reproduces its diagnostics.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 from ...attributes import (ArrayAttr, BoolAttr, CallSiteLoc, DenseArrayAttr, DictAttr,
                            DILexicalBlockAttr, DILocAttr, DISubprogramAttr, FusedLoc,
                            IntegerAttr, NameLoc, OptimizationHintsAttr, SymbolRefAttr,
                            quote_string)
-from ...diagnostics import error
 from ...types import (F4E2M1FN, FloatType, IntegerType, PointerType,
                       TileType, Type, mlir_bit_width, quoted)
-from ..registry import Context, error_at, location_of, op_error, verifier
+from ..registry import Context, error_at, op_error, verifier
+from ..text import shape_text, type_list
 
 # ---- shared helpers --------------------------------------------------
 
-
-def type_list(types: Iterable[Type]) -> str:
-    """A type range as MLIR streams it into a diagnostic: quoted, comma-separated."""
-    return ", ".join(quoted(t) for t in types)
 
 
 def int_value(attr: Any) -> int:
@@ -32,24 +28,11 @@ def int_value(attr: Any) -> int:
 
 
 
-def shape_text(shape: Sequence[int]) -> str:
-    """A shape streamed into a diagnostic: ``4, 4``."""
-    return ", ".join(str(d) for d in shape)
-
-
 def symbol_name(op: Any) -> str:
     """The op's ``sym_name`` as a string."""
     name = op.attributes.get("sym_name")
     return getattr(name, "value", name) or ""
 
-
-def walk_post_order(op: Any) -> Iterator[Any]:
-    """`op` and everything nested in it, children first (MLIR's default walk order)."""
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                yield from walk_post_order(child)
-    yield op
 
 
 # ---- debug info (CudaTile.cpp DebugInfoVerifier) --------------------------------------
@@ -111,7 +94,7 @@ def verify_function_body_debug_info(func: Any) -> None:
     """Rules 3, 4: every op of a function has no scope, or one inside the function's."""
     found = di_loc(func.location)
     function_scope = subprogram_of(found.scope) if found is not None else None
-    for op in walk_post_order(func):
+    for op in func.walk(post_order=True):
         inner = di_loc(op.location)
         scope = subprogram_of(inner.scope) if inner is not None else None
         if scope is None:
@@ -340,7 +323,7 @@ SYMBOL_USERS: dict[str, Callable[[Any], None]] = {"cuda_tile.get_global": verify
 @verifier("module", stage="regions")
 def check_symbol_uses(op: Any, ctx: Context) -> None:
     """SymbolTable verification: each nested symbol user resolves its references."""
-    for nested in walk_post_order(op):
+    for nested in op.walk(post_order=True):
         check = SYMBOL_USERS.get(nested.name)
         if check is not None:
             check(nested)
@@ -600,9 +583,8 @@ def check_inferred_types(op: Any, ctx: Context) -> None:
         declared = [r.type for r in op.results]
         if inferred == declared:
             return
-        ctx.diagnostics.append(error(
-            f"'{op.name}' op inferred type(s) {type_list(inferred)} are incompatible with "
-            f"return type(s) of operation {type_list(declared)}", location_of(op)))
+        ctx.op_error(op, f"inferred type(s) {type_list(inferred)} are incompatible with "
+                         f"return type(s) of operation {type_list(declared)}")
     raise op_error(op, "failed to infer returned types")
 
 
@@ -667,5 +649,5 @@ def check_aggregate_region(op: Any, ctx: Context) -> None:
             raise op_error(inner, f"only pure operations are allowed inside '{op.name}'")
 
 
-__all__ = ["HINT_KEYS", "function_type", "symbol_name", "type_list",
+__all__ = ["HINT_KEYS", "function_type", "symbol_name",
            "verify_optimization_hints"]

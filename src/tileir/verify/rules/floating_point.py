@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ...diagnostics import error
 from ...enums import RoundingMode
 from ...types import (BF16, F4E2M1FN, F8E4M3FN, F8E5M2, F8E5M3FNU, F8E8M0FNU, F16, F32, F64, TF32,
                       TileType, Type, quoted)
-from ..registry import Context, location_of, op_error, verifier
+from ..registry import Context, op_error, verifier
+from ..text import shape_text
 from ..traits import element_type
 
 R = RoundingMode
@@ -49,15 +49,11 @@ def result_element(op: Any) -> Type:
     return element_type(op.results[0].type)
 
 
-def rounding_of(op: Any, name: str = "rounding_mode") -> RoundingMode | None:
-    """The op's rounding mode (the declared default when absent)."""
-    return getattr(op.attr(name), "value", None)
-
 
 def rounding_mode_error(op: Any, allowed: Sequence[RoundingMode]) -> str | None:
     """The reference's "invalid rounding mode specified" message when the op's mode is not
     in `allowed`, None when it is."""
-    if rounding_of(op) in allowed:
+    if op.enum("rounding_mode") in allowed:
         return None
     listed = ", ".join(mode.keyword for mode in allowed)
     return f"invalid rounding mode specified, expect one of [{listed}]"
@@ -74,7 +70,7 @@ def modifier_error(op: Any) -> str | None:
     """The first of flush_to_zero, approx, full (in the reference's order) that the op uses
     on a non-f32 result."""
     ty = result_element(op)
-    rounding = rounding_of(op) if op.opdef.attr_def("rounding_mode") else None
+    rounding = op.enum("rounding_mode") if op.opdef.attr_def("rounding_mode") else None
     used = (("flush_to_zero", op.has_flag("flush_to_zero")),
             ("approx", rounding is R.APPROX),
             ("full", rounding is R.FULL and op.opdef.name in FULL_NEEDS_F32))
@@ -91,7 +87,7 @@ def _rounding_and_modifiers(op: Any, ctx: Context) -> None:
     if message is not None:
         if op.opdef.name not in NON_FATAL_ROUNDING:
             raise op_error(op, message)
-        ctx.diagnostics.append(error(f"'{op.name}' op {message}", location_of(op)))
+        ctx.op_error(op, message)
         return
     message = modifier_error(op)
     if message is not None:
@@ -108,10 +104,6 @@ def _flush_to_zero(op: Any, ctx: Context) -> None:
 
 # ---- mma --------------------------------------------------
 
-
-def _dims(shape: Sequence[int]) -> str:
-    """A shape as MLIR prints an ArrayRef in a diagnostic: ``4, 16``."""
-    return ", ".join(str(d) for d in shape)
 
 
 #: One dim comparison: (message prefix, operand a, dim of a, operand b, dim of b); dims
@@ -147,8 +139,8 @@ def _dim_mismatch(shapes: dict[str, Sequence[int]], pairs: Sequence[DimPair],
         a_shape, b_shape = shapes[a], shapes[b]
         if a_shape[i] != b_shape[j]:
             return (f"{prefix}shape error: dim {i} of {a} ({a_shape[i]}) and dim {j} of {b} "
-                    f"({b_shape[j]}) must match, but got {a} shape ({_dims(a_shape)}) and {b} "
-                    f"shape ({_dims(b_shape)})")
+                    f"({b_shape[j]}) must match, but got {a} shape ({shape_text(a_shape)}) and {b} "
+                    f"shape ({shape_text(b_shape)})")
     return None
 
 
@@ -259,8 +251,8 @@ def _block_factor_error(lhs: TileType, lhs_scale: TileType) -> str | None:
     k, scale_k = lhs.shape[col], lhs_scale.shape[col]
     if k % scale_k != 0:
         return (f"shape error: dim {col} of lhs_scale ({scale_k}) must be a divisor of dim "
-                f"{col} of lhs ({k}), but got lhs_scale shape ({_dims(lhs_scale.shape)}) and "
-                f"lhs shape ({_dims(lhs.shape)})")
+                f"{col} of lhs ({k}), but got lhs_scale shape ({shape_text(lhs_scale.shape)}) and "
+                f"lhs shape ({shape_text(lhs.shape)})")
     entry = BLOCK_SCALE_FACTORS.get((lhs.element_type, lhs_scale.element_type))
     factor = k // scale_k
     if entry is None or factor in entry[1]:

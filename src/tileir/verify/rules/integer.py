@@ -26,19 +26,15 @@ NEGI_FORBIDDEN = {IntegerOverflow.NO_UNSIGNED_WRAP:
                   "'no_unsigned_wrap' overflow flag is not supported"}
 
 
-def _enum(op: Any, name: str) -> Any:
-    """The enum value of attribute `name` (its declared default when absent)."""
-    return getattr(op.attr(name), "value", None)
-
 
 @verifier("divi")
 def _divi(op: Any, ctx: Context) -> None:
     """DivIOp::verify: rounding in [zero, negative_inf, positive_inf]; no floor unsigned."""
-    rounding = _enum(op, "rounding")
+    rounding = op.enum("rounding")
     if rounding not in DIVI_ROUNDING:
         listed = ", ".join(mode.keyword for mode in DIVI_ROUNDING)
         raise op_error(op, f"invalid rounding mode specified, expect one of [{listed}]")
-    message = DIVI_FORBIDDEN.get((rounding, _enum(op, "signedness")))
+    message = DIVI_FORBIDDEN.get((rounding, op.enum("signedness")))
     if message is not None:
         raise op_error(op, message)
 
@@ -46,7 +42,7 @@ def _divi(op: Any, ctx: Context) -> None:
 @verifier("negi")
 def _negi(op: Any, ctx: Context) -> None:
     """NegIOp::verify: no 'no_unsigned_wrap' on a signed negation."""
-    message = NEGI_FORBIDDEN.get(_enum(op, "overflow"))
+    message = NEGI_FORBIDDEN.get(op.enum("overflow"))
     if message is not None:
         raise op_error(op, message)
 

@@ -130,17 +130,12 @@ ACCEPTED_ORDERS: dict[str, tuple[Order, ...]] = {
 }
 
 
-def _enum(op: Any, name: str) -> Any:
-    """The enum member of attribute `name`, None when absent."""
-    attr = op.attributes.get(name)
-    return getattr(attr, "value", attr)
-
 
 def memory_model_error(op: Any, kind: str) -> Failure | None:
     """A load's or store's ordering and scope (reference verifyMemoryModelLoad/Store): an
     accepted ordering; weak takes no scope, every other ordering needs one."""
-    order: Order = _enum(op, "memory_ordering_semantics")
-    scope: MemoryScope | None = _enum(op, "memory_scope")
+    order: Order = op.enum("memory_ordering_semantics")
+    scope: MemoryScope | None = op.enum("memory_scope")
     accepted = ACCEPTED_ORDERS[kind]
     if order not in accepted:
         names = [o.keyword for o in accepted]
