@@ -79,3 +79,25 @@ def test_region_constraint_names_the_ods_region(diagnose) -> None:
     }"""
     assert diagnose(text) == ["error: 'cuda_tile.loop' op region #0 ('region') failed to "
                               "verify constraint: region with 1 blocks"]
+
+
+_GENERIC_ENTRY = """cuda_tile.module @m {
+  "cuda_tile.entry"() <{function_type = (!cuda_tile.tile<f32>) -> (), sym_name = "k"}> ({
+  ^bb0(ARGS):
+    cuda_tile.return
+  }) : () -> ()
+}"""
+
+
+def test_entry_block_matches_the_signature(diagnose) -> None:
+    # FunctionOpInterface: the body's arguments are the signature's inputs
+    ok = _GENERIC_ENTRY.replace("ARGS", "%a: !cuda_tile.tile<f32>")
+    assert diagnose(ok) == []
+    assert diagnose(_GENERIC_ENTRY.replace("ARGS", "%a: !cuda_tile.tile<i32>")) == [
+        "error: 'cuda_tile.entry' op type of entry block argument #0(!cuda_tile.tile<i32>) "
+        "must match the type of the corresponding argument in function "
+        "signature(!cuda_tile.tile<f32>)"]
+    two = "%a: !cuda_tile.tile<f32>, %b: !cuda_tile.tile<f32>"
+    assert diagnose(_GENERIC_ENTRY.replace("ARGS", two)) == [
+        "error: 'cuda_tile.entry' op entry block must have 1 arguments to match function "
+        "signature"]
