@@ -12,7 +12,7 @@ op("atomic_cas_tko", "13.1", 0x07, G,
    results="result:tile result_token:token", attrs=_ORDER,
    traits="AllShapesMatch(pointers,cmp,val,result) AllTypesMatch(cmp,val,result) "
           "AttrSizedOperandSegments AsmNames",
-   names=fixed("result", "result_token"), same="cmp,val",
+   names=fixed("result", "result_token"),
    format="$memory_ordering_semantics $memory_scope $pointers `,` $cmp `,` $val "
           "(`,` $mask^)?" + _TOKEN + " attr-dict `:` custom<CudaTileType>(type($pointers)) "
           "`,` custom<CudaTileType>(type($val)) (`,` custom<CudaTileType>(type($mask))^)? `->` "

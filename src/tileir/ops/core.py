@@ -93,5 +93,4 @@ op("select", "13.1", 0x5F, G, operands="cond:i1 val_if_true:tile val_if_false:ti
    traits="Pure AllTypesMatch(val_if_true,val_if_false,result) "
           "AllShapesMatch(cond,val_if_true,val_if_false,result)",
    format="$cond `,` $val_if_true `,` $val_if_false attr-dict `:` "
-          "custom<CudaTileType>(type($cond)) `,` custom<CudaTileType>(type($result))",
-   same="val_if_true,val_if_false,result")
+          "custom<CudaTileType>(type($cond)) `,` custom<CudaTileType>(type($result))")

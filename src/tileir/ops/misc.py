@@ -8,7 +8,6 @@ _GDC = "(`token` `=` $token^)? attr-dict `->` custom<CudaTileType>(type($result_
 
 op("assume", "13.1", 0x06, G, operands="value:any", results="result:any",
    attrs="predicate:assume", traits="AllTypesMatch(value,result) AsmNames", names=assume_name,
-   same="value,result",
    format="custom<AssumePredicate>($predicate) `,` $value attr-dict `:` "
           "custom<CudaTileType>(type($value))")
 op("print_tko", "13.1", 0x55, G, operands="args:tile* token:token?@13.2",

@@ -48,6 +48,23 @@ def _regions(spec: str) -> tuple[tuple[str, ...], tuple[base.RegionConstraint | 
     return tuple(names), tuple(constraints)
 
 
+def _same_type(trait_list: tuple[tuple[str, tuple[str, ...]], ...],
+               operands: list[OperandDef], results: list[ResultDef], same: str
+               ) -> tuple[tuple[str, ...], ...]:
+    """The groups of operands and results that share one type, from which the parser infers
+    the types a format omits: what the type-equality traits say (``AllTypesMatch``,
+    ``SameOperandsAndResultType``), plus any `same` groups (``a,b;c,d``) no trait states."""
+    values = [d.name for d in operands] + [d.name for d in results]
+    groups: list[tuple[str, ...]] = []
+    for name, args in trait_list:
+        if name == "AllTypesMatch":
+            groups.append(tuple(a for a in args if a in values))
+        elif name == "SameOperandsAndResultType":
+            groups.append(tuple(values))
+    groups += [tuple(g.split(",")) for g in same.split(";") if g]
+    return tuple(g for g in groups if len(g) > 1)
+
+
 def _version(text: str) -> Version:
     major, minor = text.split(".")
     return Version(int(major), int(minor))
@@ -111,7 +128,7 @@ def op(name: str, since: str, opcode: int | None, group: str, *, operands: str =
         region_constraints=region_constraints,
         traits=frozenset(name for name, _ in trait_list), trait_list=trait_list,
         format=format, custom=custom,
-        same_type=tuple(tuple(g.split(",")) for g in same.split(";") if g),
+        same_type=_same_type(trait_list, operand_defs, result_defs, same),
         result_names=names, block_arg_names=arg_names, default_dialect=default_dialect,
         implicit_terminator=terminator, summary=summary, dialect=dialect,
         aliases=tuple(aliases.split()))
