@@ -24,12 +24,11 @@ op("for", "13.1", 0x29, G,
    traits="AutomaticAllocationScope AllTypesMatch(lowerBound,upperBound,step) "
           "AllTypesMatch(initValues,resultValues) RecursiveMemoryEffects SingleBlock "
           "SingleBlockImplicitTerminator(continue) AsmNames", custom="for", names=first("for"),
-   arg_names=for_block_args, default_dialect=True, terminator="continue")
+   arg_names=for_block_args, default_dialect=True)
 op("if", "13.1", 0x32, G, operands="condition:s_i1", results="results:any*",
    regions="thenRegion:sized elseRegion:max",
    traits="NoRegionArguments AsmNames RecursiveMemoryEffects SingleBlock "
           "SingleBlockImplicitTerminator(yield,break,continue,return)", default_dialect=True,
-   terminator="yield",
    format="$condition (`->` `(` custom<CudaTileType>(type($results))^ `)`)? "
           "custom<IfOpRegion>($thenRegion) (`else` custom<IfOpRegion>($elseRegion)^)? "
           "attr-dict")
@@ -37,4 +36,4 @@ op("loop", "13.1", 0x41, G, operands="initValues:any*", results="resultValues:an
    regions="region:sized",
    traits="AutomaticAllocationScope AsmNames RecursiveMemoryEffects SingleBlock "
           "SingleBlockImplicitTerminator(continue,break,return)", custom="loop",
-   default_dialect=True, terminator="continue")
+   default_dialect=True)

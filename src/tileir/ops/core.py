@@ -15,7 +15,7 @@ op("entry", "13.1", 0x16, G,
          "optimization_hints:hints?", regions="body:sized",
    traits="FunctionOpInterface Symbol IsolatedFromAbove AsmNames SingleBlock "
           "SingleBlockImplicitTerminator(return)",
-   custom="function", default_dialect=True, terminator="return")
+   custom="function", default_dialect=True)
 op("global", "13.1", 0x31, G,
    attrs="sym_name:sym value:dense alignment:i64=0 constant:unit@13.3 "
          "symbol_visibility:visibility=public@13.3", traits="Symbol",
@@ -76,7 +76,7 @@ op("reduce", "13.1", 0x58, G, operands="operands:tile*", results="results:tile*"
    attrs="dim:i32nn identities:array", regions="body:sized",
    traits="InferTypeOpAdaptor RecursiveMemoryEffects SameOperandsShape SingleBlock "
           "SingleBlockImplicitTerminator(yield) AsmNames", names=first("reduce"),
-   arg_names=reduce_block_args, default_dialect=True, terminator="yield",
+   arg_names=reduce_block_args, default_dialect=True,
    format="$operands attr-dict ` ` `dim` `` `=` `` $dim `identities` `` `=` `` $identities "
           "`:` custom<CudaTileType>(type($operands)) `->` custom<CudaTileType>(type($results)) "
           "custom<ArgumentRegion>($body)")
@@ -84,7 +84,6 @@ op("scan", "13.1", 0x5E, G, operands="operands:tile*", results="results:tile*",
    attrs="dim:i32nn reverse:bool identities:array", regions="body:sized",
    traits="InferTypeOpAdaptor AsmNames RecursiveMemoryEffects SameOperandsShape SingleBlock "
           "SingleBlockImplicitTerminator(yield)", default_dialect=True,
-   terminator="yield",
    format="$operands attr-dict ` ` `dim` `` `=` `` $dim `reverse` `` `=` `` $reverse "
           "`identities` `` `=` `` $identities `:` custom<CudaTileType>(type($operands)) `->` "
           "custom<CudaTileType>(type($results)) custom<ArgumentRegion>($body)")

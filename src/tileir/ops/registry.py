@@ -65,6 +65,15 @@ def _same_type(trait_list: tuple[tuple[str, tuple[str, ...]], ...],
     return tuple(g for g in groups if len(g) > 1)
 
 
+def _implicit_terminator(trait_list: tuple[tuple[str, tuple[str, ...]], ...]) -> str | None:
+    """The terminator the custom syntax leaves out: the first one that
+    ``SingleBlockImplicitTerminator(...)`` names."""
+    for name, args in trait_list:
+        if name == "SingleBlockImplicitTerminator" and args:
+            return args[0]
+    return None
+
+
 def _version(text: str) -> Version:
     major, minor = text.split(".")
     return Version(int(major), int(minor))
@@ -101,7 +110,7 @@ def op(name: str, since: str, opcode: int | None, group: str, *, operands: str =
        format: str | None = None, custom: str | None = None, same: str = "",
        names: Callable[[Any], list[str | None]] | None = None,
        arg_names: Callable[[Any, int], list[str]] | None = None,
-       default_dialect: bool = False, terminator: str | None = None,
+       default_dialect: bool = False,
        summary: str = "", dialect: str = "cuda_tile", aliases: str = "") -> OpDef:
     """Declare and register one op."""
     version = _version(since)
@@ -130,7 +139,8 @@ def op(name: str, since: str, opcode: int | None, group: str, *, operands: str =
         format=format, custom=custom,
         same_type=_same_type(trait_list, operand_defs, result_defs, same),
         result_names=names, block_arg_names=arg_names, default_dialect=default_dialect,
-        implicit_terminator=terminator, summary=summary, dialect=dialect,
+        implicit_terminator=_implicit_terminator(trait_list), summary=summary,
+        dialect=dialect,
         aliases=tuple(aliases.split()))
     for spelled in (name,) + definition.aliases:
         _OPS[f"{dialect}.{spelled}"] = definition

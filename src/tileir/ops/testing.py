@@ -9,7 +9,7 @@ op("testing$func", "250.0", 0x3001, G,
    regions="body:sized",
    traits="IsolatedFromAbove FunctionOpInterface Symbol SingleBlock AsmNames "
           "SingleBlockImplicitTerminator(return)",
-   custom="function", default_dialect=True, terminator="return")
+   custom="function", default_dialect=True)
 op("testing$bytecode_test_new_attribute", "250.0", 0x3000, G,
    attrs="new_flag:unit@250.1 new_param:i32=42@250.1",
    format="(`new_flag` $new_flag^)? (`new_param` `=` $new_param^)? attr-dict")
