@@ -3,13 +3,15 @@ exception.
 
 Two fuzzers feed it.  The generator writes one op of every registered kind in MLIR's generic
 form with operands, results, attributes and regions drawn at random from pools of types and
-attributes of every kind, inside a function that accepts them all.  The mutator takes valid
-documents (the hand-written modules below, and the suite's positive documents when
-../shared is present), prints them in generic form after one random mutation of the IR
-(an attribute replaced by one of another kind or dropped, an operand dropped or duplicated,
-a value's type changed, a result added or dropped, a region or block added or dropped, a
-terminator or a whole block's ops removed) and parses the text back.  A ParseError is
-fine; `verify` is called directly, so any exception other than its diagnostics fails.
+attributes of every kind (usually ones meeting the op's declared constraints, so that checks
+deep in the op's verifier run), inside a function that accepts them all.  The mutator takes
+documents (the valid hand-written modules below, and the suite's documents, positive and
+negative, when ../shared is present), mutates the IR once or a few times (an attribute
+replaced by one of another kind or dropped, an operand dropped or duplicated, a value's type
+changed, a result added or dropped, a region or block added or dropped, a terminator or a
+block's ops removed, an op moved into another block, a location swapped), prints it in
+generic form and parses the text back.  A ParseError is fine; `verify` is called directly,
+so any exception other than its diagnostics fails the test.
 
 ``python tests/verify/test_verify_robust.py N`` runs a longer campaign of N cases per
 fuzzer and prints every distinct crash.
@@ -59,6 +61,11 @@ TYPES: tuple[str, ...] = (
     "!cuda_tile.partition_view<tile=(4), !cuda_tile.tensor_view<?xf32, strides=[1]>>",
     "!cuda_tile.strided_view<tile=(2x2), traversal_strides=[2,1], "
     "!cuda_tile.tensor_view<8x4xf32, strides=[4,1]>>",
+    "!cuda_tile.tile<4x4xf32>", "!cuda_tile.tile<4x4xi32>", "!cuda_tile.tile<2x4x8xf32>",
+    "!cuda_tile.tile<4x32xf8E4M3FN>", "!cuda_tile.tile<32x4xf8E4M3FN>",
+    "!cuda_tile.tile<4x32xf4E2M1FN>", "!cuda_tile.tile<4x1xf8E8M0FNU>",
+    "!cuda_tile.tile<1x4xf8E8M0FNU>", "!cuda_tile.tile<4x2xf8E4M3FN>",
+    "!cuda_tile.tile<2x4xf8E4M3FN>",
     "i32", "f32", "i1", "index",
 )
 
@@ -256,10 +263,12 @@ def run_case(text: str, options: Options | None = None) -> None:
 
 
 def _attr_text(rng: random.Random, name: str) -> str:
+    """`name` set to any pool attribute, whatever its kind."""
     return f"{name} = {rng.choice(ATTRS)}"
 
 
-_GOOD_ATTRS: dict[str, list[str]] = {}
+#: Per attribute declaration (by kind and constraint), the pool texts meeting it.
+_GOOD_ATTRS: dict[tuple[str, str | None], list[str]] = {}
 
 
 def _enum_texts(enum_type: type) -> list[str]:
@@ -272,17 +281,17 @@ def _enum_texts(enum_type: type) -> list[str]:
 
 def _good_attr_text(rng: random.Random, decl) -> str:
     """An attribute for `decl` that meets its ODS constraint (when the pools hold one)."""
-    if decl.name not in _GOOD_ATTRS:
+    constraint = constraint_of(decl)
+    key = (decl.kind.name, constraint.summary if constraint is not None else None)
+    if key not in _GOOD_ATTRS:
         enum_type = getattr(decl.kind, "enum_type", None)
         if enum_type is not None:
-            _GOOD_ATTRS[decl.name] = _enum_texts(enum_type)
+            _GOOD_ATTRS[key] = _enum_texts(enum_type)
         else:
-            constraint = constraint_of(decl)
             texts = ATTRS + ("0 : i64", "1 : i64", "1 : i32", "2 : i32", "array<i32: 0, 1>")
-            parsed = _parsed_attrs(texts)
-            _GOOD_ATTRS[decl.name] = [t for t, a in zip(texts, parsed)
-                                      if constraint is None or constraint.accepts(a)]
-    good = _GOOD_ATTRS[decl.name]
+            _GOOD_ATTRS[key] = [t for t, a in zip(texts, _parsed_attrs(texts))
+                                if constraint is None or constraint.accepts(a)]
+    good = _GOOD_ATTRS[key]
     return f"{decl.name} = {rng.choice(good)}" if good else _attr_text(rng, decl.name)
 
 
@@ -442,6 +451,8 @@ def _pools() -> tuple[tuple[Attribute, ...], list]:
 
 
 def _mutate_attr(rng: random.Random, op: Operation) -> None:
+    """Replace one of `op`'s attributes (declared, present, or any name) by a pool
+    attribute of any kind, or drop it."""
     attrs, _ = _pools()
     names = list(op.attributes) + ([d.name for d in op.opdef.attrs] if op.opdef else [])
     name = rng.choice(names + [rng.choice(EXTRA_ATTR_NAMES)])
@@ -452,6 +463,7 @@ def _mutate_attr(rng: random.Random, op: Operation) -> None:
 
 
 def _mutate_operands(rng: random.Random, op: Operation) -> None:
+    """Drop one of `op`'s operands, or duplicate one."""
     if op.operands and rng.random() < 0.5:
         op.operands.pop(rng.randrange(len(op.operands)))
     elif op.operands:
@@ -459,6 +471,8 @@ def _mutate_operands(rng: random.Random, op: Operation) -> None:
 
 
 def _mutate_type(rng: random.Random, op: Operation) -> None:
+    """Change the type of a result or block argument of `op` (often to a type of the same
+    kind: another shape or element type), so every use sees the new type."""
     _, types = _pools()
     values = list(op.results) + [a for r in op.regions for b in r.blocks for a in b.arguments]
     if values:
@@ -468,6 +482,7 @@ def _mutate_type(rng: random.Random, op: Operation) -> None:
 
 
 def _mutate_results(rng: random.Random, op: Operation) -> None:
+    """Drop `op`'s last result, or add one of a pool type."""
     from tileir.ir import OpResult
     _, types = _pools()
     if op.results and rng.random() < 0.5:
@@ -477,6 +492,7 @@ def _mutate_results(rng: random.Random, op: Operation) -> None:
 
 
 def _mutate_regions(rng: random.Random, op: Operation) -> None:
+    """Drop or add a region, drop or add a block, drop a terminator, or empty a block."""
     choice = rng.randrange(6)
     if choice == 0 and op.regions:
         op.regions.pop(rng.randrange(len(op.regions)))
@@ -616,6 +632,7 @@ _FUNC = """cuda_tile.module @m {
 
 
 def _constraint_error(op: str, attr: str, summary: str) -> list[str]:
+    """The one diagnostic MLIR's generated attribute check emits."""
     return [f"error: 'cuda_tile.{op}' op attribute '{attr}' failed to satisfy constraint: "
             f"{summary}"]
 
@@ -702,6 +719,97 @@ def test_symbol_and_function_attributes_of_wrong_kind(diagnose, text: str, op: s
     assert diagnose(text) == _constraint_error(op, attr, summary)
 
 
+def test_every_declared_attribute_is_constrained() -> None:
+    """Every attribute an op declares has an ODS constraint the engine checks before any op
+    verifier reads it, so verifiers may rely on its kind."""
+    unconstrained = [f"{d.name}.{a.name} ({a.kind.name})" for d in all_ops() for a in d.attrs
+                     if constraint_of(a) is None]
+    assert unconstrained == []
+
+
+# ---- operand segment sizes (MLIR's verifyValueSizeAttr) ------------------------------------
+
+_LOAD = ('%0:2 = "cuda_tile.load_ptr_tko"(%p) <{memory_ordering_semantics = 0 : i32, '
+         'operandSegmentSizes = SIZES}> : (!cuda_tile.tile<4x!cuda_tile.ptr<i32>>) -> '
+         '(!cuda_tile.tile<4xi32>, !cuda_tile.token)')
+
+
+@pytest.mark.parametrize("sizes, message", [
+    ("array<i32: 2, -1, 0, 0>", "'operandSegmentSizes' attribute cannot have negative elements"),
+    ("array<i64: 1, 0, 0, 0>", "requires dense i32 array attribute 'operandSegmentSizes'"),
+    ('"1, 0, 0, 0"', "requires dense i32 array attribute 'operandSegmentSizes'"),
+])
+def test_operand_segment_sizes_of_wrong_kind(diagnose, sizes: str, message: str) -> None:
+    """The segment sizes must be a dense i32 array without negative sizes."""
+    text = _FUNC.replace("BODY", _LOAD.replace("SIZES", sizes))
+    assert diagnose(text) == [f"error: 'cuda_tile.load_ptr_tko' op {message}"]
+
+
+# ---- functions and symbol tables the generic form can misshape ----------------------------
+
+
+def _module(body: str) -> str:
+    """`body` inside a generic-form module."""
+    return f'"cuda_tile.module"() <{{sym_name = "m"}}> ({{\n{body}\n}}) : () -> ()'
+
+
+def _entry(signature: str, block: str, extra: str = "") -> str:
+    """An entry of type `signature` whose body block starts with `block` (its label)."""
+    return (f'"cuda_tile.entry"() <{{{extra}function_type = {signature}, sym_name = "e"}}> '
+            f'({{\n{block}"cuda_tile.return"() : () -> ()\n}}) : () -> ()')
+
+
+@pytest.mark.parametrize("entry, message", [
+    (_entry("(!cuda_tile.tile<f32>) -> ()", ""),
+     "entry block must have 1 arguments to match function signature"),
+    (_entry("() -> ()", "^bb0(%a: !cuda_tile.tile<f32>):\n"),
+     "entry block must have 0 arguments to match function signature"),
+    (_entry("(!cuda_tile.tile<f32>, !cuda_tile.tile<i32>) -> ()",
+            "^bb0(%a: !cuda_tile.tile<f32>, %b: !cuda_tile.tile<f32>):\n"),
+     "type of entry block argument #1(!cuda_tile.tile<f32>) must match the type of the "
+     "corresponding argument in function signature(!cuda_tile.tile<i32>)"),
+    (_entry("(!cuda_tile.tile<f32>) -> ()", "^bb0(%a: !cuda_tile.tile<f32>):\n",
+            "arg_attrs = [{}, {}], "),
+     "expects argument attribute array to have the same number of elements as the number "
+     "of function arguments, got 2, but expected 1"),
+    (_entry("() -> ()", "", "res_attrs = [{}], "),
+     "expects result attribute array to have the same number of elements as the number of "
+     "function results, got 1, but expected 0"),
+])
+def test_function_signature_and_body(diagnose, entry: str, message: str) -> None:
+    """FunctionOpInterface: attribute arrays and the body's arguments follow the signature."""
+    assert diagnose(_module(entry)) == [f"error: 'cuda_tile.entry' op {message}"]
+
+
+def test_symbol_table_needs_one_block(diagnose) -> None:
+    """A module whose region has no block (the generic form allows it) is no symbol table."""
+    assert diagnose('"cuda_tile.module"() <{sym_name = "m"}> ({\n}) : () -> ()') == [
+        "error: 'cuda_tile.module' op Operations with a 'SymbolTable' must have exactly one "
+        "block"]
+
+
+def test_only_string_symbol_names_define_symbols(diagnose) -> None:
+    """An op's ``sym_name`` defines a symbol only when it is a string; a discardable one
+    counts too."""
+    text = _module('"test.a"() {sym_name = 1 : i32} : () -> ()\n'
+                   '"test.b"() {sym_name = 1 : i32} : () -> ()\n'
+                   '"cuda_tile.global"() <{sym_name = "g", value = dense<1> : '
+                   '!cuda_tile.tile<1xi32>}> : () -> ()\n'
+                   '%t = "cuda_tile.make_token"() {sym_name = "g"} : () -> !cuda_tile.token')
+    assert diagnose(text) == ["error: redefinition of symbol named 'g'",
+                              "note: see existing symbol definition here"]
+
+
+def test_single_operand_with_empty_segment(diagnose) -> None:
+    """A segment size of 0 for a single operand (the base of make_tensor_view) is reported,
+    not read past (found by the campaign)."""
+    view = _FUNC.replace("BODY", '%0 = "cuda_tile.make_tensor_view"(%i) <{operandSegmentSizes = '
+                         'array<i32: 0, 1, 0>}> : (!cuda_tile.tile<4xi32>) -> '
+                         '!cuda_tile.tensor_view<?xf32, strides=[1]>')
+    assert diagnose(view) == ["error: 'cuda_tile.make_tensor_view' op operand group starting "
+                              "at #0 requires 1 element, but found 0"]
+
+
 # ---- a longer campaign by hand ------------------------------------------------------------
 
 
@@ -722,6 +830,8 @@ def campaign(count: int, seed: int = 0) -> dict[str, tuple[str, str]]:
             text = mutated_text(rng, rng.choice(docs))
         else:
             text = generated_module(rng, rng.choice(_OPDEFS))
+            if i % 3 == 0:  # and a third of those mutated as well
+                text = mutated_text(rng, text)
         if text is None:
             continue
         try:

@@ -16,8 +16,8 @@ from ..attributes import (ASSUME_PREDICATES, ArrayAttr, Attribute, DenseElements
                           DictAttr, EnumAttr, OptimizationHintsAttr, StringAttr,
                           SymbolRefAttr, TypeAttr, UnitAttr)
 from ..enums import (AtomicRMWMode, ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
-                     MemoryOrderingSemantics, MemoryScope, RoundingMode, Signedness,
-                     SymbolVisibility)
+                     MemoryOrderingSemantics, MemoryScope, PaddingValue, RoundingMode,
+                     Signedness, SymbolVisibility)
 from ..ops.base import AttrConstraint, AttrDef
 from ..types import FunctionType
 
@@ -33,6 +33,7 @@ ENUM_SUMMARIES: dict[type, str] = {
     AtomicRMWMode: "allowed 32-bit signless integer cases: "
                    + ", ".join(str(int(m)) for m in AtomicRMWMode),
     SymbolVisibility: "symbol visibility",
+    PaddingValue: "load padding value for out of bound access",
 }
 
 
@@ -58,11 +59,18 @@ KIND_CONSTRAINTS: dict[str, AttrConstraint] = {
     "symbol_ref": AttrConstraint("flat symbol reference attribute", _is(SymbolRefAttr)),
     "dense": AttrConstraint("An Attribute containing a dense multi-dimensional array of values",
                             _is(DenseElementsAttr)),
-    "type": AttrConstraint("type attribute of function type", _function_type),
+    "type": AttrConstraint("any type attribute", _is(TypeAttr)),
     "optimization_hints": AttrConstraint("", _is(OptimizationHintsAttr)),
     "assume_predicate": AttrConstraint("AssumePredicateAttrInterface instance",
                                        _is(ASSUME_PREDICATES)),
     "dict_array": AttrConstraint("Array of dictionary attributes", _dict_array),
+}
+
+
+#: Per (attribute kind, attribute name), a constraint narrower than the kind's.
+NAMED_CONSTRAINTS: dict[tuple[str, str], AttrConstraint] = {
+    ("type", "function_type"): AttrConstraint("type attribute of function type",
+                                              _function_type),
 }
 
 
@@ -83,5 +91,6 @@ def constraint_of(decl: AttrDef) -> AttrConstraint | None:
         return decl.constraint
     enum_type = getattr(decl.kind, "enum_type", None)
     if enum_type is not None:
-        return ENUM_CONSTRAINTS[enum_type]
-    return KIND_CONSTRAINTS.get(decl.kind.name)
+        return ENUM_CONSTRAINTS.get(enum_type)
+    named = NAMED_CONSTRAINTS.get((decl.kind.name, decl.name))
+    return named if named is not None else KIND_CONSTRAINTS.get(decl.kind.name)

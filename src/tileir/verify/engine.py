@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..attributes import DenseArrayAttr
 from ..diagnostics import Diagnostic
 from ..ir import Block, BlockArgument, OpResult, Operation
 from ..ops.base import OPTIONAL, SINGLE, VARIADIC
+from ..types import IntegerType
 from . import rules  # noqa: F401  (registers every op's checks)
 from . import traits
 from .attr_kinds import constraint_of
@@ -137,13 +139,17 @@ def _check_segments(op: Operation) -> None:
     opdef = op.opdef
     if opdef.needs_segments:
         sizes = op.attributes.get("operandSegmentSizes")
-        values = getattr(sizes, "values", None)
-        if values is None:
+        if sizes is None:
             raise op_error(op, "requires attribute 'operandSegmentSizes'")
+        if not (isinstance(sizes, DenseArrayAttr) and sizes.element_type == IntegerType(32)):
+            raise op_error(op, "requires dense i32 array attribute 'operandSegmentSizes'")
+        values = sizes.values
         if len(values) != len(opdef.operands):
             raise op_error(op, f"'operandSegmentSizes' attribute for specifying operand "
                                f"segments must have {len(opdef.operands)} elements, but got "
                                f"{len(values)}")
+        if any(size < 0 for size in values):
+            raise op_error(op, "'operandSegmentSizes' attribute cannot have negative elements")
         if sum(values) != len(op.operands):
             raise op_error(op, f"operand count ({len(op.operands)}) does not match with the "
                                f"total size ({sum(values)}) specified in attribute "
@@ -166,12 +172,17 @@ def _check_attributes(op: Operation) -> None:
 
 def _check_values(op: Operation, what: str, declared: tuple[Any, ...],
                   groups: list[list[Any]]) -> None:
-    """Each operand (result) meets its declared type constraint."""
+    """Each operand (result) meets its declared type constraint.  A segment size of 0 for a
+    single operand, which the reference does not check (its verifiers then read a missing
+    operand), is reported in the words of the optional-group check."""
     index = 0
     for decl, group in zip(declared, groups):
         if decl.arity == OPTIONAL and len(group) > 1:
             raise op_error(op, f"{what} group starting at #{index} requires 0 or 1 element, "
                                f"but found {len(group)}")
+        if decl.arity == SINGLE and not group:
+            raise op_error(op, f"{what} group starting at #{index} requires 1 element, but "
+                               "found 0")
         for value in group:
             if not decl.constraint.accepts(value.type):
                 summary = decl.constraint.summary

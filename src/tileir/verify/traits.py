@@ -20,8 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from ..attributes import StringAttr
 from ..ops.base import VARIADIC
-from ..types import I1, PointerType, TileType, Type
+from ..types import I1, FunctionType, PointerType, TileType, Type
 from .registry import Failure, error_at, note_at, op_error
 
 Check = Callable[[Any, Sequence[str]], None]
@@ -187,7 +188,41 @@ def _same_type_operands(op: Any, names: Sequence[str]) -> None:
         raise op_error(op, "requires all operands to have the same type")
 
 
+def _attribute_count(op: Any, name: str, what: str, expected: int) -> None:
+    """function_interface_impl: an ``arg_attrs``/``res_attrs`` array has one dictionary per
+    argument (result)."""
+    attrs = op.attributes.get(name)
+    count = len(getattr(attrs, "elements", ()))
+    if attrs is not None and count != expected:
+        raise op_error(op, f"expects {what} attribute array to have the same number of "
+                           f"elements as the number of function {what}s, got {count}, but "
+                           f"expected {expected}")
+
+
+def _function_interface(op: Any, names: Sequence[str]) -> None:
+    """FunctionOpInterface's verifier: argument and result attribute arrays sized to the
+    signature; a body's entry block takes the signature's argument types."""
+    signature = op.attributes.get("function_type")
+    signature = getattr(signature, "value", None)
+    if not isinstance(signature, FunctionType):
+        return
+    _attribute_count(op, "arg_attrs", "argument", len(signature.inputs))
+    _attribute_count(op, "res_attrs", "result", len(signature.results))
+    if not op.regions or not op.regions[0].blocks:
+        return  # an external function: no body to check
+    arguments = op.regions[0].blocks[0].arguments
+    if len(arguments) != len(signature.inputs):
+        raise op_error(op, f"entry block must have {len(signature.inputs)} arguments to match "
+                           "function signature")
+    for index, (argument, expected) in enumerate(zip(arguments, signature.inputs)):
+        if argument.type != expected:
+            raise op_error(op, f"type of entry block argument #{index}({argument.type}) must "
+                               "match the type of the corresponding argument in function "
+                               f"signature({expected})")
+
+
 NATIVE: dict[str, Check] = {
+    "FunctionOpInterface": _function_interface,
     "SameOperandsAndResultType": _same("type", lambda t: t, True),
     "SameOperandsAndResultShape": _same("shape", _shape, True),
     "SameOperandsShape": _same("shape", _shape, False),
@@ -267,15 +302,20 @@ STRUCTURAL: dict[str, Check] = {
 
 
 def _symbol_table(op: Any, names: Sequence[str]) -> None:
-    """Symbols defined directly in the op's body are unique."""
+    """MLIR's verifySymbolTable: one region of one block, whose ops' string ``sym_name``s
+    (inherent or not) are unique."""
+    if len(op.regions) != 1:
+        raise op_error(op, "Operations with a 'SymbolTable' must have exactly one region")
+    if len(op.regions[0].blocks) != 1:
+        raise op_error(op, "Operations with a 'SymbolTable' must have exactly one block")
     seen: dict[str, Any] = {}
     for region in op.regions:
         for block in region.blocks:
             for child in block.operations:
-                name = child.attributes.get("sym_name")
-                if name is None:
+                name = child.attributes.get("sym_name", child.discardable.get("sym_name"))
+                if not isinstance(name, StringAttr):
                     continue
-                key = getattr(name, "value", name)
+                key = name.value
                 if key in seen:
                     raise error_at(child, f"redefinition of symbol named '{key}'",
                                    [note_at(seen[key], "see existing symbol definition here")])

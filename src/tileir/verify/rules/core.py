@@ -251,24 +251,6 @@ def function_type(op: Any) -> Any:
     return getattr(attr, "value", attr)
 
 
-@verifier("entry", "testing$func")
-def check_function_signature(op: Any, ctx: Context) -> None:
-    """FunctionOpInterface: the body's arguments are the signature's inputs."""
-    signature = function_type(op)
-    if signature is None or not op.regions or not op.regions[0].blocks:
-        return
-    arguments = op.regions[0].blocks[0].arguments
-    if len(arguments) != len(signature.inputs):
-        raise op_error(op, f"entry block must have {len(signature.inputs)} arguments to "
-                           f"match function signature")
-    for index, (argument, expected) in enumerate(zip(arguments, signature.inputs)):
-        if argument.type != expected:
-            raise op_error(op, f"type of entry block argument #{index}"
-                               f"({argument.type.format()}) must match the type of the "
-                               f"corresponding argument in function signature"
-                               f"({expected.format()})")
-
-
 @verifier("entry")
 def check_entry(op: Any, ctx: Context) -> None:
     """EntryOp::verify: no results, scalar tile arguments, debug info, hints."""
