@@ -50,8 +50,21 @@ def test_dominance(diagnose) -> None:
         cuda_tile.return
       }
     }"""
-    assert diagnose(text) == ["error: 'cuda_tile.negf' op operand #0 does not dominate this use",
-                              "note: operand defined here"]
+    # MLIR's emitError (no op prefix) with a note saying where the operand is defined
+    assert diagnose(text) == ["error: operand #0 does not dominate this use",
+                              "note: operand defined here (op in the same block)"]
+    nested = """cuda_tile.module @m {
+      cuda_tile.entry @f() {
+        %c = cuda_tile.constant <i1: true> : !cuda_tile.tile<i1>
+        cuda_tile.if %c {
+          %0 = "cuda_tile.negf"(%1) : (!cuda_tile.tile<f32>) -> !cuda_tile.tile<f32>
+        }
+        %1 = cuda_tile.constant <f32: 1.0> : !cuda_tile.tile<f32>
+        cuda_tile.return
+      }
+    }"""
+    assert diagnose(nested) == ["error: operand #0 does not dominate this use",
+                                "note: operand defined here (op in a parent region)"]
 
 
 def test_every_function_is_verified(diagnose) -> None:

@@ -270,15 +270,18 @@ def test_parent_one_of(diagnose) -> None:
 
 
 def test_implicit_terminator_kind(diagnose) -> None:
+    # MLIR checks the terminator's kind only after the body verified (verifyRegionTrait),
+    # so a misplaced yield reports first, and a block without one fails the block check
     cond, ty = _t("i1"), _t("f32")
+    constant = f'%x = "cuda_tile.constant"() <{{value = dense<1.0> : {ty}}}> : () -> {ty}'
     text = _func(f"%c: {cond}",
                  f'"cuda_tile.if"(%c) ({{\n      "cuda_tile.yield"() : () -> ()\n'
-                 f'      %x = "cuda_tile.constant"() <{{value = dense<1.0> : {ty}}}> : () -> {ty}'
-                 f'\n    }}, {{\n    }}) : ({cond}) -> ()')
+                 f'      {constant}\n    }}, {{\n    }}) : ({cond}) -> ()')
     assert diagnose(text) == [
-        "error: 'cuda_tile.if' op expects regions to end with 'cuda_tile.yield', found "
-        "'cuda_tile.constant'",
-        "note: in custom textual format, the absence of terminator implies 'cuda_tile.yield'"]
+        "error: 'cuda_tile.yield' op must be the last operation in the parent block"]
+    text = _func(f"%c: {cond}", f'"cuda_tile.if"(%c) ({{\n      {constant}\n'
+                                f'    }}, {{\n    }}) : ({cond}) -> ()')
+    assert diagnose(text) == ["error: block with no terminator, has 'cuda_tile.constant' op"]
 
 
 # ---- declarations --------------------------------------------------

@@ -52,15 +52,13 @@ def _same_type(trait_list: tuple[tuple[str, tuple[str, ...]], ...],
                operands: list[OperandDef], results: list[ResultDef], same: str
                ) -> tuple[tuple[str, ...], ...]:
     """The groups of operands and results that share one type, from which the parser infers
-    the types a format omits: what the type-equality traits say (``AllTypesMatch``,
-    ``SameOperandsAndResultType``), plus any `same` groups (``a,b;c,d``) no trait states."""
+    the types a format omits: what the ``AllTypesMatch`` traits say, plus any `same` groups
+    (``a,b;c,d``) no trait states."""
     values = [d.name for d in operands] + [d.name for d in results]
     groups: list[tuple[str, ...]] = []
     for name, args in trait_list:
         if name == "AllTypesMatch":
             groups.append(tuple(a for a in args if a in values))
-        elif name == "SameOperandsAndResultType":
-            groups.append(tuple(values))
     groups += [tuple(g.split(",")) for g in same.split(";") if g]
     return tuple(g for g in groups if len(g) > 1)
 

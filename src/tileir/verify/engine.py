@@ -91,8 +91,6 @@ def _invariants(op: Operation, ctx: Context) -> None:
     _check_values(op, "operand", opdef.operands, opdef.split_operands(op))
     _check_values(op, "result", opdef.results, opdef.split_results(op))
     traits.run(traits.PREDICATES, op, opdef.trait_list)
-    for check in CHECKS["pred"].get(opdef.name, ()):
-        check(op, ctx)
     _check_regions(op)
     traits.run(traits.NATIVE, op, opdef.trait_list)
     for check in CHECKS["verify"].get(opdef.name, ()):
@@ -235,8 +233,61 @@ def _ancestor_in(op: Operation, block: Block) -> Operation | None:
     return current
 
 
+def _region_relation(use: Block, definition: Block) -> str:
+    """How the defining block's region relates to the using block's (MLIR's note words)."""
+    use_region, def_region = use.parent, definition.parent
+    if use_region is def_region:
+        return "same region"
+    if _region_contains(def_region, use_region):
+        return "parent region"
+    if _region_contains(use_region, def_region):
+        return "child region"
+    return "neither"
+
+
+def _region_contains(outer: Any, inner: Any) -> bool:
+    """Whether `inner` is nested (properly) somewhere inside `outer`."""
+    op = inner.parent if inner is not None else None
+    while op is not None:
+        block = op.parent
+        region = block.parent if block is not None else None
+        if region is outer:
+            return True
+        op = region.parent if region is not None else None
+    return False
+
+
+#: MLIR's words for where an operand is defined, by region relation.
+_DEFINED_BY_OP = {"same region": "op in the same region", "parent region": "op in a parent region",
+                  "child region": "op in a child region",
+                  "neither": "op is neither in a parent nor in a child region"}
+_DEFINED_AS_ARGUMENT = {"same region": "in the same region", "parent region": "in a parent region",
+                        "child region": "in a child region",
+                        "neither": "neither in a parent nor in a child region"}
+
+
+def _dominance_error(op: Operation, index: int) -> Failure:
+    """MLIR's diagnoseInvalidOperandDominance: where the operand is defined, relative to
+    the use."""
+    value = op.operands[index]
+    message = f"operand #{index} does not dominate this use"
+    if isinstance(value, OpResult):
+        definition = value.owner.parent
+        where = "op in the same block" if definition is op.parent else \
+            _DEFINED_BY_OP[_region_relation(op.parent, definition)]
+        return error_at(op, message, [note_at(value.owner, f"operand defined here ({where})")])
+    owner = value.owner
+    index_in_region = owner.parent.blocks.index(owner) if owner.parent is not None else 0
+    where = _DEFINED_AS_ARGUMENT[_region_relation(op.parent, owner)]
+    return error_at(op, message, [note_at(owner.parent_op, f"operand defined as a block "
+                                                           f"argument (block #{index_in_region}"
+                                                           f" {where})")])
+
+
 def _check_dominance(root: Operation) -> None:
-    """Every operand is defined before its use, in its block or an enclosing one."""
+    """Every operand is defined before its use, in its block or an enclosing one (MLIR's
+    verifyDominanceOfContainedRegions: only blocks reachable from their region's entry are
+    checked; nested isolated ops are checked on their own)."""
     positions: dict[int, dict[int, int]] = {}
 
     def position(block: Block, op: Operation) -> int:
@@ -245,18 +296,25 @@ def _check_dominance(root: Operation) -> None:
             table = positions[id(block)] = {id(o): i for i, o in enumerate(block.operations)}
         return table[id(op)]
 
-    for op in root.walk():
-        for index, value in enumerate(op.operands):
-            if isinstance(value, OpResult):
-                owner, block = value.owner, value.owner.parent
-                if block is None:
-                    continue
-                user = _ancestor_in(op, block)
-                if user is not None and user is not owner and \
-                        position(block, user) > position(block, owner):
-                    continue
-                raise op_error(op, f"operand #{index} does not dominate this use",
-                               [note_at(owner, "operand defined here")])
-            if isinstance(value, BlockArgument) and _ancestor_in(op, value.owner) is None:
-                raise op_error(op, f"operand #{index} does not dominate this use",
-                               [note_at(value, "operand defined as a block argument")])
+    def dominates(value: Any, op: Operation) -> bool:
+        if isinstance(value, BlockArgument):
+            return _ancestor_in(op, value.owner) is not None
+        owner, block = value.owner, value.owner.parent
+        if block is None:
+            return True
+        user = _ancestor_in(op, block)
+        return user is not None and user is not owner and \
+            position(block, user) > position(block, owner)
+
+    def walk(parent: Operation) -> None:
+        for region in parent.regions:
+            for number, block in enumerate(region.blocks):
+                for op in block.operations:
+                    if number == 0:  # blocks after the entry are unreachable: no branches
+                        for index, value in enumerate(op.operands):
+                            if not dominates(value, op):
+                                raise _dominance_error(op, index)
+                    if op.regions and not _is_isolated(op):
+                        walk(op)
+
+    walk(root)

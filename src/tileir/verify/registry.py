@@ -5,8 +5,6 @@ A check is ``check(op, ctx) -> None``; it raises `Failure` (built with `op_error
 `error_at`) to reject the op, as an MLIR verifier returns failure after emitting.  Checks
 run in MLIR's order for their stage:
 
-- ``"pred"``: inside the generated invariants, after operand and result type constraints
-  (ODS ``PredOpTrait``s such as ``TypesMatchWith``);
 - ``"verify"``: the op's ``verify()``, after its traits;
 - ``"regions"``: ``verifyRegions()``, after every op nested in its regions verified.
 """
@@ -18,7 +16,7 @@ from typing import Any, Callable, Iterable
 
 from ..diagnostics import Diagnostic, Location, error, note, warning
 
-STAGES = ("pred", "verify", "regions")
+STAGES = ("verify", "regions")
 
 Check = Callable[[Any, "Context"], None]
 

@@ -3,7 +3,7 @@
 MLIR verifies an op's traits at three moments, hence three tables run by the engine:
 
 - `STRUCTURAL`: the native traits ODS marks structural (``Terminator``, ``ParentOneOf``,
-  ``SingleBlock``, ``SingleBlockImplicitTerminator``, ``NoRegionArguments``), checked
+  ``SingleBlock``, ``NoRegionArguments``), checked
   right after the operand/result/region counts and before the generated invariants;
 - `PREDICATES`: ODS ``PredOpTrait``s (``AllTypesMatch<[...]>``, ``TypesMatchWith`` and
   kin), checked inside the generated invariants after the operand and result type
@@ -12,7 +12,8 @@ MLIR verifies an op's traits at three moments, hence three tables run by the eng
   the invariants.
 
 A trait with arguments is written ``Name(a,b,c)`` in the declaration's ``traits=``.
-`REGION` holds the traits checked after the op's regions verified (``SymbolTable``).
+`REGION` holds the traits checked after the op's regions verified (``SymbolTable``,
+``SingleBlockImplicitTerminator``).
 """
 
 from __future__ import annotations
@@ -181,12 +182,6 @@ def _same(what: str, key: Callable[[Type], Any], results: bool) -> Check:
     return check
 
 
-def _same_type_operands(op: Any, names: Sequence[str]) -> None:
-    """SameTypeOperands: every operand has the first operand's type."""
-    types = [v.type for v in op.operands]
-    if any(t != types[0] for t in types[1:]):
-        raise op_error(op, "requires all operands to have the same type")
-
 
 def _attribute_count(op: Any, name: str, what: str, expected: int) -> None:
     """function_interface_impl: an ``arg_attrs``/``res_attrs`` array has one dictionary per
@@ -223,12 +218,9 @@ def _function_interface(op: Any, names: Sequence[str]) -> None:
 
 NATIVE: dict[str, Check] = {
     "FunctionOpInterface": _function_interface,
-    "SameOperandsAndResultType": _same("type", lambda t: t, True),
     "SameOperandsAndResultShape": _same("shape", _shape, True),
     "SameOperandsShape": _same("shape", _shape, False),
     "SameOperandsAndResultElementType": _same("element type", element_type, True),
-    "SameOperandsElementType": _same("element type", element_type, False),
-    "SameTypeOperands": _same_type_operands,
 }
 
 # ---- structural traits --------------------------------------------------
@@ -268,8 +260,9 @@ def _single_block(op: Any, names: Sequence[str]) -> None:
 
 
 def _implicit_terminator(op: Any, names: Sequence[str]) -> None:
-    """SingleBlockImplicitTerminator: SingleBlock, and each block ends with one of `names`
-    (the first is the one the parser inserts)."""
+    """SingleBlockImplicitTerminator, checked after the body verified (MLIR's
+    verifyRegionTrait): SingleBlock, and each block ends with one of `names` (the first is
+    the one the parser inserts); the note points at the op, as MLIR's attachNote()."""
     _single_block(op, names)
     allowed = [_full(n) for n in names]
     for region in op.regions:
@@ -279,8 +272,8 @@ def _implicit_terminator(op: Any, names: Sequence[str]) -> None:
         if last.name not in allowed:
             raise op_error(op, f"expects regions to end with '{allowed[0]}', found "
                                f"'{last.name}'",
-                           [note_at(last, "in custom textual format, the absence of "
-                                          f"terminator implies '{allowed[0]}'")])
+                           [note_at(op, "in custom textual format, the absence of "
+                                        f"terminator implies '{allowed[0]}'")])
 
 
 def _no_region_arguments(op: Any, names: Sequence[str]) -> None:
@@ -293,9 +286,8 @@ def _no_region_arguments(op: Any, names: Sequence[str]) -> None:
 
 
 STRUCTURAL: dict[str, Check] = {
-    "ParentOneOf": _parent_one_of, "HasParent": _parent_one_of, "Terminator": _terminator,
-    "SingleBlock": _single_block, "SingleBlockImplicitTerminator": _implicit_terminator,
-    "NoRegionArguments": _no_region_arguments,
+    "ParentOneOf": _parent_one_of, "Terminator": _terminator,
+    "SingleBlock": _single_block, "NoRegionArguments": _no_region_arguments,
 }
 
 # ---- region traits --------------------------------------------------
@@ -323,7 +315,8 @@ def _symbol_table(op: Any, names: Sequence[str]) -> None:
 
 
 #: Checked after the op's regions verified (MLIR's verifyRegionTrait).
-REGION: dict[str, Check] = {"SymbolTable": _symbol_table}
+REGION: dict[str, Check] = {"SymbolTable": _symbol_table,
+                            "SingleBlockImplicitTerminator": _implicit_terminator}
 
 
 def run(table: dict[str, Check], op: Any,
