@@ -90,3 +90,19 @@ def test_parse_verifies_by_default() -> None:
                                   "(rank 0 !cuda_tile.tile)")
     assert (diagnostic.location.line, diagnostic.location.column) == (1, 1)
     assert parse(text, "k.mlir", verify=False).format() == text
+
+
+def _nested_ifs(depth: int) -> str:
+    body = "return"
+    for i in range(depth):
+        body = f"%c{i} = constant <i1: true> : tile<i1>\nif %c{i} {{\n{body}\n}}"
+    return f"cuda_tile.module @m {{\n entry @k() {{\n{body}\n return\n }}\n}}\n"
+
+
+def test_deep_nesting_parses_verifies_and_prints() -> None:
+    # 150 nested ifs need more than Python's default 1000 frames in the parser
+    module = parse(_nested_ifs(150))
+    assert parse(module.format()).format() == module.format()
+    with pytest.raises(ParseError) as info:
+        parse(_nested_ifs(250))
+    assert info.value.diagnostics[0].message == "operations nest more than 200 deep"

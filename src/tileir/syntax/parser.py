@@ -19,6 +19,7 @@ from ..attributes import (UNIT, UNKNOWN_LOC, ArrayAttr, Attribute, BoolAttr, Bou
                           FusedLoc, IntegerAttr, Location, NameLoc, OpaqueAttr,
                           OptimizationHintsAttr, SameElementsAttr, StringAttr, SymbolRefAttr,
                           TypeAttr)
+from ..recursion import deep_recursion
 from ..diagnostics import ParseError, error, note
 from ..ir import Block, Module, Operation, Region, Value
 from ..ops import registry
@@ -1395,7 +1396,8 @@ def parse_document(text: str, filename: str | None = None, *, first_line: int = 
                    allow_unregistered: bool = False) -> list[Operation]:
     """Every top-level op of `text` (without wrapping them in a module)."""
     parser = OpParser(text, filename, first_line, allow_unregistered)
-    return parser.parse_top_level()
+    with deep_recursion():
+        return parser.parse_top_level()
 
 
 def parse(text: str, filename: str | None = None, *,

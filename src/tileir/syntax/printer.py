@@ -14,6 +14,7 @@ from typing import Sequence
 from ..attributes import (DIAttr, DICompileUnitAttr,
                           DILexicalBlockAttr, DILocAttr, DISubprogramAttr,
                           Location, format_named)
+from ..recursion import deep_recursion
 from ..ir import Block, Module, Operation, Region, Value
 from ..types import FunctionType, Type
 from . import directives
@@ -239,6 +240,10 @@ class Printer:
         With debug info the ops are printed twice: the first pass only collects the
         locations in print order, so aliases can be numbered as MLIR numbers them.
         """
+        with deep_recursion():
+            return self._print_top(ops, default_dialect)
+
+    def _print_top(self, ops: Sequence[Operation], default_dialect: str) -> str:
         if self.debuginfo:
             self.aliases = Aliases()
             self.collecting = True

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..attributes import DenseArrayAttr
 from ..diagnostics import Diagnostic
+from ..recursion import deep_recursion
 from ..ir import Block, BlockArgument, OpResult, Operation
 from ..ops.base import OPTIONAL, SINGLE, VARIADIC
 from ..types import IntegerType
@@ -32,7 +33,8 @@ class _Failed(Exception):
 def verify(root: Operation, options: Options | None = None) -> list[Diagnostic]:
     """Every diagnostic (errors, warnings and their notes) verifying `root` produces."""
     ctx = Context(options or Options())
-    _verify_isolated(root, ctx)
+    with deep_recursion():
+        _verify_isolated(root, ctx)
     return ctx.diagnostics
 
 
