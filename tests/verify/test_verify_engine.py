@@ -117,3 +117,18 @@ def test_entry_block_matches_the_signature(diagnose) -> None:
     assert diagnose(_GENERIC_ENTRY.replace("ARGS", two)) == [
         "error: 'cuda_tile.entry' op entry block must have 1 arguments to match function "
         "signature"]
+
+
+def test_i1_integer_is_a_bool(diagnose) -> None:
+    # in MLIR `1 : i1` and `true` are the same attribute (BoolAttr is an i1 IntegerAttr)
+    text = """cuda_tile.module @m {
+      cuda_tile.testing$func @f(%a: !cuda_tile.tile<8xf32>) {
+        %r = "cuda_tile.scan"(%a) <{dim = 0 : i32, reverse = 1 : i1, identities = [0.0 : f32]}> ({
+        ^bb0(%x: !cuda_tile.tile<f32>, %y: !cuda_tile.tile<f32>):
+          %s = cuda_tile.addf %x, %y : !cuda_tile.tile<f32>
+          cuda_tile.yield %s : !cuda_tile.tile<f32>
+        }) : (!cuda_tile.tile<8xf32>) -> !cuda_tile.tile<8xf32>
+      }
+    }"""
+    assert diagnose(text) == []
+    assert diagnose(text.replace("reverse = 1 : i1", "reverse = true")) == []

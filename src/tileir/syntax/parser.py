@@ -903,7 +903,10 @@ class OpParser(TypeParser):
         if token.kind is Kind.FLOAT:
             raise self.error_at(start, "floating point value not valid for specified type")
         value = int(token.spelling, 16 if token.spelling.startswith("0x") else 10)
-        return IntegerAttr(-value if negative else value, t)
+        value = -value if negative else value
+        if t == IntegerType(1) and value in (0, 1):  # MLIR's BoolAttr is an i1 IntegerAttr
+            return BoolAttr(bool(value))
+        return IntegerAttr(value, t)
 
     def _dense_array(self) -> Attribute:
         self.advance()
