@@ -132,3 +132,17 @@ def test_i1_integer_is_a_bool(diagnose) -> None:
     }"""
     assert diagnose(text) == []
     assert diagnose(text.replace("reverse = 1 : i1", "reverse = true")) == []
+
+
+def test_only_some_enums_are_integers(diagnose) -> None:
+    # the reference stores memory ordering, scope and atomic mode as i32; a rounding mode is
+    # an enum attribute (#cuda_tile.rounding<...>), so an integer fails its constraint
+    text = """cuda_tile.module @m {
+      cuda_tile.testing$func @f(%a: !cuda_tile.tile<8xf32>) {
+        %r = "cuda_tile.addf"(%a, %a) <{rounding_mode = 1 : i32}> : (!cuda_tile.tile<8xf32>, !cuda_tile.tile<8xf32>) -> !cuda_tile.tile<8xf32>
+      }
+    }"""  # noqa: E501
+    assert diagnose(text) == ["error: 'cuda_tile.addf' op attribute 'rounding_mode' failed to "
+                              "satisfy constraint: rounding mode"]
+    good = text.replace("1 : i32", "#cuda_tile.rounding<zero>")
+    assert diagnose(good) == []

@@ -17,8 +17,8 @@ from ..attributes import (UNIT, UNKNOWN_LOC, ArrayAttr, Attribute, BoolAttr, Bou
                           DICompileUnitAttr, DIFileAttr, DILexicalBlockAttr, DILocAttr,
                           DISubprogramAttr, DivByAttr, EnumAttr, FileLineColLoc, FloatAttr,
                           FusedLoc, IntegerAttr, Location, NameLoc, OpaqueAttr,
-                          OptimizationHintsAttr, SameElementsAttr, StringAttr, SymbolRefAttr,
-                          TypeAttr)
+                          OptimizationHintsAttr, SameElementsAttr, SPECIALIZED_ENUMS, StringAttr,
+                          SymbolRefAttr, TypeAttr)
 from ..recursion import deep_recursion
 from ..diagnostics import ParseError, error, note
 from ..ir import Block, Module, Operation, Region, Value
@@ -521,9 +521,13 @@ class OpParser(TypeParser):
         return types
 
     def _normalize(self, opdef: OpDef, name: str, value: Attribute) -> Attribute:
+        """The enums the reference stores as plain ``N : i32`` integers (memory ordering,
+        scope, atomic mode) become enum values; any other integer stays one, for the
+        verifier to reject as MLIR does."""
         decl = opdef.attr_def(name)
         enum_type = getattr(decl.kind, "enum_type", None) if decl else None
-        if enum_type is not None and isinstance(value, IntegerAttr):
+        if enum_type in SPECIALIZED_ENUMS and isinstance(value, IntegerAttr) and \
+                value.type == IntegerType(32):
             try:
                 return EnumAttr(enum_type(value.value))
             except ValueError:
