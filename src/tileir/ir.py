@@ -207,6 +207,12 @@ class Operation:
             return self.opdef.attr_default(name)
         return None
 
+    @property
+    def symbol(self) -> str:
+        """The name this op defines in its symbol table (its ``sym_name``), "" if none."""
+        name = self.attributes.get("sym_name")
+        return name.value if isinstance(name, StringAttr) else ""
+
     def enum(self, name: str) -> Any:
         """The member of enum attribute `name` (its declared default when absent), or None."""
         return getattr(self.attr(name), "value", None)

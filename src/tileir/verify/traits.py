@@ -182,7 +182,6 @@ def _same(what: str, key: Callable[[Type], Any], results: bool) -> Check:
     return check
 
 
-
 def _attribute_count(op: Any, name: str, what: str, expected: int) -> None:
     """function_interface_impl: an ``arg_attrs``/``res_attrs`` array has one dictionary per
     argument (result)."""

@@ -15,8 +15,6 @@ from ..registry import Context, Failure, op_error, verifier
 from ..text import shape_text
 
 
-
-
 def _int_32_64(t: Type) -> bool:
     """i32 or i64: what the integer modes work on."""
     return t in (I32, I64)
@@ -113,7 +111,6 @@ def atomic_cas_tko(op: Any, ctx: Context) -> None:
 
 
 # ---- atomic_red_view_tko --------------------------------------------------
-
 
 
 def _red_view_kind_error(op: Any, view: Type) -> Failure | None:

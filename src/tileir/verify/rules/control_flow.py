@@ -8,7 +8,7 @@ from typing import Any, Sequence
 from ...types import TensorViewType, TiledView, Type
 from ..registry import Context, error_at, note_at, op_error, verifier
 from ..text import type_list
-from .core import function_type, symbol_name
+from .core import function_type
 
 IF, FOR, LOOP = "cuda_tile.if", "cuda_tile.for", "cuda_tile.loop"
 
@@ -87,7 +87,7 @@ def check_return(op: Any, ctx: Context) -> None:
                            "cuda_tile.if operation")
     signature = function_type(parent)
     results = list(signature.results) if signature is not None else []
-    name = symbol_name(parent)
+    name = parent.symbol
     if len(op.operands) != len(results):
         raise op_error(op, f"has {len(op.operands)} operands, but enclosing function (@{name})"
                            f" returns {len(results)}")

@@ -17,11 +17,9 @@ from ..registry import Context, op_error, verifier
 R = RoundingMode
 
 
-
 def _source_result(op: Any) -> tuple[Any, Any]:
     """The op's single operand type and single result type."""
     return op.operands[0].type, op.results[0].type
-
 
 
 @verifier("bitcast")

@@ -1,5 +1,5 @@
-"""Verifiers of the core ops (`tileir.ops.core`): module and entry structure, debug-info
-scopes, optimization hints, globals, shape ops, reduce and scan.
+"""Verifiers of the core ops (`tileir.ops.core`): module and entry structure, globals,
+shape ops, reduce and scan (debug-info scopes and hints have their own modules).
 
 Each check follows the reference's hand-written verifier of the op (CudaTile.cpp,
 Attributes.cpp) and reproduces its diagnostics.
@@ -7,106 +7,23 @@ Attributes.cpp) and reproduces its diagnostics.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
-from ...attributes import (ArrayAttr, BoolAttr, CallSiteLoc, DenseArrayAttr, DictAttr,
-                           DILexicalBlockAttr, DILocAttr, DISubprogramAttr, FusedLoc,
-                           IntegerAttr, NameLoc, OptimizationHintsAttr, SymbolRefAttr,
-                           quote_string)
-from ...types import (F4E2M1FN, FloatType, IntegerType, PointerType,
-                      TileType, Type, mlir_bit_width, quoted)
-from ..registry import Context, error_at, op_error, verifier
+from ...attributes import ArrayAttr, BoolAttr, DenseArrayAttr, IntegerAttr, SymbolRefAttr
+from ...types import (F4E2M1FN, FloatType, IntegerType, PointerType, TileType, Type,
+                      mlir_bit_width, quoted)
+from ..debug_info import (di_loc, format_attr, verify_function_body_debug_info,
+                          verify_function_debug_info)
+from ..hints import verify_optimization_hints
+from ..registry import Context, op_error, verifier
 from ..text import shape_text, type_list
 
 # ---- shared helpers --------------------------------------------------
 
 
-
 def int_value(attr: Any) -> int:
     """The integer held by an integer attribute (or a plain int)."""
     return attr.value if isinstance(attr, (IntegerAttr, BoolAttr)) else int(attr)
-
-
-
-def symbol_name(op: Any) -> str:
-    """The op's ``sym_name`` as a string."""
-    name = op.attributes.get("sym_name")
-    return getattr(name, "value", name) or ""
-
-
-
-# ---- debug info (CudaTile.cpp DebugInfoVerifier) --------------------------------------
-
-
-def di_loc(loc: Any) -> DILocAttr | None:
-    """The di_loc a location carries, looking through name, callsite and fused wrappers."""
-    if isinstance(loc, DILocAttr):
-        return loc
-    if isinstance(loc, CallSiteLoc):
-        return di_loc(loc.caller)
-    if isinstance(loc, FusedLoc):
-        for inner in loc.locations:
-            found = di_loc(inner)
-            if found is not None:
-                return found
-        return None
-    if isinstance(loc, NameLoc):
-        return di_loc(loc.child)
-    return None
-
-
-def subprogram_of(scope: Any) -> DISubprogramAttr | None:
-    """The subprogram a local scope (subprogram or lexical block chain) belongs to."""
-    if isinstance(scope, DISubprogramAttr):
-        return scope
-    if isinstance(scope, DILexicalBlockAttr):
-        return subprogram_of(scope.scope)
-    return None
-
-
-def format_attr(attr: Any) -> str:
-    """An attribute or location as a diagnostic prints it (in full, without aliases)."""
-    return attr.format()
-
-
-def verify_function_debug_info(func: Any) -> None:
-    """Rules 6, 1, 2: a function's own location and its scope."""
-    loc = func.location
-    if isinstance(loc, CallSiteLoc):
-        raise op_error(func, f"invalid function debug info location: {format_attr(loc)}. "
-                             "Function location must not be a CallSiteLoc.")
-    found = di_loc(loc)
-    if found is None:
-        return
-    subprogram = found.scope
-    if not isinstance(subprogram, DISubprogramAttr):
-        raise op_error(func, f"invalid function debug info scope: {format_attr(subprogram)}"
-                             ". Function location must have cuda_tile.di_subprogram debug "
-                             "info scope.")
-    name = symbol_name(func)
-    if subprogram.linkage_name != name:
-        raise op_error(func, f"invalid function debug info scope: {format_attr(subprogram)}"
-                             f". Function name \"{name}\" does not match subprogram scope "
-                             f"linkage name {quote_string(subprogram.linkage_name)}.")
-
-
-def verify_function_body_debug_info(func: Any) -> None:
-    """Rules 3, 4: every op of a function has no scope, or one inside the function's."""
-    found = di_loc(func.location)
-    function_scope = subprogram_of(found.scope) if found is not None else None
-    for op in func.walk(post_order=True):
-        inner = di_loc(op.location)
-        scope = subprogram_of(inner.scope) if inner is not None else None
-        if scope is None:
-            continue
-        if function_scope is None:
-            raise op_error(op, f"invalid operation debug info scope: {format_attr(scope)}. "
-                               "Operation has debug info scope, but function debug info "
-                               "scope is undefined.")
-        if scope != function_scope:
-            raise error_at(op, f"invalid operation debug info scope: {format_attr(scope)}. "
-                               "Operation debug info scope does not match function debug "
-                               f"info scope: {format_attr(function_scope)}.")
 
 
 FUNCTION_OPS = ("cuda_tile.entry", "cuda_tile.testing$func")
@@ -124,122 +41,6 @@ def check_module(op: Any, ctx: Context) -> None:
                 raise op_error(child, f"invalid operation debug info scope: "
                                       f"{format_attr(found)}. Global variables must not "
                                       "have scope.")
-
-
-# ---- optimization hints (Attributes.cpp OptimizationHintsAttr) ---------------------------
-
-KNOWN_ARCHS = ("sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_100", "sm_103",
-               "sm_110", "sm_120", "sm_121", "default")
-SINGLE_CTA_ARCHS = ("sm_80", "sm_86", "sm_87", "sm_88", "sm_89")
-
-#: The hint keys each op accepts.
-HINT_KEYS: dict[str, tuple[str, ...]] = {
-    "entry": ("num_cta_in_cga", "num_worker_warps_per_cta", "occupancy"),
-    "load_view_tko": ("latency", "allow_tma"), "store_view_tko": ("latency", "allow_tma"),
-    "load_ptr_tko": ("latency",), "store_ptr_tko": ("latency",),
-}
-
-
-def _hint_int(value: Any) -> int | None:
-    """An integer hint value (MLIR's IntegerAttr, which includes booleans), else None."""
-    if isinstance(value, BoolAttr):
-        return -1 if value.value else 0
-    if isinstance(value, IntegerAttr):
-        if value.type == IntegerType(1):
-            return -1 if value.value else 0
-        return value.value
-    return None
-
-
-def _is_pow2_at_most(value: int, limit: int) -> bool:
-    """A power of two in [1, limit]."""
-    return 0 < value <= limit and value & (value - 1) == 0
-
-
-def _num_cta_in_cga(value: Any, arch: str) -> str | None:
-    number = _hint_int(value)
-    if number is None:
-        return f"integer value expected for {arch}.num_cta_in_cga"
-    number &= (1 << 64) - 1  # the reference reads it as unsigned
-    if arch.startswith(SINGLE_CTA_ARCHS) and number != 1:
-        return f"expected 1 for {arch}.num_cta_in_cga"
-    if not _is_pow2_at_most(number, 16):
-        return f"expected power-of-two ≤ 16 for {arch}.num_cta_in_cga"
-    return None
-
-
-def _num_worker_warps(value: Any, arch: str) -> str | None:
-    number = _hint_int(value)
-    if number is None:
-        return f"integer value expected for {arch}.num_worker_warps_per_cta"
-    if not _is_pow2_at_most(number, 32):
-        return f"expected power-of-two ≤ 32 for {arch}.num_worker_warps_per_cta"
-    return None
-
-
-def _allow_tma(value: Any, arch: str) -> str | None:
-    if isinstance(value, BoolAttr) or (isinstance(value, IntegerAttr)
-                                       and value.type == IntegerType(1)):
-        return None
-    return f"boolean value expected for {arch}.allow_tma"
-
-
-def _ranged(key: str, low: int, high: int) -> Callable[[Any, str], str | None]:
-    """The check of an integer hint that must lie in [low, high]."""
-    def check(value: Any, arch: str) -> str | None:
-        number = _hint_int(value)
-        if number is None:
-            return f"integer value expected for {arch}.{key}"
-        if not low <= number <= high:
-            return f"integer value in the range [{low}, {high}] is expected for {arch}.{key}"
-        return None
-    return check
-
-
-#: Per hint key, the check of its value: the message when invalid, else None.
-HINT_VALUE_CHECKS: dict[str, Callable[[Any, str], str | None]] = {
-    "num_cta_in_cga": _num_cta_in_cga,
-    "num_worker_warps_per_cta": _num_worker_warps,
-    "allow_tma": _allow_tma,
-    "latency": _ranged("latency", 1, 10),
-    "occupancy": _ranged("occupancy", 1, 32),
-}
-
-
-def hint_problems(arch: str, params: DictAttr, keys: Sequence[str]) -> list[str]:
-    """The warnings one architecture's hint dictionary gets (verifyParamWithContext)."""
-    if arch not in KNOWN_ARCHS:
-        return [f"unknown hint key {arch}"]
-    problems = []
-    for key, value in params:
-        if keys and key not in keys:
-            problems.append(f"{key} is not known hint for current Operation")
-            continue
-        check = HINT_VALUE_CHECKS.get(key)
-        message = check(value, arch) if check is not None else f"unknown param {key} for {arch}"
-        if message is not None:
-            problems.append(message)
-    return problems
-
-
-def verify_optimization_hints(op: Any, ctx: Context) -> None:
-    """verifyOptHintsCommon: dictionaries per architecture always; unknown architectures,
-    keys and values are warnings under -Wunsupported-hints, failures with -Werr-hints."""
-    hints = op.attributes.get("optimization_hints")
-    if not isinstance(hints, OptimizationHintsAttr) or not hints.entries:
-        return
-    keys = HINT_KEYS.get(op.opdef.name, ())
-    for arch, params in hints.entries:
-        if not isinstance(params, DictAttr):
-            raise op_error(op, "expected dictionary attribute for optimization_hints entry "
-                               f"`{arch}` got value={params.format()}")
-        if not ctx.options.warn_hints:
-            continue
-        problems = hint_problems(arch, params, keys)
-        for message in problems:
-            ctx.warn(op, message)
-        if problems and ctx.options.error_hints:
-            raise op_error(op, "Optimization hints verification failed")
 
 
 # ---- entry, global, get_global --------------------------------------------------
@@ -295,7 +96,7 @@ def lookup_symbol(table: Any, name: str) -> Any:
     for region in table.regions:
         for block in region.blocks:
             for child in block.operations:
-                if symbol_name(child) == name:
+                if child.symbol == name:
                     return child
     return None
 
@@ -649,5 +450,4 @@ def check_aggregate_region(op: Any, ctx: Context) -> None:
             raise op_error(inner, f"only pure operations are allowed inside '{op.name}'")
 
 
-__all__ = ["HINT_KEYS", "function_type", "symbol_name",
-           "verify_optimization_hints"]
+__all__ = ["function_type"]

@@ -49,7 +49,6 @@ def result_element(op: Any) -> Type:
     return element_type(op.results[0].type)
 
 
-
 def rounding_mode_error(op: Any, allowed: Sequence[RoundingMode]) -> str | None:
     """The reference's "invalid rounding mode specified" message when the op's mode is not
     in `allowed`, None when it is."""
@@ -103,7 +102,6 @@ def _flush_to_zero(op: Any, ctx: Context) -> None:
 
 
 # ---- mma --------------------------------------------------
-
 
 
 #: One dim comparison: (message prefix, operand a, dim of a, operand b, dim of b); dims

@@ -26,7 +26,6 @@ NEGI_FORBIDDEN = {IntegerOverflow.NO_UNSIGNED_WRAP:
                   "'no_unsigned_wrap' overflow flag is not supported"}
 
 
-
 @verifier("divi")
 def _divi(op: Any, ctx: Context) -> None:
     """DivIOp::verify: rounding in [zero, negative_inf, positive_inf]; no floor unsigned."""

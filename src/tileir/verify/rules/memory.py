@@ -10,7 +10,7 @@ from typing import Any
 
 from ...types import I1, Type, mlir_bit_width, quoted
 from ..registry import Context, op_error, verifier
-from .core import verify_optimization_hints
+from ..hints import verify_optimization_hints
 from .views import memory_model_error
 
 

@@ -10,7 +10,7 @@ from ...enums import MemoryScope
 from ...enums import PointerAttribute
 from ...types import TensorViewType, TiledView, Type, ptr_attr_text, quoted
 from ..registry import Context, Failure, op_error, verifier
-from .core import verify_optimization_hints
+from ..hints import verify_optimization_hints
 
 
 # ---- making views --------------------------------------------------
@@ -128,7 +128,6 @@ ACCEPTED_ORDERS: dict[str, tuple[Order, ...]] = {
     "load": (Order.WEAK, Order.RELAXED, Order.ACQUIRE),
     "store": (Order.WEAK, Order.RELAXED, Order.RELEASE),
 }
-
 
 
 def memory_model_error(op: Any, kind: str) -> Failure | None:
