@@ -34,6 +34,7 @@ class Expectation:
     matched: bool = field(default=False)
 
     def matches(self, message: str) -> bool:
+        """Whether `message` holds the expected text (or matches it, with ``-re``)."""
         if not self.is_regex:
             return self.text in message
         return re.search(_regex_of(self.text), message) is not None

@@ -21,6 +21,7 @@ NOT_YET = "bytecode reading and writing is not implemented in tileir yet"
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The tool's flags, spelled as NVIDIA's tool spells them."""
     ap = argparse.ArgumentParser(prog="cuda-tile-translate",
                                  description=__doc__.splitlines()[0])
     ap.add_argument("input", nargs="?", default="-")
@@ -56,6 +57,7 @@ def _text_args(args: argparse.Namespace) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the tool; the exit status is 1 when any chunk failed."""
     args = build_parser().parse_args(argv)
     if args.list_versions or args.from_bytecode:
         print(f"cuda-tile-translate: {NOT_YET}", file=sys.stderr)

@@ -39,6 +39,8 @@ def verify(root: Operation, options: Options | None = None) -> list[Diagnostic]:
 
 
 def _verify_isolated(op: Operation, ctx: Context) -> bool:
+    """Verify an isolated-from-above op on its own (MLIR verifies these independently):
+    its first failure is recorded and stops it; the result says whether it verified."""
     try:
         _verify_op(op, ctx)
         _check_dominance(op)
@@ -51,10 +53,13 @@ def _verify_isolated(op: Operation, ctx: Context) -> bool:
 
 
 def _is_isolated(op: Operation) -> bool:
+    """Whether `op` has regions that see nothing from outside (module, entry, function)."""
     return bool(op.regions) and op.opdef is not None and "IsolatedFromAbove" in op.opdef.traits
 
 
 def _verify_op(op: Operation, ctx: Context) -> None:
+    """Verify `op`, then the ops of its regions, then its region checks (raises `Failure`
+    at the first problem, `_Failed` when a nested isolated op failed)."""
     _invariants(op, ctx)
     isolated: list[Operation] = []
     for region in op.regions:
@@ -293,12 +298,14 @@ def _check_dominance(root: Operation) -> None:
     positions: dict[int, dict[int, int]] = {}
 
     def position(block: Block, op: Operation) -> int:
+        """The index of `op` in `block` (cached per block)."""
         table = positions.get(id(block))
         if table is None:
             table = positions[id(block)] = {id(o): i for i, o in enumerate(block.operations)}
         return table[id(op)]
 
     def dominates(value: Any, op: Operation) -> bool:
+        """Whether `value` is available at `op`."""
         if isinstance(value, BlockArgument):
             return _ancestor_in(op, value.owner) is not None
         owner, block = value.owner, value.owner.parent
@@ -309,6 +316,7 @@ def _check_dominance(root: Operation) -> None:
             position(block, user) > position(block, owner)
 
     def walk(parent: Operation) -> None:
+        """Check the ops of `parent`'s regions, recursing into non-isolated ops."""
         for region in parent.regions:
             for number, block in enumerate(region.blocks):
                 for op in block.operations:

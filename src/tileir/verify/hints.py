@@ -39,6 +39,7 @@ def _is_pow2_at_most(value: int, limit: int) -> bool:
 
 
 def _num_cta_in_cga(value: Any, arch: str) -> str | None:
+    """CTAs per cluster: a power of two up to 16, exactly 1 on the archs without clusters."""
     number = _hint_int(value)
     if number is None:
         return f"integer value expected for {arch}.num_cta_in_cga"
@@ -51,6 +52,7 @@ def _num_cta_in_cga(value: Any, arch: str) -> str | None:
 
 
 def _num_worker_warps(value: Any, arch: str) -> str | None:
+    """Warps per CTA: a power of two up to 32."""
     number = _hint_int(value)
     if number is None:
         return f"integer value expected for {arch}.num_worker_warps_per_cta"
@@ -60,6 +62,7 @@ def _num_worker_warps(value: Any, arch: str) -> str | None:
 
 
 def _allow_tma(value: Any, arch: str) -> str | None:
+    """allow_tma is a boolean."""
     if isinstance(value, BoolAttr) or (isinstance(value, IntegerAttr)
                                        and value.type == IntegerType(1)):
         return None

@@ -29,6 +29,7 @@ def verifier(*names: str, stage: str = "verify") -> Callable[[Check], Check]:
         raise ValueError(f"unknown verifier stage {stage!r}")
 
     def register(check: Check) -> Check:
+        """File `check` and return it unchanged."""
         for name in names:
             CHECKS[stage].setdefault(name, []).append(check)
         return check
