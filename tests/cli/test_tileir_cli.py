@@ -120,3 +120,15 @@ def test_check_hint_flags(tmp_path, capsys, flags, status, err):
     if status:
         assert "error: 'cuda_tile.entry' op Optimization hints verification failed" \
             in captured.err
+
+
+def test_check_warns_about_an_empty_module(tmp_path, capsys):
+    # spec 6.2.5: a well-formed module holds at least one item; the reference accepts an
+    # empty one (and so does cuda-tile-opt), so `tileir check` warns without failing
+    path = tmp_path / "empty.mlir"
+    path.write_text("cuda_tile.module @empty {\n}\n")
+    assert main(["check", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == f"{path}: ok (1 ops)\n"
+    assert captured.err == (f"{path}:1:1: warning: module has no items; a well-formed module "
+                            "has at least one (spec 6.2.5)\ncuda_tile.module @empty {\n^\n")

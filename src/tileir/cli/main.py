@@ -70,7 +70,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(f"{path}: error: cannot read: {exc}", file=sys.stderr)
             status = 1
             continue
-        ops, diagnostics = check_document(text, path, options=hint_options(args))
+        options = hint_options(args)
+        options.spec_warnings = True
+        ops, diagnostics = check_document(text, path, options=options)
         for diagnostic in diagnostics:
             print(diagnostic.render({path: text}), file=sys.stderr)
         if ops is None or has_errors(diagnostics):

@@ -74,6 +74,8 @@ class Options:
     warn_hints: bool = False
     #: ``-Werr-hints``: ... and as errors.
     error_hints: bool = False
+    #: Warn about what the spec forbids but the reference accepts (``tileir check``).
+    spec_warnings: bool = False
 
 
 @dataclass

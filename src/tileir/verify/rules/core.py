@@ -31,7 +31,13 @@ FUNCTION_OPS = ("cuda_tile.entry", "cuda_tile.testing$func")
 
 @verifier("module")
 def check_module(op: Any, ctx: Context) -> None:
-    """Rule 5: module-level ops other than functions (globals) carry no debug scope."""
+    """Rule 5: module-level ops other than functions (globals) carry no debug scope.  With
+    spec warnings: the spec's well-formed module (6.2.5) has at least one item, a rule the
+    reference does not enforce (its own tests hold empty modules)."""
+    if ctx.options.spec_warnings and not any(b.operations for r in op.regions
+                                             for b in r.blocks):
+        ctx.warn(op, "module has no items; a well-formed module has at least one "
+                     "(spec 6.2.5)")
     for block in (b for r in op.regions for b in r.blocks):
         for child in block.operations:
             if child.name in FUNCTION_OPS:
