@@ -89,3 +89,30 @@ def diagnose_text(text: str, **options: bool) -> list[str]:
 def diagnose() -> Callable[..., list[str]]:
     """`diagnose(text, warn_hints=False, error_hints=False)` -> diagnostic lines."""
     return diagnose_text
+
+
+# ---- interpreter tests: one op's semantics on given inputs ------------------------------
+
+
+def first_op(text: str):
+    """The first op inside the first function of `text` (a module with a testing$func or
+    entry), parsed and verified."""
+    from tileir import parse
+    module = parse(text, "test.mlir")
+    function = module.items[0]
+    return function.regions[0].blocks[0].operations[0]
+
+
+def run_op_text(text: str, *inputs, checks: bool = True, block_id=(0, 0, 0), grid=(1, 1, 1)):
+    """Run the semantics of the first op in `text`'s first function on `inputs`."""
+    import tileir.interp.semantics as sem  # noqa: F401  (files every group's semantics)
+    from tileir.interp import SEMANTICS, Step
+    op = first_op(text)
+    step = Step(op, block_id=block_id, grid=grid, checks=checks)
+    return SEMANTICS[op.opdef.name](step, *inputs)
+
+
+@pytest.fixture
+def run_op() -> Callable[..., object]:
+    """`run_op(text, *inputs, checks=True)` -> the op's result value(s)."""
+    return run_op_text

@@ -1,0 +1,37 @@
+"""What an op's semantics function sees while it runs: the op, the tile block, the checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..diagnostics import ExecutionError, error
+from ..ir import Operation
+from ..verify.registry import location_of
+
+
+@dataclass
+class Step:
+    """One op being executed by one tile block.
+
+    `op` gives attributes (``op.attr``, ``op.enum``, ``op.has_flag``) and result types;
+    `checks` says whether undefined behaviour must be detected (then `fail` reports it);
+    `machine` is the running machine (memory, regions, printing) for the ops that need it.
+    """
+
+    op: Operation
+    block_id: tuple[int, int, int] = (0, 0, 0)
+    grid: tuple[int, int, int] = (1, 1, 1)
+    checks: bool = True
+    machine: Any = field(default=None, repr=False)
+
+    def fail(self, message: str) -> ExecutionError:
+        """Undefined behaviour (or an impossible run): an error naming the op, its source
+        location and the tile block, for the caller to raise."""
+        block = ", ".join(str(i) for i in self.block_id)
+        return ExecutionError(error(f"'{self.op.name}' op {message} (tile block ({block}))",
+                                    location_of(self.op)))
+
+    def result_type(self, index: int = 0) -> Any:
+        """The declared type of result `index`."""
+        return self.op.results[index].type
