@@ -95,12 +95,14 @@ class StringAttr(Attribute):
 
 @dataclass(frozen=True)
 class SymbolRefAttr(Attribute):
-    """``@name``: a reference to a symbol (a global or a function)."""
+    """``@name``: a reference to a symbol (a global or a function); ``@outer::@inner``
+    names a symbol nested in another symbol table (MLIR's nested references)."""
 
     name: str
+    nested: tuple[str, ...] = ()
 
     def format(self) -> str:
-        return "@" + identifier_or_string(self.name)
+        return "::".join("@" + identifier_or_string(n) for n in (self.name, *self.nested))
 
 
 def identifier_or_string(name: str) -> str:

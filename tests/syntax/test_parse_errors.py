@@ -536,3 +536,13 @@ def test_struct_duplicate_parameter() -> None:
     line, column = at(text, "2>")
     assert diagnostics(text) == [
         (line, column, "error", "duplicate or unknown struct parameter name: line")]
+
+
+def test_nested_symbol_reference_round_trips() -> None:
+    # MLIR's nested symbol references: @outer::@inner
+    text = ('cuda_tile.module @m {\n  testing$func @f() {\n'
+            '    "some.op"() {plain = @f, ref = @m::@f} : () -> ()\n  }\n}\n')
+    ops = parse_document(text, "t.mlir", allow_unregistered=True)
+    inner = ops[0].regions[0].blocks[0].operations[0].regions[0].blocks[0].operations[0]
+    assert inner.attributes["ref"].format() == "@m::@f"
+    assert (inner.attributes["ref"].name, inner.attributes["ref"].nested) == ("m", ("f",))

@@ -867,7 +867,11 @@ class OpParser(TypeParser):
             self.advance()
             return StringAttr(unescape_string(token.spelling))
         if token.kind is Kind.AT_IDENTIFIER:
-            return SymbolRefAttr(self.parse_symbol_name())
+            root = self.parse_symbol_name()
+            nested = []
+            while self.consume_punct("::"):
+                nested.append(self.parse_symbol_name())
+            return SymbolRefAttr(root, tuple(nested))
         if token.is_punct("["):
             return ArrayAttr(tuple(self.parse_comma_list(self.parse_attribute, "square")))
         if token.is_punct("{"):
