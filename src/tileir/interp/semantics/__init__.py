@@ -1,8 +1,11 @@
-"""The meaning of every op, one module per op group (mirroring `tileir.ops`).
+"""The meaning of every op, one module per op group (mirroring `tileir.ops`, plus `regions`
+for reduce and scan, whose bodies the machine runs).
 
 Importing this package files every op's semantics in `registry.SEMANTICS`.
 """
 
+from . import (atomics, bitwise, control_flow, conversion, core, floating_point,  # noqa: F401
+               integer, memory, misc, regions, views)
 from .registry import SEMANTICS, semantics
 
 __all__ = ["SEMANTICS", "semantics"]

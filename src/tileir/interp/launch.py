@@ -1,0 +1,282 @@
+"""Launching a kernel: check the arguments, map buffers, run every tile block of the grid.
+
+``launch(module, "kernel", grid, args)`` runs entry ``kernel`` once per tile block of a
+1-, 2- or 3-D grid, each block on its own `Machine` over one shared `Memory`:
+
+* a ``tile<ptr<E>>`` parameter takes a C-contiguous NumPy array whose dtype encodes E
+  (spec 5.2's table, `tileir.numerics.ENCODINGS`); the array is mapped (not copied), so the
+  kernel's stores land in it.  A 4-bit E (one element per array item in ml_dtypes) is
+  mapped as a packed copy, two to a byte, copied back into the array when the run ends;
+* a rank-0 tile parameter takes a Python or NumPy scalar that its element type can hold
+  exactly (integers may be given signed or unsigned; floats are rounded to nearest even);
+* a larger tile parameter takes an array of its shape.
+
+``global`` items are mapped once per launch.  `schedule` orders the tile blocks:
+``sequential`` (x fastest, then y, then z), ``reverse``, or ``random`` (a permutation
+drawn with `seed`): the spec does not order tile blocks, so a kernel whose result depends
+on the order shows it under another schedule.
+
+With checks on, a conflicting pair of accesses from two different tile blocks (same byte,
+one a write) is reported as a race when the kernel has no atomic or non-weak memory
+operation, since then nothing can order the two blocks.
+"""
+
+from __future__ import annotations
+
+import random as _random
+from typing import Any, Callable, Sequence, TextIO
+
+import numpy as np
+
+from ..attributes import DenseElementsAttr
+from ..diagnostics import ExecutionError, error
+from ..enums import MemoryOrderingSemantics
+from ..ir import Module, Operation
+from ..numerics import (ENCODINGS, from_float64, from_integers, from_words, int_range,
+                        numpy_dtype, pack, unpack)
+from ..types import FloatType, IntegerType, PointerType, TileType
+from ..verify.registry import location_of
+from .machine import Machine
+from .memory import Memory, element_bits
+
+SCHEDULES = ("sequential", "reverse", "random")
+
+
+def _fail(message: str, op: Operation | None) -> ExecutionError:
+    """An execution error located at `op` (the kernel, for argument problems)."""
+    return ExecutionError(error(message, location_of(op) if op is not None else None))
+
+
+def _grid(grid: int | Sequence[int], kernel: Operation) -> tuple[int, int, int]:
+    """The grid as three positive extents."""
+    dims = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
+    if not 1 <= len(dims) <= 3 or any(int(d) < 1 for d in dims):
+        raise _fail(f"grid must have 1 to 3 positive extents, got {grid!r}", kernel)
+    return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))  # type: ignore[return-value]
+
+
+def block_order(grid: tuple[int, int, int], schedule: str, seed: int | None
+                ) -> list[tuple[int, int, int]]:
+    """Every tile block id of `grid`, in the order `schedule` runs them."""
+    blocks = [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
+    if schedule == "reverse":
+        blocks.reverse()
+    elif schedule == "random":
+        _random.Random(seed).shuffle(blocks)
+    elif schedule != "sequential":
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
+    return blocks
+
+
+def _scalar(value: Any, t: Any, where: str, kernel: Operation) -> np.ndarray:
+    """A rank-0 tile of element type `t` from a Python or NumPy scalar."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(t, IntegerType):
+        if isinstance(value, (bool, np.bool_)) and t.width != 1:
+            raise _fail(f"{where} expects an integer, got a bool", kernel)
+        if not isinstance(value, (int, np.integer, bool, np.bool_)):
+            raise _fail(f"{where} expects an integer, got {type(value).__name__}", kernel)
+        low = int_range(t, True)[0]
+        high = int_range(t, False)[1]
+        if not low <= int(value) <= high:
+            raise _fail(f"{where} value {int(value)} does not fit in {t}", kernel)
+        return from_integers(np.array(int(value)), t)
+    if isinstance(t, FloatType):
+        if isinstance(value, np.generic) and value.dtype == numpy_dtype(t):
+            return np.array(value)
+        if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
+            raise _fail(f"{where} expects a number, got {type(value).__name__}", kernel)
+        return from_float64(np.array(float(value)), t)
+    raise _fail(f"{where} has a type the interpreter cannot take ({t})", kernel)
+
+
+def _map_packed(memory: Memory, array: np.ndarray, t: Any, where: str,
+                write_back: list[Callable[[], None]]) -> int:
+    """Map a buffer of 4-bit elements (one per array item) as packed memory, two to a byte
+    (spec 5.2, low nibble first); the caller's array is updated from it after the run."""
+    flat = array.reshape(-1)
+    padded = np.concatenate([flat, np.zeros(flat.size % 2, flat.dtype)])
+    packed = pack(padded, t).view(np.uint8).copy()
+
+    def copy_back() -> None:
+        """Unpack the buffer into the caller's array."""
+        array.reshape(-1)[...] = unpack(packed, t)[:flat.size]
+    write_back.append(copy_back)
+    return memory.map(packed, where)
+
+
+def _argument(memory: Memory, value: Any, t: Any, where: str, kernel: Operation,
+              write_back: list[Callable[[], None]]) -> Any:
+    """The run-time value of one kernel argument (buffers are mapped into `memory`)."""
+    if not isinstance(t, TileType):
+        raise _fail(f"{where} has type {t}, which launch cannot pass", kernel)
+    e = t.element_type
+    if isinstance(e, PointerType):
+        if t.rank != 0:
+            raise _fail(f"{where} is a tile of pointers; pass buffers as tile<ptr<E>>", kernel)
+        if not isinstance(value, np.ndarray):
+            raise _fail(f"{where} expects a NumPy array of {e.pointee}, got "
+                        f"{type(value).__name__}", kernel)
+        accepted = ENCODINGS[e.pointee].numpy_dtypes if e.pointee in ENCODINGS else ()
+        if value.dtype not in accepted:
+            names = ", ".join(str(d) for d in accepted)
+            raise _fail(f"{where} expects an array of dtype {names} for {e.pointee}, got "
+                        f"{value.dtype}", kernel)
+        if not value.flags.c_contiguous:
+            raise _fail(f"{where} must be a C-contiguous array", kernel)
+        if element_bits(e.pointee) == 4:
+            return np.array(_map_packed(memory, value, e.pointee, where, write_back), np.int64)
+        return np.array(memory.map(value, where), np.int64)
+    if t.rank == 0:
+        return _scalar(value, e, where, kernel)
+    array = np.asarray(value)
+    if array.shape != t.shape:
+        raise _fail(f"{where} expects shape {list(t.shape)}, got {list(array.shape)}", kernel)
+    if array.dtype not in ENCODINGS[e].numpy_dtypes:
+        raise _fail(f"{where} expects dtype {numpy_dtype(e)}, got {array.dtype}", kernel)
+    return array.astype(numpy_dtype(e))
+
+
+def global_value(op: Operation) -> np.ndarray:
+    """The initial contents of a ``global`` item as an array of its element type."""
+    attr: DenseElementsAttr = op.attr("value")
+    t = attr.type.element_type
+    raw = np.array(attr.elements(), dtype=object)
+    if isinstance(t, FloatType):
+        values = from_words(raw.astype(np.uint64), t)
+    else:
+        values = from_integers(raw, t)
+    return np.ascontiguousarray(values.reshape(attr.type.shape))
+
+
+def _map_global(memory: Memory, op: Operation) -> int:
+    """Map a ``global`` item's initial contents (packed for 4-bit types); its address."""
+    value = global_value(op)
+    t = op.attr("value").type.element_type
+    if element_bits(t) == 4:
+        return _map_packed(memory, value, t, "@" + op.symbol, [])
+    return memory.map(value, "@" + op.symbol)
+
+
+def _has_strong_accesses(kernel: Operation) -> bool:
+    """Whether any memory op of `kernel` is atomic or not weak (then tile blocks may
+    synchronize, and the cross-block race check is skipped)."""
+    for op in kernel.walk():
+        name = op.opdef.name if op.opdef is not None else op.name
+        if name.startswith("atomic_"):
+            return True
+        if op.opdef is not None and "memory_ordering_semantics" in op.attributes:
+            if op.enum("memory_ordering_semantics") != MemoryOrderingSemantics.WEAK:
+                return True
+    return False
+
+
+class _CrossBlockRaces:
+    """Which tile block last wrote, and which blocks read, every byte of every buffer.
+
+    Per mapped buffer: `writer` (block number, -1 for none), `reader` (the first block
+    that read the byte, -1 for none) and `shared` (read by two or more blocks).  A block's
+    accesses are checked against the blocks before it, then recorded: O(bytes accessed).
+    """
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self.state: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.blocks: list[tuple[int, int, int]] = []
+
+    def _parts(self, addresses: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """(buffer index, offsets) for byte `addresses` (all inside mapped buffers)."""
+        bases = np.array([b.base for b in self.memory.buffers], np.int64)
+        index = np.searchsorted(bases, addresses, side="right") - 1
+        parts = []
+        for i in np.unique(index):
+            i = int(i)
+            if i not in self.state:
+                size = self.memory.buffers[i].size
+                self.state[i] = (np.full(size, -1, np.int64), np.full(size, -1, np.int64),
+                                 np.zeros(size, bool))
+            parts.append((i, addresses[index == i] - bases[i]))
+        return parts
+
+    def add(self, machine: Machine) -> None:
+        """Report a conflict of `machine`'s accesses with earlier blocks, then record them."""
+        me = len(self.blocks)
+        self.blocks.append(machine.block_id)
+        for access in machine.accesses:
+            for i, offsets in self._parts(access.bytes):
+                writer, reader, shared = self.state[i]
+                w = writer[offsets]
+                other = (w >= 0) & (w != me)
+                if access.write:
+                    r = reader[offsets]
+                    other |= ((r >= 0) & (r != me)) | shared[offsets]
+                if other.any():
+                    k = int(np.argmax(other))
+                    block = w[k] if w[k] >= 0 and w[k] != me else reader[offsets][k]
+                    who = (f"tile block {self.blocks[block]}" if 0 <= block != me
+                           else "other tile blocks")
+                    address = self.memory.buffers[i].base + int(offsets[k])
+                    raise machine.step(access.op).fail(
+                        f"races with {who} on address {address:#x}: two tile blocks access "
+                        "it, one writes, and nothing orders them")
+        for access in machine.accesses:
+            for i, offsets in self._parts(access.bytes):
+                writer, reader, shared = self.state[i]
+                if access.write:
+                    writer[offsets] = me
+                else:
+                    r = reader[offsets]
+                    shared[offsets] |= (r >= 0) & (r != me)
+                    reader[offsets] = np.where(r < 0, me, r)
+
+
+def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[int],
+           args: Sequence[Any] = (), *, schedule: str = "sequential", seed: int | None = None,
+           checks: bool = True, stdout: TextIO | None = None, max_ops: int | None = None
+           ) -> None:
+    """Run entry `kernel_name` of `module` on every tile block of `grid` with `args`.
+
+    `max_ops` bounds the ops one tile block may execute (None: no bound): tile blocks run
+    one at a time here, so a block spinning on another block's progress never ends.
+
+    Buffers passed for pointer parameters are updated in place.  Undefined behaviour and
+    bad arguments raise `ExecutionError` with a diagnostic naming the op and tile block.
+    """
+    if isinstance(module, str):
+        from ..api import parse
+        module = parse(module, "<launch>")
+    if kernel_name is None:  # the module's only entry
+        if len(module.entries) != 1:
+            names = ", ".join(e.symbol for e in module.entries) or "none"
+            raise _fail(f"the module has {len(module.entries)} entries ({names}): name the "
+                        f"kernel to launch", None)
+        kernel_name = module.entries[0].symbol
+    kernel = module.lookup(kernel_name)
+    if kernel is None or kernel.name != "cuda_tile.entry":
+        names = ", ".join(e.symbol for e in module.entries) or "none"
+        raise _fail(f"no entry named '{kernel_name}' in the module (entries: {names})", None)
+    dims = _grid(grid, kernel)
+    params = kernel.attr("function_type").value.inputs
+    if len(args) != len(params):
+        raise _fail(f"entry '{kernel_name}' takes {len(params)} arguments, got {len(args)}",
+                    kernel)
+    memory = Memory()
+    write_back: list[Callable[[], None]] = []
+    values = [_argument(memory, a, t, f"argument {i} of '{kernel_name}'", kernel, write_back)
+              for i, (a, t) in enumerate(zip(args, params))]
+    globals_ = {g.symbol: _map_global(memory, g) for g in module.globals}
+    cross = _CrossBlockRaces(memory) if checks and not _has_strong_accesses(kernel) else None
+    try:
+        for block in block_order(dims, schedule, seed):
+            machine = Machine(memory, block_id=block, grid=dims, checks=checks,
+                              globals=globals_, stdout=stdout, max_ops=max_ops)
+            machine.run_function(kernel, values)
+            if cross is not None:
+                cross.add(machine)
+    finally:
+        for copy_back in write_back:
+            copy_back()
+
+
+__all__ = ["SCHEDULES", "block_order", "global_value", "launch"]

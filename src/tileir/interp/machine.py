@@ -1,0 +1,211 @@
+"""One tile block of the abstract machine: a register file, program order, region control.
+
+`Machine` runs a function body for one tile block.  Its register file (`env`) maps each
+SSA `Value` to its run-time value (NumPy array, view, token).  Each op is executed by
+looking up ``SEMANTICS[op.opdef.name]`` and calling it with a `Step` and the operands'
+values; the results are bound in the register file.
+
+Structured ops (``if``, ``for``, ``loop``, ``reduce``, ``scan``) are semantics functions
+too: they call `Machine.run_region`, which binds the region's block arguments, runs its
+ops and returns ``(kind, values)`` from its terminator.  Terminators (``yield``,
+``continue``, ``break``, ``return``) raise `RegionExit`; a structured op that receives a
+kind it does not handle (a ``break`` from inside an ``if``) raises it again, so it reaches
+the enclosing ``loop``, and a ``return`` reaches the function.
+
+Memory accesses go through `Machine.access`, which keeps the tile block's access log and
+implements the memory model's race check (see `values.Token`).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any, Sequence, TextIO
+
+import numpy as np
+
+from ..ir import Operation, Region, Value
+from ..numerics import numpy_dtype
+from ..types import TileType
+from ..verify.registry import location_of
+from .memory import Memory
+from .semantics import SEMANTICS
+from .step import Step
+from .values import RegionExit, Token
+
+
+@dataclass
+class Access:
+    """One memory operation of a tile block, for the race check: its bytes and kind."""
+
+    id: int
+    op: Operation
+    bytes: np.ndarray
+    write: bool
+    atomic: bool
+
+
+class Machine:
+    """Runs one tile block of a kernel over a shared `Memory`."""
+
+    def __init__(self, memory: Memory | None = None, *, block_id: tuple[int, int, int] = (0, 0, 0),
+                 grid: tuple[int, int, int] = (1, 1, 1), checks: bool = True,
+                 globals: dict[str, int] | None = None, stdout: TextIO | None = None,
+                 max_ops: int | None = None) -> None:
+        self.memory = memory if memory is not None else Memory()
+        self.block_id = tuple(block_id)
+        self.grid = tuple(grid)
+        self.checks = checks
+        self.globals = dict(globals or {})
+        self.stdout = stdout
+        self.env: dict[Value, Any] = {}
+        self.accesses: list[Access] = []
+        self._ranges = np.zeros((0, 2), np.int64)   # first and last byte of each access
+        self._kinds = np.zeros((0, 2), bool)        # (write, atomic) of each access
+        self.batch_depth = 0
+        self.max_ops = max_ops
+        self.ops_run = 0
+
+    # ---- running code -------------------------------------------------------------
+
+    def run_function(self, function: Operation, args: Sequence[Any]) -> list[Any]:
+        """Run an entry's (or testing function's) body on `args`; the returned values."""
+        kind, values = self.run_region(function.regions[0], args)
+        return values
+
+    def run_region(self, region: Region, args: Sequence[Any] = (), batched: bool = False
+                   ) -> tuple[str, list[Any]]:
+        """Bind `args` to the region's block arguments and run it to its terminator.
+
+        `batched`: the arguments carry leading batch axes (lanes of a reduce or scan), so
+        results inside may too.
+        """
+        if batched:
+            self.batch_depth += 1
+            try:
+                return self.run_region(region, args)
+            finally:
+                self.batch_depth -= 1
+        block = region.block
+        for argument, value in zip(block.arguments, args, strict=True):
+            self.env[argument] = value
+        try:
+            for op in block.operations:
+                self.execute(op)
+        except RegionExit as exit:
+            return exit.kind, exit.values
+        return "end", []
+
+    def step(self, op: Operation) -> Step:
+        """The `Step` an op's semantics function gets in this tile block."""
+        return Step(op, block_id=self.block_id, grid=self.grid, checks=self.checks,
+                    machine=self)
+
+    def execute(self, op: Operation) -> None:
+        """Run one op: its semantics on its operands' values, results bound."""
+        name = op.opdef.name if op.opdef is not None else op.name
+        fn = SEMANTICS.get(name)
+        step = self.step(op)
+        self.ops_run += 1
+        if self.max_ops is not None and self.ops_run > self.max_ops:
+            raise step.fail(f"is past the limit of {self.max_ops} operations per tile block "
+                            "(a block waiting on another never finishes when blocks run one "
+                            "at a time)")
+        if fn is None:
+            raise step.fail("has no semantics in the interpreter yet")
+        try:
+            operands = [self.env[v] for v in op.operands]
+        except KeyError:
+            raise step.fail("uses a value that was never computed") from None
+        result = fn(step, *operands)
+        results = op.results
+        if not results:
+            return
+        values = result if len(results) > 1 else (result,)
+        if len(values) != len(results):
+            raise step.fail(f"semantics returned {len(values)} values for {len(results)} "
+                            "results (interpreter bug)")
+        for r, value in zip(results, values):
+            if isinstance(value, np.generic):  # NumPy turns 0-d results into scalars
+                value = np.asarray(value)
+            if self.checks:
+                self._check_value(step, r.type, value, self.batch_depth > 0)
+            self.env[r] = value
+
+    @staticmethod
+    def _check_value(step: Step, t: Any, value: Any, batched: bool) -> None:
+        """A tile result must be an array of the tile's dtype and shape, possibly with
+        leading batch axes (a region run vectorized by reduce/scan); this catches bugs in
+        semantics functions before they spread."""
+        if not isinstance(t, TileType):
+            return
+        rank = len(t.shape)
+        if not isinstance(value, np.ndarray) or value.dtype != numpy_dtype(t.element_type) \
+                or value.ndim < rank or value.shape[value.ndim - rank:] != t.shape \
+                or (not batched and value.ndim != rank):
+            got = (f"{value.dtype}{list(value.shape)}" if isinstance(value, np.ndarray)
+                   else type(value).__name__)
+            raise step.fail(f"semantics returned {got} for {t} (interpreter bug)")
+
+    # ---- memory and the race check ------------------------------------------------
+
+    def access(self, step: Step, addresses: np.ndarray, size: int, mask: np.ndarray | None,
+               write: bool, token: Token | None, atomic: bool = False) -> Token:
+        """Record a memory operation ordered after `token`; its result token.
+
+        With checks on, a data race is reported: an earlier access of this tile block to
+        an overlapping byte, one of the two a write, not both atomic, that `token` does
+        not order before this one (spec: memory model; token-ordered operations are
+        unordered unless a token chain orders them).
+        """
+        token = token if token is not None else Token()
+        ident = len(self.accesses)
+        if not self.checks:
+            self.accesses.append(Access(ident, step.op, np.zeros(0, np.int64), write, atomic))
+            return Token(token.after | {ident})
+        active = np.asarray(addresses, np.int64)
+        if mask is not None:
+            active = active[np.broadcast_to(np.asarray(mask, bool), active.shape)]
+        covered = np.unique((active.reshape(-1, 1) + np.arange(size)).reshape(-1))
+        if covered.size and self.accesses:
+            # Cheap filter first: kinds that can conflict, and overlapping byte ranges.
+            n = len(self.accesses)
+            lo, hi = self._ranges[:n, 0], self._ranges[:n, 1]
+            kinds = self._kinds[:n]
+            candidates = (lo <= covered[-1]) & (hi >= covered[0])
+            if not write:
+                candidates &= kinds[:, 0]
+            if atomic:
+                candidates &= ~kinds[:, 1]
+            for i in np.flatnonzero(candidates):
+                earlier = self.accesses[int(i)]
+                if earlier.id in token.after:
+                    continue
+                common = np.intersect1d(earlier.bytes, covered, assume_unique=True)
+                if common.size:
+                    where = location_of(earlier.op)
+                    place = f" at {where}" if where is not None and str(where) else ""
+                    raise step.fail(
+                        f"races with '{earlier.op.name}'{place} on address {int(common[0]):#x}: "
+                        "neither is ordered before the other by a token chain and "
+                        "one of them writes")
+        self._record(Access(ident, step.op, covered, write, atomic))
+        return Token(token.after | {ident})
+
+    def _record(self, access: Access) -> None:
+        """Append `access` to the log and to the range/kind arrays the filter reads."""
+        n = len(self.accesses)
+        if n == len(self._ranges):
+            self._ranges = np.resize(self._ranges, (2 * n + 8, 2))
+            self._kinds = np.resize(self._kinds, (2 * n + 8, 2))
+        b = access.bytes
+        self._ranges[n] = (b[0], b[-1]) if b.size else (1, 0)
+        self._kinds[n] = (access.write, access.atomic)
+        self.accesses.append(access)
+
+    def output(self) -> TextIO:
+        """Where ``print_tko`` writes (stdout unless the launch gave a stream)."""
+        return self.stdout if self.stdout is not None else sys.stdout
+
+
+__all__ = ["Access", "Machine", "RegionExit"]

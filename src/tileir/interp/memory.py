@@ -1,0 +1,245 @@
+"""Global memory of the abstract machine: a virtual address space over NumPy buffers.
+
+User buffers (and globals, allocas) are *mapped* at addresses the interpreter chooses:
+every base is aligned to `ALIGNMENT` bytes, never 0, and buffers are separated by an
+unmapped gap of at least `GAP` bytes, so an access one element past the end of a buffer
+(or before its start) never lands in another buffer and is reported.  A mapped buffer is
+a byte view of the caller's array: stores land in the caller's memory.
+
+Accesses are vectorized: `load` and `store` take an int64 array of byte addresses (one per
+element) and an element type.  `check` says, for a set of addresses, what is wrong with
+them (outside every mapped buffer, straddling a buffer's end, misaligned for the element
+size): the spec's data layout (seed 004) makes an element of ``ptr<E>`` occupy
+``storage_bits(E) / 8`` bytes (i1 takes one byte) and requires pointers to be aligned to
+that size.  4-bit element types pack two to a byte, the lower-indexed element in the low
+nibble (spec 5.2): an access to one names its byte and a nibble (0 low, 1 high); a pointer
+to a 4-bit element addresses the low nibble of its byte.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..numerics import as_unsigned, from_integers, from_words, numpy_dtype, to_words
+from ..types import ELEMENT_INFO, FloatType, IntegerType, PointerType, Type
+
+#: Every mapped buffer starts at a multiple of this many bytes.
+ALIGNMENT = 256
+#: At least this many unmapped bytes separate two buffers.
+GAP = 256
+#: The first address handed out (addresses below it, 0 included, are never mapped).
+FIRST_ADDRESS = 0x10000
+
+
+class MemoryFault(Exception):
+    """An access the spec leaves undefined (out of bounds, misaligned, unmapped)."""
+
+
+def element_bits(t: Type) -> int:
+    """Bits one element of type `t` occupies in global memory (pointers take 64)."""
+    if isinstance(t, PointerType):
+        return 64
+    info = ELEMENT_INFO.get(t)
+    if info is None:
+        raise MemoryFault(f"elements of type {t} cannot be held in memory")
+    return info.storage_bits
+
+
+def element_size(t: Type) -> int:
+    """Bytes one access to an element of type `t` touches (a 4-bit element: its byte)."""
+    return max(element_bits(t) // 8, 1)
+
+
+def _nibble_words(values: np.ndarray, t: Type) -> np.ndarray:
+    """The 4-bit codes of `values` as uint8."""
+    words = to_words(values, t) if isinstance(t, FloatType) else as_unsigned(values, t)
+    return np.asarray(words).astype(np.uint8) & np.uint8(0xF)
+
+
+def _nibble_values(words: np.ndarray, t: Type) -> np.ndarray:
+    """Values of type `t` from 4-bit codes."""
+    if isinstance(t, FloatType):
+        return from_words(words.astype(np.uint64), t)
+    return from_integers(words.astype(np.int64), t)
+
+
+@dataclass
+class Buffer:
+    """One mapped region: `data` is a flat uint8 view of the owner's array."""
+
+    base: int
+    data: np.ndarray
+    name: str
+
+    @property
+    def size(self) -> int:
+        """Size of the region in bytes."""
+        return int(self.data.size)
+
+
+class Memory:
+    """The address space: buffers sorted by base address, and vectorized access."""
+
+    def __init__(self) -> None:
+        self.buffers: list[Buffer] = []
+        self._bases = np.zeros(0, np.int64)
+        self._ends = np.zeros(0, np.int64)
+        self._next = FIRST_ADDRESS
+
+    def map(self, array: np.ndarray, name: str = "") -> int:
+        """Map `array` (C-contiguous; its bytes are shared, not copied) and return its base."""
+        if not isinstance(array, np.ndarray) or not array.flags.c_contiguous:
+            raise ValueError(f"buffer {name or '?'} must be a C-contiguous NumPy array")
+        data = array.reshape(-1).view(np.uint8)
+        base = -(-self._next // ALIGNMENT) * ALIGNMENT
+        self._next = base + max(data.size, 1) + GAP
+        self.buffers.append(Buffer(base, data, name))
+        self._bases = np.append(self._bases, np.int64(base))
+        self._ends = np.append(self._ends, np.int64(base + data.size))
+        return base
+
+    def allocate(self, nbytes: int, alignment: int = 1, name: str = "") -> int:
+        """Map a fresh zero-filled buffer of `nbytes` bytes (alloca, globals)."""
+        if alignment > ALIGNMENT:
+            self._next = -(-self._next // alignment) * alignment
+        return self.map(np.zeros(nbytes, np.uint8), name)
+
+    def buffer_at(self, address: int) -> Buffer | None:
+        """The buffer containing byte `address`, if any."""
+        i = int(np.searchsorted(self._bases, address, side="right")) - 1
+        if i >= 0 and address < self._ends[i]:
+            return self.buffers[i]
+        return None
+
+    def _locate(self, addresses: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Index of the buffer each access starts in (-1 if none) and whether the whole
+        `size`-byte access lies inside it."""
+        index = np.searchsorted(self._bases, addresses, side="right") - 1
+        found = index >= 0
+        safe = np.where(found, index, 0)
+        if self._bases.size == 0:
+            return np.full(addresses.shape, -1), np.zeros(addresses.shape, bool)
+        inside = found & (addresses + size <= self._ends[safe]) & (addresses < self._ends[safe])
+        return np.where(inside, index, -1), inside
+
+    def check(self, addresses: np.ndarray, size: int, mask: np.ndarray | None = None
+              ) -> str | None:
+        """What is wrong with accessing `size` bytes at each (unmasked) address, or None."""
+        addresses = np.asarray(addresses, np.int64)
+        active = np.ones(addresses.shape, bool) if mask is None else np.asarray(mask, bool)
+        _, inside = self._locate(addresses, size)
+        bad = active & ~inside
+        if bad.any():
+            where = tuple(int(i) for i in np.argwhere(bad)[0])
+            address = int(addresses[where])
+            return (f"accesses address {address:#x} (element {list(where)}), outside every "
+                    f"mapped buffer{self._nearest(address)}")
+        misaligned = active & (addresses % size != 0)
+        if misaligned.any():
+            where = tuple(int(i) for i in np.argwhere(misaligned)[0])
+            return (f"accesses misaligned address {int(addresses[where]):#x} (element "
+                    f"{list(where)}), not a multiple of the element size {size}")
+        return None
+
+    def _nearest(self, address: int) -> str:
+        """A note naming the buffer just before `address` (helps reading a fault)."""
+        i = int(np.searchsorted(self._bases, address, side="right")) - 1
+        if i < 0:
+            return ""
+        b = self.buffers[i]
+        label = f" '{b.name}'" if b.name else ""
+        return (f" (buffer{label} spans [{b.base:#x}, {b.base + b.size:#x}), the address is "
+                f"{address - b.base} bytes past its base)")
+
+    def _byte_index(self, addresses: np.ndarray, size: int, active: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """For every active access: the buffer index and the byte offsets it covers."""
+        index, inside = self._locate(addresses, size)
+        active = active & inside
+        flat_index = index[active]
+        starts = addresses[active] - self._bases[flat_index]
+        return flat_index, starts[:, None] + np.arange(size)
+
+    def load(self, addresses: np.ndarray, element_type: Type,
+             mask: np.ndarray | None = None, nibbles: np.ndarray | None = None) -> np.ndarray:
+        """The elements at `addresses` (shape kept); masked-off or invalid ones read 0.
+
+        For a 4-bit type, `nibbles` says which half of each byte holds the element."""
+        addresses = np.asarray(addresses, np.int64)
+        if element_bits(element_type) == 4:
+            raw = self.load(addresses, IntegerByte, mask)
+            shift = 4 * (np.zeros(addresses.shape, np.uint8) if nibbles is None
+                         else np.asarray(nibbles).astype(np.uint8))
+            return _nibble_values((raw.view(np.uint8) >> shift) & np.uint8(0xF), element_type)
+        size = element_size(element_type)
+        dtype = numpy_dtype(element_type)
+        active = np.ones(addresses.shape, bool) if mask is None else \
+            np.broadcast_to(np.asarray(mask, bool), addresses.shape)
+        raw = np.zeros(addresses.shape + (size,), np.uint8)
+        flat_index, offsets = self._byte_index(addresses, size, active)
+        _, inside = self._locate(addresses, size)
+        active = active & inside
+        gathered = np.zeros(offsets.shape, np.uint8)
+        for i in np.unique(flat_index):
+            rows = flat_index == i
+            gathered[rows] = self.buffers[int(i)].data[offsets[rows]]
+        raw[active] = gathered
+        if dtype == np.bool_:
+            return raw[..., 0] != 0
+        return raw.reshape(-1).view(dtype).reshape(addresses.shape).copy()
+
+    def store(self, addresses: np.ndarray, values: np.ndarray, element_type: Type,
+              mask: np.ndarray | None = None, nibbles: np.ndarray | None = None) -> None:
+        """Write `values` at `addresses` where `mask` holds; invalid addresses are skipped.
+
+        Several lanes writing one address: the last lane in row-major order wins (the spec
+        leaves the value undefined).  4-bit elements replace only their nibble.
+        """
+        addresses = np.asarray(addresses, np.int64)
+        if element_bits(element_type) == 4:
+            self._store_nibbles(addresses, values, element_type, mask, nibbles)
+            return
+        size = element_size(element_type)
+        dtype = numpy_dtype(element_type)
+        active = np.ones(addresses.shape, bool) if mask is None else \
+            np.broadcast_to(np.asarray(mask, bool), addresses.shape)
+        values = np.broadcast_to(np.asarray(values).astype(dtype, copy=False), addresses.shape)
+        if dtype == np.bool_:
+            raw = values.astype(np.uint8)[..., None]
+        else:
+            raw = np.ascontiguousarray(values).reshape(-1).view(np.uint8).reshape(
+                addresses.shape + (size,))
+        _, inside = self._locate(addresses, size)
+        active = active & inside
+        flat_index, offsets = self._byte_index(addresses, size, active)
+        chosen = raw[active]
+        for i in np.unique(flat_index):
+            rows = flat_index == i
+            self.buffers[int(i)].data[offsets[rows]] = chosen[rows]
+
+
+    def _store_nibbles(self, addresses: np.ndarray, values: np.ndarray, t: Type,
+                       mask: np.ndarray | None, nibbles: np.ndarray | None) -> None:
+        """Read-modify-write the nibbles of 4-bit elements (two lanes may share a byte)."""
+        active = np.ones(addresses.shape, bool) if mask is None else \
+            np.broadcast_to(np.asarray(mask, bool), addresses.shape)
+        shift = 4 * (np.zeros(addresses.shape, np.uint8) if nibbles is None
+                     else np.broadcast_to(np.asarray(nibbles).astype(np.uint8), addresses.shape))
+        words = np.broadcast_to(_nibble_words(np.asarray(values), t), addresses.shape)
+        index, inside = self._locate(addresses, 1)
+        active = active & inside
+        for i in np.unique(index[active]):
+            rows = active & (index == i)
+            offsets = addresses[rows] - self._bases[i]
+            data = self.buffers[int(i)].data
+            np.bitwise_and.at(data, offsets, ~(np.uint8(0xF) << shift[rows]))
+            np.bitwise_or.at(data, offsets, words[rows] << shift[rows])
+
+
+#: One byte, the unit a 4-bit element is read through.
+IntegerByte = IntegerType(8)
+
+__all__ = ["ALIGNMENT", "Buffer", "GAP", "Memory", "MemoryFault", "element_bits",
+           "element_size"]

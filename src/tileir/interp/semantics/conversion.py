@@ -1,0 +1,155 @@
+"""Semantics of the conversion ops (spec group "Conversion"): exact to the bit.
+
+Every conversion is built on `tileir.numerics`, which rounds the exact source value once
+(spec 5.1.3): ``ftof`` and ``itof`` round with the op's rounding mode, the narrow float
+formats saturate, ``ftoi`` rounds to an integer and (13.4 ``saturating``) clamps to the
+target's range.  Undefined behaviour reported when checks are on: ``ftoi`` without
+``saturating`` on NaN, Inf or an out-of-range value, and ``trunci`` losing bits under
+``no_signed_wrap`` / ``no_unsigned_wrap``.  Pointers are int64 arrays of virtual addresses,
+so the pointer casts only relabel the same 64 bits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...enums import IntegerOverflow, RoundingMode, Signedness
+from ...numerics import (as_unsigned, convert_float, extend_int, float_to_int,
+                         float_to_int_undefined, from_integers, from_words, int_to_float,
+                         to_words, truncate_int, truncation_loses_value)
+from ...types import FloatType, Type
+from ..step import Step
+from .registry import semantics
+
+
+def _element(step: Step, value_index: int | None = None) -> Type:
+    """The element type of the op's operand `value_index` (None: of its first result)."""
+    if value_index is None:
+        return step.result_type(0).element_type
+    return step.op.operands[value_index].type.element_type
+
+
+def _signed(step: Step) -> bool:
+    """Whether the op's ``signedness`` attribute reads integers as signed."""
+    return step.op.enum("signedness") == Signedness.SIGNED
+
+
+def _rounding(step: Step, default: RoundingMode) -> RoundingMode:
+    """The op's ``rounding_mode`` (its declared default when absent)."""
+    mode = step.op.enum("rounding_mode")
+    return default if mode is None else mode
+
+
+def _first_index(mask: np.ndarray) -> list[int]:
+    """The row-major index of the first true element of `mask` (for messages)."""
+    return [int(i) for i in np.unravel_index(int(np.argmax(mask)), mask.shape)]
+
+
+# ---- bits, unchanged ----------------------------------------------------------------
+
+
+def _bits_of(values: np.ndarray, t: Type) -> np.ndarray:
+    """The storage bits of each element of type `t`, as unsigned integers."""
+    if isinstance(t, FloatType):
+        return to_words(values, t).astype(np.uint64)
+    return as_unsigned(values, t)  # type: ignore[arg-type]
+
+
+def _from_bits(bits: np.ndarray, t: Type) -> np.ndarray:
+    """Elements of type `t` holding the given storage bits."""
+    if isinstance(t, FloatType):
+        return from_words(bits, t)
+    return from_integers(bits, t)  # type: ignore[arg-type]
+
+
+@semantics("bitcast")
+def bitcast(step: Step, source: np.ndarray) -> np.ndarray:
+    """``bitcast``: the same bits read as another element type of the same width."""
+    bits = _bits_of(source, _element(step, 0))
+    return _from_bits(bits, _element(step))
+
+
+@semantics("int_to_ptr")
+def int_to_ptr(step: Step, source: np.ndarray) -> np.ndarray:
+    """``int_to_ptr``: the i64 value, read unsigned, is the address (int64 bits unchanged)."""
+    return np.asarray(source, dtype=np.int64).copy()
+
+
+@semantics("ptr_to_int")
+def ptr_to_int(step: Step, source: np.ndarray) -> np.ndarray:
+    """``ptr_to_int``: the address as i64 (to be read unsigned; int64 bits unchanged)."""
+    return np.asarray(source, dtype=np.int64).copy()
+
+
+@semantics("ptr_to_ptr")
+def ptr_to_ptr(step: Step, source: np.ndarray) -> np.ndarray:
+    """``ptr_to_ptr``: the same addresses with another pointee type."""
+    return np.asarray(source, dtype=np.int64).copy()
+
+
+# ---- numeric conversions ---------------------------------------------------------------
+
+
+@semantics("ftof")
+def ftof(step: Step, source: np.ndarray) -> np.ndarray:
+    """``ftof``: one exact rounding into the target format (narrow formats saturate)."""
+    return convert_float(source, _element(step, 0), _element(step),
+                         _rounding(step, RoundingMode.NEAREST_EVEN))
+
+
+@semantics("itof")
+def itof(step: Step, source: np.ndarray) -> np.ndarray:
+    """``itof``: the integer (read with the op's signedness) rounded once into the target."""
+    return int_to_float(source, _element(step, 0), _element(step), _signed(step),
+                        _rounding(step, RoundingMode.NEAREST_EVEN))
+
+
+@semantics("ftoi")
+def ftoi(step: Step, source: np.ndarray) -> np.ndarray:
+    """``ftoi``: round to an integer and clamp to the target (NaN gives 0); without
+    ``saturating``, NaN, Inf or a rounded value out of range is undefined behaviour."""
+    args = (source, _element(step, 0), _element(step), _signed(step),
+            _rounding(step, RoundingMode.NEAREST_INT_TO_ZERO))
+    if step.checks and not step.op.has_flag("saturating"):
+        bad = float_to_int_undefined(*args)
+        if np.any(bad):
+            where = _first_index(bad)
+            value = np.asarray(source)[tuple(where)]
+            kind = "signed" if _signed(step) else "unsigned"
+            raise step.fail(f"converts {float(value)!r} at element {where}, which is NaN, infinite "
+                            f"or out of the {kind} range of {_element(step)}, without "
+                            "'saturating' (undefined behaviour)")
+    return float_to_int(*args)
+
+
+@semantics("exti")
+def exti(step: Step, source: np.ndarray) -> np.ndarray:
+    """``exti``: sign extension (signed) or zero extension (unsigned)."""
+    return extend_int(source, _element(step, 0), _element(step), _signed(step))
+
+
+# Which readings of the operand a trunci overflow flag promises survive truncation.
+_TRUNCI_PROMISES: dict[IntegerOverflow, tuple[bool, ...]] = {
+    IntegerOverflow.NONE: (),
+    IntegerOverflow.NO_SIGNED_WRAP: (True,),
+    IntegerOverflow.NO_UNSIGNED_WRAP: (False,),
+    IntegerOverflow.NO_WRAP: (True, False),
+}
+
+
+@semantics("trunci")
+def trunci(step: Step, source: np.ndarray) -> np.ndarray:
+    """``trunci``: keep the low bits; under ``nsw`` / ``nuw`` losing a value is undefined."""
+    source_type, target = _element(step, 0), _element(step)
+    if step.checks:
+        flag = step.op.enum("overflow") or IntegerOverflow.NONE
+        for signed in _TRUNCI_PROMISES[flag]:
+            lost = truncation_loses_value(source, source_type, target, signed)  # type: ignore[arg-type]
+            if np.any(lost):
+                where = _first_index(lost)
+                value = np.asarray(source)[tuple(where)]
+                kind = "signed" if signed else "unsigned"
+                raise step.fail(f"truncates {int(value)} at element {where} to {target}, "
+                                f"losing its {kind} value under overflow<{flag}> "
+                                "(undefined behaviour)")
+    return truncate_int(source, source_type, target)  # type: ignore[arg-type]

@@ -1,0 +1,439 @@
+"""Semantics of the integer ops (spec group "Integer"): exact two's-complement arithmetic.
+
+Integers are signless N-bit patterns (N = 1, 8, 16, 32, 64; i1 tiles are bool arrays); an
+op's ``signedness`` chooses the reading (spec 8.8.1: i1 reads 0/1 unsigned, 0/-1 signed).
+Results wrap modulo 2^N.  Everything is computed without Python integers: signed readings
+are int64, unsigned readings uint64, sums and products wrap in uint64 (whose low N bits are
+the exact result's), and the high half of a 2N-bit product comes from 32-bit limbs.
+
+Undefined behaviour reported when checks are on: wrap-around under ``overflow``
+``no_signed_wrap`` / ``no_unsigned_wrap`` / ``no_wrap`` (addi, subi, muli, shli, negi),
+``divi`` / ``remi`` by zero, ``divi`` of the signed minimum by -1, and a shift amount not
+less than N (``shli``, ``shri``; see `SHIFT_PAST_WIDTH_IS_UNDEFINED`).  With checks off such
+elements get a fixed value: wrapped results, 0 for a quotient by zero, the dividend for a
+remainder by zero, and the clamped shift of PTX (0, or the sign for a signed right shift).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+from ...enums import ComparisonPredicate, IntegerOverflow, RoundingMode, Signedness
+from ...numerics import as_signed, as_unsigned, from_integers, int_range
+from ...types import I32, IntegerType
+from ..step import Step
+from .registry import semantics
+
+#: The spec's op text does not say what a shift by N or more bits gives; the ops lower to
+#: LLVM shifts, for which it is poison, so the interpreter reports it (PTX would clamp).
+SHIFT_PAST_WIDTH_IS_UNDEFINED = True
+
+_LOW32 = np.uint64(0xFFFFFFFF)
+_32 = np.uint64(32)
+
+# Which readings (signed?) each overflow flag promises do not wrap.
+_PROMISES: dict[IntegerOverflow, tuple[bool, ...]] = {
+    IntegerOverflow.NONE: (),
+    IntegerOverflow.NO_SIGNED_WRAP: (True,),
+    IntegerOverflow.NO_UNSIGNED_WRAP: (False,),
+    IntegerOverflow.NO_WRAP: (True, False),
+}
+
+# negi reads its operand as signed only (spec 8.8.11), so only the signed half of a flag
+# applies; the verifier rejects no_unsigned_wrap on it.
+_NEGI_PROMISES: dict[IntegerOverflow, tuple[bool, ...]] = {
+    IntegerOverflow.NONE: (),
+    IntegerOverflow.NO_SIGNED_WRAP: (True,),
+    IntegerOverflow.NO_UNSIGNED_WRAP: (),
+    IntegerOverflow.NO_WRAP: (True,),
+}
+
+_COMPARE: dict[ComparisonPredicate, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    ComparisonPredicate.EQUAL: np.equal,
+    ComparisonPredicate.NOT_EQUAL: np.not_equal,
+    ComparisonPredicate.LESS_THAN: np.less,
+    ComparisonPredicate.LESS_THAN_OR_EQUAL: np.less_equal,
+    ComparisonPredicate.GREATER_THAN: np.greater,
+    ComparisonPredicate.GREATER_THAN_OR_EQUAL: np.greater_equal,
+}
+
+
+# ---- readings, results and reports ------------------------------------------------------
+
+
+def _wrapping(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run `fn` with NumPy's integer overflow warnings off: wrapping is what it computes
+    (0-d tiles make NumPy scalars, whose arithmetic would otherwise warn)."""
+    @functools.wraps(fn)
+    def run(*args: Any) -> Any:
+        """`fn(*args)` under ``np.errstate(over="ignore")``."""
+        with np.errstate(over="ignore"):
+            return fn(*args)
+    return run
+
+
+def _element(step: Step, operand: int | None = None) -> IntegerType:
+    """The element type of operand `operand` (None: of the first result)."""
+    if operand is None:
+        return step.result_type(0).element_type
+    return step.op.operands[operand].type.element_type
+
+
+def _signed(step: Step, name: str = "signedness") -> bool:
+    """Whether the op's signedness attribute `name` reads integers as signed."""
+    return step.op.enum(name) == Signedness.SIGNED
+
+
+def _read(values: np.ndarray, t: IntegerType, signed: bool) -> np.ndarray:
+    """The integers `values` hold: int64 when read signed, uint64 when read unsigned."""
+    return as_signed(values, t) if signed else as_unsigned(values, t)
+
+
+def _mask(t: IntegerType) -> np.uint64:
+    """2^N - 1 as a uint64: the bits of an N-bit value."""
+    return np.uint64((1 << t.width) - 1)
+
+
+def _first_index(mask: np.ndarray) -> list[int]:
+    """The row-major index of the first true element of `mask` (for messages)."""
+    return [int(i) for i in np.unravel_index(int(np.argmax(mask)), mask.shape)]
+
+
+def _report(step: Step, bad: np.ndarray, what: str,
+            describe: Callable[[tuple[int, ...]], str]) -> None:
+    """Raise `step.fail` naming the first element where `bad` holds (checks on only);
+    `describe(index)` spells the offending operation on that element's operands."""
+    if step.checks and np.any(bad):
+        where = _first_index(np.asarray(bad))
+        raise step.fail(f"{what} at element {where}: {describe(tuple(where))}")
+
+
+def _at(values: np.ndarray, index: tuple[int, ...]) -> int:
+    """The integer at `index` of an int64/uint64 reading, as a Python int for messages."""
+    return int(np.asarray(values)[index])
+
+
+def _report_overflow(step: Step, flag: IntegerOverflow, wrapped: dict[bool, np.ndarray],
+                     describe: Callable[[bool, tuple[int, ...]], str]) -> None:
+    """Raise `step.fail` at the first element (row-major) where a reading the flag promises
+    (``wrapped[signed]``: where that reading wrapped) wrapped, naming the reading; the
+    signed one first where both did.  `describe(signed, index)` spells the operation."""
+    if not step.checks or not wrapped:
+        return
+    bad = np.logical_or.reduce([np.asarray(mask) for mask in wrapped.values()])
+    if not np.any(bad):
+        return
+    where = tuple(_first_index(bad))
+    is_signed = True in wrapped and bool(np.asarray(wrapped[True])[where])
+    kind = "signed" if is_signed else "unsigned"
+    raise step.fail(f"{kind} overflow ({flag.keyword}) at element {list(where)}: "
+                    f"{describe(is_signed, where)}")
+
+
+def _flag(step: Step) -> IntegerOverflow:
+    """The op's ``overflow`` flag (none when absent)."""
+    flag = step.op.enum("overflow")
+    return IntegerOverflow.NONE if flag is None else flag
+
+
+# ---- wide products -----------------------------------------------------------------------
+
+
+def _mulhi_unsigned(ua: np.ndarray, ub: np.ndarray, t: IntegerType) -> np.ndarray:
+    """The high N bits of the 2N-bit product of N-bit unsigned values, as uint64.
+
+    N <= 32: the product fits uint64.  N = 64: schoolbook on 32-bit limbs, every partial
+    sum below 2^64."""
+    n = np.uint64(t.width)
+    if t.width <= 32:
+        return (ua * ub) >> n
+    a0, a1 = ua & _LOW32, ua >> _32
+    b0, b1 = ub & _LOW32, ub >> _32
+    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+    middle = (p00 >> _32) + (p01 & _LOW32) + (p10 & _LOW32)
+    return p11 + (p01 >> _32) + (p10 >> _32) + (middle >> _32)
+
+
+def _mulhi_signed_bits(ua: np.ndarray, ub: np.ndarray, t: IntegerType) -> np.ndarray:
+    """The high N bits (as a uint64 pattern, masked to N bits) of the 2N-bit two's-complement
+    product of the signed readings: hi_u - [a<0]*b - [b<0]*a, modulo 2^N."""
+    top = np.uint64(t.width - 1)
+    a_negative = (ua >> top) & np.uint64(1)
+    b_negative = (ub >> top) & np.uint64(1)
+    high = _mulhi_unsigned(ua, ub, t) - a_negative * ub - b_negative * ua
+    return high & _mask(t)
+
+
+# ---- wrapping arithmetic with overflow detection -----------------------------------------
+
+
+class _Readings(NamedTuple):
+    """Both readings of the operands and of the wrapped result of a binary op on iN."""
+
+    sa: np.ndarray  # signed readings (int64)
+    sb: np.ndarray
+    sr: np.ndarray
+    ua: np.ndarray  # unsigned readings (uint64)
+    ub: np.ndarray
+    ur: np.ndarray
+    t: IntegerType
+
+
+def _add_signed_overflow(r: _Readings) -> np.ndarray:
+    """A signed sum wraps iff both operands have one sign and the result the other."""
+    return ((r.sa ^ r.sr) & (r.sb ^ r.sr)) < 0
+
+
+def _add_unsigned_overflow(r: _Readings) -> np.ndarray:
+    """An unsigned sum wraps iff it comes out below an operand."""
+    return r.ur < r.ua
+
+
+def _sub_signed_overflow(r: _Readings) -> np.ndarray:
+    """A signed difference wraps iff the operands' signs differ and the result's sign is
+    not the minuend's."""
+    return ((r.sa ^ r.sb) & (r.sa ^ r.sr)) < 0
+
+
+def _sub_unsigned_overflow(r: _Readings) -> np.ndarray:
+    """An unsigned difference wraps iff the subtrahend is larger."""
+    return r.ua < r.ub
+
+
+def _mul_signed_overflow(r: _Readings) -> np.ndarray:
+    """A signed product fits iff the 2N-bit product's high half is the sign of its low half."""
+    sign_fill = np.where(r.sr < 0, _mask(r.t), np.uint64(0))
+    return _mulhi_signed_bits(r.ua, r.ub, r.t) != sign_fill
+
+
+def _mul_unsigned_overflow(r: _Readings) -> np.ndarray:
+    """An unsigned product fits iff the 2N-bit product's high half is zero."""
+    return _mulhi_unsigned(r.ua, r.ub, r.t) != 0
+
+
+# op -> (symbol for messages, wrapping ufunc on uint64, {signed?: where that reading wraps})
+_ARITHMETIC: dict[str, tuple[str, np.ufunc, dict[bool, Callable[[_Readings], np.ndarray]]]] = {
+    "addi": ("+", np.add, {True: _add_signed_overflow, False: _add_unsigned_overflow}),
+    "subi": ("-", np.subtract, {True: _sub_signed_overflow, False: _sub_unsigned_overflow}),
+    "muli": ("*", np.multiply, {True: _mul_signed_overflow, False: _mul_unsigned_overflow}),
+}
+
+
+@semantics("addi", "subi", "muli")
+@_wrapping
+def wrapping_arithmetic(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``addi`` / ``subi`` / ``muli``: the exact result modulo 2^N (the low N bits of the
+    uint64 wrap); wrapping in a reading the ``overflow`` flag rules out is undefined."""
+    t = _element(step)
+    symbol, combine, overflows = _ARITHMETIC[step.op.opdef.name]
+    ua, ub = as_unsigned(lhs, t), as_unsigned(rhs, t)
+    result = from_integers(combine(ua, ub), t)
+    if step.checks:
+        flag = _flag(step)
+        r = _Readings(as_signed(lhs, t), as_signed(rhs, t), as_signed(result, t),
+                      ua, ub, as_unsigned(result, t), t)
+        _report_overflow(step, flag, {signed: overflows[signed](r) for signed in _PROMISES[flag]},
+                         lambda signed, i: f"{_at(r.sa if signed else r.ua, i)} {symbol} "
+                                           f"{_at(r.sb if signed else r.ub, i)}")
+    return result
+
+
+@semantics("negi")
+@_wrapping
+def negi(step: Step, source: np.ndarray) -> np.ndarray:
+    """``negi``: -x read signed, modulo 2^N; under ``no_signed_wrap`` / ``no_wrap``
+    negating the signed minimum is undefined behaviour."""
+    t = _element(step)
+    result = from_integers(np.uint64(0) - as_unsigned(source, t), t)
+    flag = _flag(step)
+    if step.checks and _NEGI_PROMISES[flag]:
+        sa = as_signed(source, t)
+        _report_overflow(step, flag, {True: sa == int_range(t, True)[0]},
+                         lambda signed, i: f"-({_at(sa, i)})")
+    return result
+
+
+@semantics("absi")
+@_wrapping
+def absi(step: Step, source: np.ndarray) -> np.ndarray:
+    """``absi``: |x| of the signed reading, as an unsigned N-bit value (|min| = 2^(N-1)
+    fits, so nothing is undefined)."""
+    t = _element(step)
+    return from_integers(np.abs(as_signed(source, t)), t)
+
+
+@semantics("mulhii")
+@_wrapping
+def mulhii(step: Step, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``mulhii``: the high N bits of the 2N-bit product of the unsigned readings."""
+    t = _element(step)
+    return from_integers(_mulhi_unsigned(as_unsigned(x, t), as_unsigned(y, t), t), t)
+
+
+# ---- division ---------------------------------------------------------------------------
+
+
+def _quotient(floor: np.ndarray, inexact: np.ndarray, negative: np.ndarray,
+              rounding: RoundingMode) -> np.ndarray:
+    """The quotient rounded as `rounding` asks, from the floor quotient, where the division
+    is inexact, and where the exact quotient is negative."""
+    if rounding == RoundingMode.POSITIVE_INF:
+        return floor + inexact.astype(floor.dtype)
+    if rounding == RoundingMode.NEGATIVE_INF:
+        return floor
+    return floor + (inexact & negative).astype(floor.dtype)  # zero: truncate
+
+
+@semantics("divi")
+@_wrapping
+def divi(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``divi``: the quotient of the readings rounded toward zero, -inf or +inf; division
+    by zero and (signed) the minimum divided by -1 are undefined behaviour."""
+    t = _element(step)
+    signed = _signed(step)
+    rounding = step.op.enum("rounding")
+    a, b = _read(lhs, t, signed), _read(rhs, t, signed)
+    zero = b == 0
+    _report(step, zero, "division by zero", lambda i: f"{_at(a, i)} / 0")
+    if signed:
+        minus_one = b == -1
+        _report(step, minus_one & (a == int_range(t, True)[0]), "signed division overflow",
+                lambda i: f"{_at(a, i)} / -1")
+        safe = np.where(zero | minus_one, np.int64(1), b)
+        floor = np.floor_divide(a, safe)
+        inexact = np.remainder(a, safe) != 0
+        quotient = _quotient(floor, inexact, (a < 0) != (safe < 0), rounding)
+        quotient = np.where(minus_one, np.int64(0) - a, quotient)  # exact; min wraps to min
+    else:
+        safe = np.where(zero, np.uint64(1), b)
+        floor = np.floor_divide(a, safe)
+        inexact = np.remainder(a, safe) != 0
+        quotient = _quotient(floor, inexact, np.zeros(np.shape(a), np.bool_), rounding)
+    return from_integers(np.where(zero, np.zeros_like(quotient), quotient), t)
+
+
+@semantics("remi")
+@_wrapping
+def remi(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``remi``: x - trunc(x / y) * y of the readings (signed: the dividend's sign); a
+    remainder by zero is undefined behaviour (the minimum by -1 is exactly 0)."""
+    t = _element(step)
+    signed = _signed(step)
+    a, b = _read(lhs, t, signed), _read(rhs, t, signed)
+    zero = b == 0
+    _report(step, zero, "remainder by zero", lambda i: f"{_at(a, i)} % 0")
+    if signed:
+        safe = np.where(zero | (b == -1), np.int64(1), b)   # y = -1 always leaves 0
+        remainder = np.fmod(a, safe)
+    else:
+        remainder = np.remainder(a, np.where(zero, np.uint64(1), b))
+    return from_integers(np.where(zero, a, remainder), t)
+
+
+# ---- shifts -----------------------------------------------------------------------------
+
+
+def _shift_amount(step: Step, lhs: np.ndarray, rhs: np.ndarray, t: IntegerType,
+                  symbol: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The shift amounts (rhs read unsigned), the same clamped below N, and where they were
+    not below N (undefined behaviour when `SHIFT_PAST_WIDTH_IS_UNDEFINED`)."""
+    amount = as_unsigned(rhs, t)
+    past = amount >= np.uint64(t.width)
+    if SHIFT_PAST_WIDTH_IS_UNDEFINED:
+        shown = as_unsigned(lhs, t)
+        _report(step, past, f"shift amount not less than the bit width {t.width}",
+                lambda i: f"{_at(shown, i)} {symbol} {_at(amount, i)}")
+    return amount, np.where(past, np.uint64(t.width - 1), amount), past
+
+
+def _shift_for(amount: np.ndarray, signed: bool) -> np.ndarray:
+    """Shift amounts in the dtype of a reading (NumPy will not shift int64 by uint64)."""
+    return amount.astype(np.int64) if signed else amount
+
+
+@semantics("shli")
+@_wrapping
+def shli(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``shli``: x * 2^y modulo 2^N (y read unsigned; N or more gives 0); wrapping in a
+    reading the ``overflow`` flag rules out is undefined behaviour."""
+    t = _element(step)
+    amount, clamped, past = _shift_amount(step, lhs, rhs, t, "<<")
+    result = from_integers(np.where(past, np.uint64(0), as_unsigned(lhs, t) << clamped), t)
+    if step.checks:
+        flag = _flag(step)
+        originals = {signed: _read(lhs, t, signed) for signed in _PROMISES[flag]}
+        # Shifted back, the result gives the operand iff nothing was lost (past N the
+        # result is 0, so that holds just for 0).
+        _report_overflow(step, flag,
+                         {signed: _read(result, t, signed) >> _shift_for(clamped, signed)
+                          != original for signed, original in originals.items()},
+                         lambda signed, i: f"{_at(originals[signed], i)} << {_at(amount, i)}")
+    return result
+
+
+@semantics("shri")
+@_wrapping
+def shri(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``shri``: shift right by y (read unsigned), filling with the sign bit (signed) or
+    zeros (unsigned); N or more leaves only the fill."""
+    t = _element(step)
+    amount, clamped, past = _shift_amount(step, lhs, rhs, t, ">>")
+    if _signed(step):
+        shifted = as_signed(lhs, t) >> _shift_for(clamped, True)  # by N-1: the sign fill
+    else:
+        shifted = np.where(past, np.uint64(0), as_unsigned(lhs, t) >> clamped)
+    return from_integers(shifted, t)
+
+
+# ---- comparisons and selections ---------------------------------------------------------
+
+
+@semantics("cmpi")
+@_wrapping
+def cmpi(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``cmpi``: the predicate on the readings chosen by ``signedness``, as i1."""
+    t = _element(step, 0)
+    signed = _signed(step)
+    compare = _COMPARE[step.op.enum("comparison_predicate")]
+    return np.asarray(compare(_read(lhs, t, signed), _read(rhs, t, signed)), dtype=np.bool_)
+
+
+@semantics("maxi")
+@_wrapping
+def maxi(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``maxi``: x where x >= y in the chosen reading, else y."""
+    t = _element(step)
+    signed = _signed(step)
+    keep = _read(lhs, t, signed) >= _read(rhs, t, signed)
+    return np.asarray(np.where(keep, lhs, rhs), dtype=np.asarray(lhs).dtype)
+
+
+@semantics("mini")
+@_wrapping
+def mini(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``mini``: x where x <= y in the chosen reading, else y."""
+    t = _element(step)
+    signed = _signed(step)
+    keep = _read(lhs, t, signed) <= _read(rhs, t, signed)
+    return np.asarray(np.where(keep, lhs, rhs), dtype=np.asarray(lhs).dtype)
+
+
+# ---- matrix multiply-accumulate ---------------------------------------------------------
+
+
+@semantics("mmai")
+@_wrapping
+def mmai(step: Step, lhs: np.ndarray, rhs: np.ndarray, acc: np.ndarray) -> np.ndarray:
+    """``mmai``: sum_k A[i,k] * B[k,j] + C[i,j] over the i8 readings chosen by
+    ``signedness_lhs`` / ``signedness_rhs`` and the signed i32 acc, wrapped to i32.
+
+    The sum is exact in int64 (|A*B| <= 2^16, so K up to 2^46 cannot overflow); leading
+    axes (the batch, or an added grid axis) are matched by np.matmul."""
+    a_type, b_type = _element(step, 0), _element(step, 1)
+    a = _read(lhs, a_type, _signed(step, "signedness_lhs")).astype(np.int64)
+    b = _read(rhs, b_type, _signed(step, "signedness_rhs")).astype(np.int64)
+    total = np.matmul(a, b) + as_signed(acc, I32)
+    return from_integers(total, _element(step))

@@ -1,0 +1,137 @@
+"""Memory (spec group "Memory"): pointer loads and stores, tokens, alloca, fences.
+
+Every access is checked by `Memory.check` (unmapped, out of bounds, misaligned: undefined
+behaviour) and logged by `Machine.access` (the token race check).  Masked-off lanes do
+not access memory at all.  A masked-off (or out-of-bounds padded) lane of a load yields
+the padding operand when given; otherwise its value is unspecified, and is 0 here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ...enums import MemoryOrderingSemantics
+from ..memory import MemoryFault, element_size
+from ..step import Step
+from ..values import FRESH_TOKEN, Token
+from .registry import semantics
+
+
+def named_operands(step: Step, operands: Sequence[Any]) -> dict[str, list[Any]]:
+    """The operand values grouped by the declaration's operand names (optional ones may be
+    empty lists)."""
+    out: dict[str, list[Any]] = {}
+    i = 0
+    for declared, group in zip(step.op.opdef.operands, step.op.operand_groups()):
+        out[declared.name] = list(operands[i:i + len(group)])
+        i += len(group)
+    return out
+
+
+def single(groups: dict[str, list[Any]], name: str) -> Any:
+    """The value of optional operand `name`, or None when absent."""
+    values = groups.get(name) or []
+    return values[0] if values else None
+
+
+def is_atomic(step: Step) -> bool:
+    """Whether the access is a strong (non-weak) one: strong accesses do not race with each
+    other (memory model: only conflicting accesses, one of them weak, race)."""
+    order = step.op.enum("memory_ordering_semantics")
+    return order is not None and order != MemoryOrderingSemantics.WEAK
+
+
+def size_of(step: Step, element_type: Any) -> int:
+    """Bytes per element, reported as an execution error for unaddressable types."""
+    try:
+        return element_size(element_type)
+    except MemoryFault as fault:
+        raise step.fail(str(fault)) from None
+
+
+def checked_access(step: Step, addresses: np.ndarray, element_type: Any,
+                   mask: np.ndarray | None, write: bool, token: Token | None) -> Token:
+    """Check an access (when checks are on) and log it; the result token."""
+    size = size_of(step, element_type)
+    if step.checks:
+        problem = step.machine.memory.check(addresses, size, mask)
+        if problem:
+            raise step.fail(problem)
+    return step.machine.access(step, addresses, size, mask, write, token, is_atomic(step))
+
+
+def fill(values: np.ndarray, keep: np.ndarray | None, padding: np.ndarray | None) -> np.ndarray:
+    """`values` where `keep` holds, else the padding (0 when there is none)."""
+    if keep is None:
+        return values
+    other = np.zeros((), values.dtype) if padding is None else padding
+    return np.where(keep, values, other).astype(values.dtype, copy=False)
+
+
+@semantics("load_ptr_tko")
+def load_ptr_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
+    """Load the element at every (unmasked) pointer of the tile."""
+    groups = named_operands(step, operands)
+    source, mask = single(groups, "source"), single(groups, "mask")
+    padding, token = single(groups, "paddingValue"), single(groups, "token")
+    t = step.result_type(0).element_type
+    result_token = checked_access(step, source, t, mask, False, token)
+    values = step.machine.memory.load(source, t, mask)
+    return fill(values, mask, padding), result_token
+
+
+@semantics("store_ptr_tko")
+def store_ptr_tko(step: Step, *operands: Any) -> Token:
+    """Store the value tile at every (unmasked) pointer of the tile."""
+    groups = named_operands(step, operands)
+    destination, value = single(groups, "destination"), single(groups, "value")
+    mask, token = single(groups, "mask"), single(groups, "token")
+    t = step.op.operands[1].type.element_type
+    result_token = checked_access(step, destination, t, mask, True, token)
+    step.machine.memory.store(destination, value, t, mask)
+    return result_token
+
+
+@semantics("make_token")
+def make_token(step: Step) -> Token:
+    """A fresh token: ordered after nothing."""
+    return FRESH_TOKEN
+
+
+@semantics("join_tokens")
+def join_tokens(step: Step, *tokens: Token) -> Token:
+    """A token ordered after everything each input token is ordered after."""
+    return Token(frozenset().union(*(t.after for t in tokens)))
+
+
+@semantics("memory_fence_alias_tko")
+def memory_fence_alias_tko(step: Step, token: Token) -> Token:
+    """Orders accesses through different aliases; one address space here, so the token
+    passes through."""
+    return token
+
+
+@semantics("alloca")
+def alloca(step: Step) -> np.ndarray:
+    """A fresh zero-filled buffer of `num_elem` elements, mapped for this tile block."""
+    t = step.result_type(0).element_type.pointee
+    count = int(step.op.attr("num_elem").value)
+    alignment = int(step.op.attr("alignment").value)
+    base = step.machine.memory.allocate(count * size_of(step, t), max(alignment, 1),
+                                        f"alloca at {step.op.name}")
+    return np.array(base, np.int64)
+
+
+@semantics("get_global")
+def get_global(step: Step) -> np.ndarray:
+    """The address at which the launch mapped the named global."""
+    name = step.op.attr("name").name
+    address = step.machine.globals.get(name)
+    if address is None:
+        raise step.fail(f"refers to global @{name}, which the launch did not map")
+    return np.array(address, np.int64)
+
+
+__all__ = ["checked_access", "fill", "named_operands", "single"]

@@ -1,0 +1,201 @@
+"""Views (spec group "Views"): tensor views, tiled views, and loads/stores through them.
+
+A load or store through a tiled view computes, for every element of the tile, its tensor
+coordinates, then its byte address ``base + size * sum(coord[d] * stride[d])`` and whether
+it lies inside the tensor:
+
+* partition view: tile dimension k runs along tensor dimension ``dim_map[k]`` from
+  ``index[k] * tile_shape[k]``; strided view: from ``index[k] * traversal_strides[k]``;
+* gather/scatter view: along `sparse_dim` the coordinates are the index tile's elements,
+  along every other dimension k they run from ``index[k]``.
+
+Indices are read as unsigned integers.  An index outside the view's index space is
+undefined behaviour (gather indices themselves may be out of bounds).  Out-of-bounds
+elements of a load yield the view's padding value (0 when it has none: the spec leaves
+them unspecified); those of a store are not written.  A dimension marked ``inbounds``
+(13.4) promises that no element is out of bounds along it; breaking it is undefined.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...enums import PaddingValue
+from ...numerics import as_unsigned, from_float64, numpy_dtype
+from ...types import GatherScatterViewType, PartitionViewType, StridedViewType, TensorViewType
+from ..memory import element_bits
+from ..step import Step
+from ..values import TensorView, TiledView, Token
+from .memory import checked_access, fill, named_operands, single, size_of
+from .registry import semantics
+
+#: The value each padding keyword stands for.
+PADDING = {PaddingValue.ZERO: 0.0, PaddingValue.NEG_ZERO: -0.0, PaddingValue.NAN: np.nan,
+           PaddingValue.POS_INF: np.inf, PaddingValue.NEG_INF: -np.inf}
+
+
+@semantics("make_tensor_view")
+def make_tensor_view(step: Step, *operands: Any) -> TensorView:
+    """A tensor view at `base`; each ``?`` of the type takes the next dynamic operand."""
+    groups = named_operands(step, operands)
+    t: TensorViewType = step.result_type(0)
+    base = int(single(groups, "base"))
+    dynamic_shape = iter(int(v) for v in groups["dynamicShape"])
+    dynamic_strides = iter(int(v) for v in groups["dynamicStrides"])
+    shape = tuple(next(dynamic_shape) if d is None else d for d in t.shape)
+    strides = tuple(next(dynamic_strides) if s is None else s for s in t.strides)
+    if step.checks:
+        if any(d < 0 for d in shape):
+            raise step.fail(f"makes a tensor view with negative extent: shape {list(shape)}")
+        if any(s <= 0 for s in strides):
+            raise step.fail(f"makes a tensor view with non-positive stride: strides "
+                            f"{list(strides)}")
+        if element_bits(t.element_type) == 4 and not any(
+                s == 1 and d % 2 == 0 for d, s in zip(shape, strides)):
+            raise step.fail(f"makes a tensor view of {t.element_type} without a unit-stride "
+                            f"dimension of even extent: shape {list(shape)}, strides "
+                            f"{list(strides)}")
+        size = size_of(step, t.element_type)
+        if base % size:
+            raise step.fail(f"makes a tensor view at misaligned address {base:#x} "
+                            f"(element size {size})")
+    return TensorView(base, shape, strides, t.element_type)
+
+
+@semantics("make_partition_view", "make_strided_view", "make_gather_scatter_view")
+def make_view(step: Step, tensor: TensorView) -> TiledView:
+    """A tiled view of `tensor` as the result type describes it."""
+    return TiledView(tensor, step.result_type(0))
+
+
+@semantics("get_tensor_shape")
+def get_tensor_shape(step: Step, view: TensorView) -> tuple[np.ndarray, ...] | np.ndarray:
+    """The tensor view's extents, one scalar per dimension."""
+    return _scalars(step, view.shape)
+
+
+@semantics("get_index_space_shape")
+def get_index_space_shape(step: Step, view: Any) -> tuple[np.ndarray, ...] | np.ndarray:
+    """The extents of the view's index space, one scalar per dimension."""
+    shape = () if isinstance(view, TensorView) else view.index_space_shape
+    return _scalars(step, shape)
+
+
+def _scalars(step: Step, values: tuple[int, ...]) -> Any:
+    """One rank-0 tile per value, typed as the op's results."""
+    out = tuple(np.array(v).astype(numpy_dtype(r.type.element_type))
+                for v, r in zip(values, step.op.results))
+    return out[0] if len(out) == 1 else out
+
+
+def _unsigned(value: np.ndarray, t: Any) -> np.ndarray:
+    """An index read as an unsigned integer, held in int64 (huge values saturate)."""
+    u = as_unsigned(np.asarray(value), t.element_type).astype(np.uint64)
+    return np.minimum(u, np.uint64(2**62)).astype(np.int64)
+
+
+def tile_coordinates(step: Step, view: Any, indices: list[np.ndarray], index_types: list[Any],
+                     tile_shape: tuple[int, ...]
+                     ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, list]:
+    """Byte addresses of every element of the tile at `indices`, their nibbles (4-bit
+    types, else None), the in-bounds mask, and the per-dimension out-of-bounds masks (for
+    ``inbounds``)."""
+    tensor = view if isinstance(view, TensorView) else view.tensor
+    vt = None if isinstance(view, TensorView) else view.type
+    rank = len(tile_shape)
+    idx = [_unsigned(v, t) for v, t in zip(indices, index_types)]
+    space = () if vt is None else view.index_space_shape
+    dim_map = getattr(vt, "dim_map", None) or tuple(range(rank))
+    offset = np.zeros(tile_shape, np.int64)
+    inside = np.ones(tile_shape, bool)
+    outside_by_dim = []
+    for k in range(rank):
+        lane = np.arange(tile_shape[k], dtype=np.int64)
+        d = dim_map[k]
+        if isinstance(vt, GatherScatterViewType) and k == vt.sparse_dim:
+            coord = idx[k].reshape(-1)
+        else:
+            if idx:
+                i = int(idx[k])
+                if step.checks and i >= space[k]:
+                    raise step.fail(f"index {i} in dimension {k} is outside the index space "
+                                    f"{list(space)}")
+            else:
+                i = 0
+            if isinstance(vt, PartitionViewType):
+                start = i * tile_shape[k]
+            elif isinstance(vt, StridedViewType):
+                start = i * vt.traversal_strides[k]
+            else:
+                start = i
+            coord = start + lane
+        shape = [1] * rank
+        shape[k] = tile_shape[k]
+        coord = coord.reshape(shape)
+        ok = coord < tensor.shape[d]
+        outside_by_dim.append(~np.broadcast_to(ok, tile_shape))
+        inside &= ok
+        offset = offset + np.where(ok, coord, 0) * tensor.strides[d]
+    if element_bits(tensor.element_type) == 4:
+        return tensor.base + offset // 2, offset % 2, inside, outside_by_dim
+    size = size_of(step, tensor.element_type)
+    return tensor.base + offset * size, None, inside, outside_by_dim
+
+
+def _check_inbounds(step: Step, outside_by_dim: list[np.ndarray]) -> None:
+    """A dimension marked ``inbounds`` must have no out-of-bounds element."""
+    attr = step.op.attributes.get("inbounds")
+    flags = getattr(attr, "values", None) or getattr(attr, "elements", None) or ()
+    for k, flag in enumerate(flags):
+        if bool(getattr(flag, "value", flag)) and outside_by_dim[k].any():
+            raise step.fail(f"marks dimension {k} inbounds but the tile leaves the tensor "
+                            "along it")
+
+
+def _padding(view: Any, t: Any) -> np.ndarray | None:
+    """The view's padding value as a scalar of element type `t`, or None."""
+    padding = getattr(getattr(view, "type", None), "padding_value", None)
+    if padding is None:
+        return None
+    if np.issubdtype(numpy_dtype(t), np.integer):
+        return np.zeros((), numpy_dtype(t))
+    return from_float64(np.array(PADDING[padding]), t)
+
+
+@semantics("load_view_tko")
+def load_view_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
+    """Load the tile at the given index of the view."""
+    groups = named_operands(step, operands)
+    view, token = single(groups, "view"), single(groups, "token")
+    result = step.result_type(0)
+    index_types = [v.type for v in step.op.operand_group("index")]
+    addresses, nibbles, inside, outside = tile_coordinates(step, view, groups["index"],
+                                                           index_types, result.shape)
+    if step.checks:
+        _check_inbounds(step, outside)
+    t = result.element_type
+    result_token = checked_access(step, addresses, t, inside, False, token)
+    values = step.machine.memory.load(addresses, t, inside, nibbles)
+    return fill(values, inside, _padding(view, t)), result_token
+
+
+@semantics("store_view_tko")
+def store_view_tko(step: Step, *operands: Any) -> Token:
+    """Store the tile at the given index of the view (out-of-bounds elements skipped)."""
+    groups = named_operands(step, operands)
+    tile, view, token = single(groups, "tile"), single(groups, "view"), single(groups, "token")
+    tile_type = step.op.operands[0].type
+    index_types = [v.type for v in step.op.operand_group("index")]
+    addresses, nibbles, inside, outside = tile_coordinates(step, view, groups["index"],
+                                                           index_types, tile_type.shape)
+    if step.checks:
+        _check_inbounds(step, outside)
+    t = tile_type.element_type
+    result_token = checked_access(step, addresses, t, inside, True, token)
+    step.machine.memory.store(addresses, tile, t, inside, nibbles)
+    return result_token
+
+
+__all__ = ["PADDING", "tile_coordinates"]
