@@ -132,3 +132,10 @@ def test_check_warns_about_an_empty_module(tmp_path, capsys):
     assert captured.out == f"{path}: ok (1 ops)\n"
     assert captured.err == (f"{path}:1:1: warning: module has no items; a well-formed module "
                             "has at least one (spec 6.2.5)\ncuda_tile.module @empty {\n^\n")
+
+
+def test_example_runs_the_shipped_kernels(capsys):
+    assert main(["example"]) == 0
+    out = capsys.readouterr().out
+    assert ("vector_add.mlir: c = a + b, 1000 f32 values in 64-element tiles, 16 tile blocks: "
+            "ok (bit-identical to NumPy's a + b)\n") in out

@@ -2,7 +2,8 @@
 
 Subcommands:
   check     parse and verify Tile IR files, reporting every diagnostic
-  example   parse, verify and print the spec's example types shipped with tileir
+  example   the spec's example types (parsed, verified, described), then the shipped
+            example kernels run on the interpreter and checked against NumPy
   type      the same for types given on the command line
   convert   convert a number to an element type, showing the bits (spec numerics)
 """
@@ -23,6 +24,7 @@ from ..enums import RoundingMode
 from ..syntax.type_parser import parse_type
 from ..types import (F64, ELEMENT_INFO, FloatType, IntegerType, TiledView, TileType, Type,
                      element_type)
+from .examples import run_examples
 from .opt import hint_options
 
 
@@ -84,7 +86,19 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_example(args: argparse.Namespace) -> int:
-    return _run_types([(f"types.mlir:{n}", line) for n, line in _example_lines()])
+    """The spec's example types, then the shipped kernels run and checked against NumPy."""
+    status = _run_types([(f"types.mlir:{n}", line) for n, line in _example_lines()])
+    print()
+    try:
+        results = run_examples()
+    except TileIRError as exc:
+        for diagnostic in exc.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        return 1
+    for line, ok in results:
+        print(line)
+        status |= 0 if ok else 1
+    return status
 
 
 def _cmd_type(args: argparse.Namespace) -> int:
@@ -143,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_check.add_argument("-Werr-hints", dest="error_hints", action="store_true",
                          help="with -Wunsupported-hints: make them errors")
     p_check.set_defaults(func=_cmd_check)
-    sub.add_parser("example", help="parse, verify and print the shipped example types"
+    sub.add_parser("example", help="describe the shipped example types, run the example "
+                   "kernels"
                    ).set_defaults(func=_cmd_example)
     p_type = sub.add_parser("type", help="parse, verify and describe types")
     p_type.add_argument("types", nargs="+", help="types, e.g. 'tile<8x4xf32>'")
