@@ -39,9 +39,25 @@ def _vector_add(rng: np.random.Generator) -> tuple[tuple[int, ...], list, Check]
     return (-(-n // 64),), [a, b, c, n], check
 
 
+def _matmul_f32(rng: np.random.Generator) -> tuple[tuple[int, ...], list, Check]:
+    """A 40x24 by 24x56 product of small integers: every partial sum is exact in f32."""
+    m, k, n = 40, 24, 56
+    a = rng.integers(-8, 8, (m, k)).astype(np.float32)
+    b = rng.integers(-8, 8, (k, n)).astype(np.float32)
+    c = np.zeros((m, n), np.float32)
+
+    def check() -> tuple[bool, str]:
+        """With integer inputs this small, any summation order gives the exact product."""
+        return np.array_equal(c, a.astype(np.int64) @ b.astype(np.int64)), \
+            "equal to the exact integer product"
+    return (-(-m // 16), -(-n // 16)), [a, m, k, k, b, k, n, n, c, m, n, n], check
+
+
 KERNELS: tuple[KernelExample, ...] = (
     KernelExample("vector_add.mlir", "c = a + b, 1000 f32 values in 64-element tiles",
                   _vector_add),
+    KernelExample("matmul_f32.mlir", "C = A @ B, 40x24 by 24x56 f32 in 16x16 tiles",
+                  _matmul_f32),
 )
 
 
