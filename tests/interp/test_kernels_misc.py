@@ -55,7 +55,7 @@ def test_every_shipped_kernel_verifies():
     names = sorted(p.name for p in (resources.files("tileir") / "examples" / "kernels").iterdir()
                    if p.name.endswith(".mlir"))
     mine = {"cumsum", "argmax", "custom_reduce", "histogram", "while_break_print", "int_bits",
-            "math_ops", "shape_ops", "ub_rmw_race", "ub_div_by_zero", "ub_ftoi_nan"}
+            "math_ops", "shape_ops", "spin_lock", "ub_rmw_race", "ub_div_by_zero", "ub_ftoi_nan"}
     assert mine <= {n[:-5] for n in names}
     for name in sorted(mine):
         text = kernel_text(name)
@@ -183,6 +183,26 @@ def test_histogram_with_weak_read_modify_write_races_across_blocks():
     bins = np.zeros(3, np.int32)
     launch(tileir.parse(text, "weak_histogram.mlir"), None, 1, [data[:16].copy(), bins, 16])
     assert bins.tolist() == [1, 1, 1]   # 16 values, but each bin's lanes overwrite each other
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_spin_lock_guards_a_weak_read_modify_write(schedule):
+    lock, total = np.zeros(1, np.int32), np.array([100], np.int32)
+    launch(kernel("spin_lock"), None, 6, [lock, total], schedule=schedule, seed=6, max_ops=10_000)
+    assert lock.tolist() == [0] and total.tolist() == [100 + 21]
+
+
+def test_spin_lock_never_released_is_reported_in_the_waiting_block():
+    # Planted bug: no release.  Block 1 (sequential) spins on a lock block 0 still holds;
+    # blocks run one at a time, so max_ops stops it at the loop's continue.
+    lines = kernel_text("spin_lock").splitlines()
+    text = "\n".join(line for line in lines if "release" not in line or line.startswith("//"))
+    with pytest.raises(ExecutionError) as info:
+        launch(tileir.parse(text, "no_release.mlir"), None, 2,
+               [np.zeros(1, np.int32), np.zeros(1, np.int32)], max_ops=300)
+    message = str(info.value)
+    assert f"no_release.mlir:{line_of('spin_lock', 'continue %tc')}:" in message
+    assert "past the limit of 300 operations" in message and "tile block (1, 0, 0)" in message
 
 
 # ---- loop, if, break, print ---------------------------------------------------------------
