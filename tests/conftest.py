@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 import pytest
 
 from tileir.api import check_document
@@ -107,9 +108,23 @@ def run_op_text(text: str, *inputs, checks: bool = True, block_id=(0, 0, 0), gri
     """Run the semantics of the first op in `text`'s first function on `inputs`."""
     import tileir.interp.semantics as sem  # noqa: F401  (files every group's semantics)
     from tileir.interp import SEMANTICS, Step
+    from tileir.interp.machine import Machine
+    from tileir.types import TileType
     op = first_op(text)
     step = Step(op, block_id=block_id, grid=grid, checks=checks)
-    return SEMANTICS[op.opdef.name](step, *inputs)
+    result = SEMANTICS[op.opdef.name](step, *inputs)
+    if not op.results:
+        return result
+    # As the machine does: 0-d NumPy scalars become arrays, and every tile result must
+    # have the result type's dtype and shape (leading batch axes allowed only when an
+    # input has them), so a wrong dtype or shape fails the unit test.
+    values = list(result) if len(op.results) > 1 else [result]
+    values = [np.asarray(v) if isinstance(v, np.generic) else v for v in values]
+    batched = any(isinstance(x, np.ndarray) and isinstance(v.type, TileType)
+                  and x.ndim > len(v.type.shape) for x, v in zip(inputs, op.operands))
+    for r, value in zip(op.results, values):
+        Machine._check_value(step, r.type, value, batched)
+    return tuple(values) if len(op.results) > 1 else values[0]
 
 
 @pytest.fixture

@@ -106,13 +106,16 @@ def test_matmul_f32_grid_past_the_index_space_is_reported() -> None:
         launch(kernel("matmul_f32"), None, (2, 1), [a, 5, 1, 1, b, 1, 7, 7, c, 5, 7, 7])
 
 
-def test_matmul_f32_with_empty_k_stores_zeros() -> None:
-    """K = 0 runs no loop step and stores zeros."""
-    # K = 0: the loop runs no step and C is the zero accumulator.
+def test_matmul_f32_with_empty_k() -> None:
+    """K = 0 makes a tensor view with a zero extent: undefined behaviour (spec: sizes are
+    strictly positive); with checks off the loop runs no step and C is the zero sum."""
     a = np.zeros((5, 1), np.float32)
     b = np.zeros((1, 7), np.float32)
     c = np.full((5, 7), 3.0, np.float32)
-    launch(kernel("matmul_f32"), None, (1, 1), [a, 5, 0, 1, b, 0, 7, 7, c, 5, 7, 7])
+    args = [a, 5, 0, 1, b, 0, 7, 7, c, 5, 7, 7]
+    with pytest.raises(ExecutionError, match="zero extent"):
+        launch(kernel("matmul_f32"), None, (1, 1), args)
+    launch(kernel("matmul_f32"), None, (1, 1), args, checks=False)
     assert (c == 0).all()
 
 

@@ -475,9 +475,11 @@ def test_max_ops_stops_a_block_that_never_ends():
 
 
 @pytest.mark.parametrize("keep, reverse, expected", [
-    ("%a", "false", [10, 10]),   # keeping the accumulator: the first element reaches the end
+    # keeping the accumulator: reduce's tree carries the first element to the end; the
+    # scan's fold starts at the identity (spec: result[0] = f(identity, X[0])), kept to the end
+    ("%a", "false", [10, 0]),
     ("%e", "false", [13, 13]),   # keeping the element: the last element
-    ("%a", "true", [13, 13]),    # reverse scan: the fold starts at the last element
+    ("%a", "true", [10, 0]),     # reverse scan: the fold also starts at the identity
 ])
 def test_reduce_and_scan_pass_element_then_accumulator(keep, reverse, expected):
     # f(e, a) = a is associative but not commutative: the result shows the order of the

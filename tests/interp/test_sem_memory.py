@@ -356,12 +356,27 @@ def test_make_tensor_view_checks_its_dynamic_operands(run_op):
     i32 = lambda v: np.array(v, np.int32)  # noqa: E731
     view = run_op(text, np.array(0x10000, np.int64), i32(3), i32(8))
     assert view == TensorView(0x10000, (3, 8), (8, 1), F32)
-    with pytest.raises(ExecutionError, match="negative extent"):
-        run_op(text, np.array(0x10000, np.int64), i32(-1), i32(8))
-    with pytest.raises(ExecutionError, match="non-positive stride"):
+    # Sizes and strides are unsigned: i32 -1 is 2**32 - 1, not an error.
+    view = run_op(text, np.array(0x10000, np.int64), i32(-1), i32(-8))
+    assert view == TensorView(0x10000, (2**32 - 1, 8), (2**32 - 8, 1), F32)
+    with pytest.raises(ExecutionError, match="zero extent"):
+        run_op(text, np.array(0x10000, np.int64), i32(0), i32(8))
+    with pytest.raises(ExecutionError, match="zero stride"):
         run_op(text, np.array(0x10000, np.int64), i32(3), i32(0))
     with pytest.raises(ExecutionError, match="misaligned"):
         run_op(text, np.array(0x10002, np.int64), i32(3), i32(8))
+
+
+def test_make_tensor_view_reads_narrow_dynamic_operands_as_unsigned(run_op):
+    text = """cuda_tile.module @m {
+      cuda_tile.testing$func @f(%p: tile<ptr<f32>>, %n: tile<i8>, %s: tile<i8>) {
+        %v = make_tensor_view %p, shape = [%n, 8], strides = [%s, 1] : tile<i8> -> tensor_view<?x8xf32, strides=[?,1]>
+      }
+    }"""
+    # i8 bit pattern 0xC8 is 200 unsigned (-56 signed); 0x80 is 128.
+    view = run_op(text, np.array(0x10000, np.int64), np.array(-56, np.int8),
+                  np.array(-128, np.int8))
+    assert view == TensorView(0x10000, (200, 8), (128, 1), F32)
 
 
 # ---- atomics -----------------------------------------------------------------------
@@ -437,15 +452,39 @@ def test_atomic_cas_compares_bit_patterns():
     %c = constant <f32: [0.0, -0.0, 2.0, 9.0]> : tile<4xf32>
     %v = constant <f32: [1.0, 5.0, 6.0, 7.0]> : tile<4xf32>
     %old, %tok = atomic_cas_tko relaxed device %ptrs, %c, %v : tile<4xptr<f32>>, tile<4xf32> -> tile<4xf32>, token
-"""
-    # memory [ -0.0, 0.0 ]: lane 0 expects +0.0 (bits differ: no swap); lane 1 expects -0.0
-    # at element 1 (+0.0: no swap); lane 2 expects 2.0 at element 1 (no); lane 3 expects 9.0.
-    mem = np.array([-0.0, 0.0], np.float32)
-    launch(kernel(body, "%base: tile<ptr<f32>>"), "k", 1, [mem])
+""" + copy_out("%old", "f32")
+    source = kernel(body, "%base: tile<ptr<f32>>, %out: tile<ptr<f32>>")
+    # Lanes hit elements [0, 1, 1, 0], applied per element in lane order (0 then 3; 1 then 2).
+    # memory [-0.0, +0.0]: lane 0 expects +0.0 at -0.0 (bits differ: no swap); lane 3
+    # expects 9.0; lane 1 expects -0.0 at +0.0 (no); lane 2 expects 2.0.  Nothing swaps.
+    mem, out = np.array([-0.0, 0.0], np.float32), np.zeros(4, np.float32)
+    launch(source, "k", 1, [mem, out])
     assert mem.view(np.uint32).tolist() == [0x80000000, 0]
-    mem = np.array([0.0, -0.0], np.float32)
-    launch(kernel(body, "%base: tile<ptr<f32>>"), "k", 1, [mem])
+    assert out.view(np.uint32).tolist() == [0x80000000, 0, 0, 0x80000000]
+    # memory [+0.0, -0.0]: lane 0 swaps +0.0 -> 1.0, then lane 3 sees 1.0 (no); lane 1
+    # swaps -0.0 -> 5.0, then lane 2 sees 5.0 (no).  Old values: +0.0, -0.0, 5.0, 1.0.
+    mem, out = np.array([0.0, -0.0], np.float32), np.zeros(4, np.float32)
+    launch(source, "k", 1, [mem, out])
     assert mem.tolist() == [1.0, 5.0]
+    assert out.view(np.uint32).tolist() == [0, 0x80000000, 0x40A00000, 0x3F800000]
+
+
+def test_atomic_cas_masked_lane_returns_cmp():
+    body = SAME4.format(t="f32").replace("[0, 0, 1, 0]", "[0, 1, 1, 0]") + """
+    %c = constant <f32: [0.0, -0.0, 2.0, 9.0]> : tile<4xf32>
+    %v = constant <f32: [1.0, 5.0, 6.0, 7.0]> : tile<4xf32>
+    %m = constant <i1: [1, 0, 1, 0]> : tile<4xi1>
+    %old, %tok = atomic_cas_tko relaxed device %ptrs, %c, %v, %m : tile<4xptr<f32>>, tile<4xf32>, tile<4xi1> -> tile<4xf32>, token
+""" + copy_out("%old", "f32")
+    # memory [+0.0, -0.0]: lane 0 swaps +0.0 -> 1.0 (old +0.0); lane 1 is masked (returns
+    # cmp[1] = -0.0, memory untouched); lane 2 expects 2.0 at -0.0 (no swap, old -0.0);
+    # lane 3 is masked (returns cmp[3] = 9.0 = 0x41100000, although it would have matched
+    # nothing either way).  Spec (atomic_cas_tko): "The returned value for a masked
+    # element at position i is cmp[i]".
+    mem, out = np.array([0.0, -0.0], np.float32), np.zeros(4, np.float32)
+    launch(kernel(body, "%base: tile<ptr<f32>>, %out: tile<ptr<f32>>"), "k", 1, [mem, out])
+    assert mem.view(np.uint32).tolist() == [0x3F800000, 0x80000000]
+    assert out.view(np.uint32).tolist() == [0, 0x80000000, 0x80000000, 0x41100000]
 
 
 def test_atomics_from_many_blocks_do_not_race_and_count():

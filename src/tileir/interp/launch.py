@@ -3,12 +3,14 @@
 ``launch(module, "kernel", grid, args)`` runs entry ``kernel`` once per tile block of a
 1-, 2- or 3-D grid, each block on its own `Machine` over one shared `Memory`:
 
-* a ``tile<ptr<E>>`` parameter takes a C-contiguous NumPy array whose dtype encodes E
-  (spec 5.2's table, `tileir.numerics.ENCODINGS`); the array is mapped (not copied), so the
-  kernel's stores land in it.  A 4-bit E (one element per array item in ml_dtypes) is
-  mapped as a packed copy, two to a byte, copied back into the array when the run ends;
+* a ``tile<ptr<E>>`` parameter takes a writable, C-contiguous NumPy array whose dtype
+  encodes E (spec 5.2's table, `tileir.numerics.ENCODINGS`); the array is mapped (not
+  copied), so the kernel's stores land in it.  A 4-bit E (one element per array item in
+  ml_dtypes) is mapped as a packed copy, two to a byte, copied back into the array when
+  the run ends;
 * a rank-0 tile parameter takes a Python or NumPy scalar that its element type can hold
-  exactly (integers may be given signed or unsigned; floats are rounded to nearest even);
+  exactly (integers may be given signed or unsigned); a float parameter takes any number,
+  rounded to nearest even in one step (a Python int past the type's range gives ±inf);
 * a larger tile parameter takes an array of its shape.
 
 ``global`` items are mapped once per launch.  `schedule` orders the tile blocks:
@@ -23,6 +25,7 @@ operation, since then nothing can order the two blocks.
 
 from __future__ import annotations
 
+import math
 import random as _random
 from typing import Any, Callable, Sequence, TextIO
 
@@ -87,8 +90,32 @@ def _scalar(value: Any, t: Any, where: str, kernel: Operation) -> np.ndarray:
             return np.array(value)
         if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
             raise _fail(f"{where} expects a number, got {type(value).__name__}", kernel)
+        if isinstance(value, (int, np.integer)):
+            return from_float64(np.array(_int_as_float64(int(value), t)), t)
         return from_float64(np.array(float(value)), t)
     raise _fail(f"{where} has a type the interpreter cannot take ({t})", kernel)
+
+
+def _int_as_float64(n: int, t: FloatType) -> float:
+    """A float64 that `from_float64` rounds to the same `t` value as exact integer `n`
+    rounded to nearest even: `n` itself for f64 (±inf past its range), else `n` rounded to
+    53 bits by round-to-odd, which makes the second rounding to a narrower type exact
+    (no double-rounding error)."""
+    sign = -1.0 if n < 0 else 1.0
+    if numpy_dtype(t) == np.float64:
+        try:
+            return float(n)
+        except OverflowError:
+            return sign * math.inf
+    magnitude = abs(n)
+    shift = max(magnitude.bit_length() - 53, 0)
+    kept = magnitude >> shift
+    if magnitude & ((1 << shift) - 1):
+        kept |= 1  # sticky: the dropped bits were not all zero
+    try:
+        return sign * math.ldexp(float(kept), shift)
+    except OverflowError:  # past float64's range, so past every narrower type's too
+        return sign * math.inf
 
 
 def _map_packed(memory: Memory, array: np.ndarray, t: Any, where: str,
@@ -125,6 +152,9 @@ def _argument(memory: Memory, value: Any, t: Any, where: str, kernel: Operation,
                         f"{value.dtype}", kernel)
         if not value.flags.c_contiguous:
             raise _fail(f"{where} must be a C-contiguous array", kernel)
+        if not value.flags.writeable:
+            raise _fail(f"{where} is a read-only array; the kernel's memory must be "
+                        "writable (pass a writable copy, e.g. numpy.array(a))", kernel)
         if element_bits(e.pointee) == 4:
             return np.array(_map_packed(memory, value, e.pointee, where, write_back), np.int64)
         return np.array(memory.map(value, where), np.int64)

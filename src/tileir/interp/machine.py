@@ -24,6 +24,7 @@ from typing import Any, Sequence, TextIO
 
 import numpy as np
 
+from ..diagnostics import ExecutionError
 from ..ir import Operation, Region, Value
 from ..numerics import numpy_dtype
 from ..types import TileType
@@ -31,7 +32,7 @@ from ..verify.registry import location_of
 from .memory import Memory
 from .semantics import SEMANTICS
 from .step import Step
-from .values import RegionExit, Token
+from .values import FRESH_TOKEN, RegionExit, Token
 
 
 @dataclass
@@ -43,6 +44,12 @@ class Access:
     bytes: np.ndarray
     write: bool
     atomic: bool
+
+
+def _bits(mask: int, n: int) -> np.ndarray:
+    """Bits 0 to n-1 of `mask` as a bool array (a token's access ids, vectorized)."""
+    raw = (mask & ((1 << n) - 1)).to_bytes((n + 7) // 8, "little")
+    return np.unpackbits(np.frombuffer(raw, np.uint8), count=n, bitorder="little").astype(bool)
 
 
 class Machine:
@@ -117,7 +124,12 @@ class Machine:
             operands = [self.env[v] for v in op.operands]
         except KeyError:
             raise step.fail("uses a value that was never computed") from None
-        result = fn(step, *operands)
+        try:
+            result = fn(step, *operands)
+        except (ExecutionError, RegionExit):
+            raise
+        except Exception as exc:  # a bug or an unforeseen input: a diagnostic, not a crash
+            raise step.fail(f"internal error: {type(exc).__name__}: {exc}") from exc
         results = op.results
         if not results:
             return
@@ -156,13 +168,13 @@ class Machine:
         With checks on, a data race is reported: an earlier access of this tile block to
         an overlapping byte, one of the two a write, not both atomic, that `token` does
         not order before this one (spec: memory model; token-ordered operations are
-        unordered unless a token chain orders them).
+        unordered unless a token chain orders them).  With checks off nothing is logged
+        and `token` itself is returned.
         """
-        token = token if token is not None else Token()
+        token = token if token is not None else FRESH_TOKEN
+        if not self.checks:  # nothing to check: log nothing, and tokens stay empty
+            return token
         ident = len(self.accesses)
-        if not self.checks:
-            self.accesses.append(Access(ident, step.op, np.zeros(0, np.int64), write, atomic))
-            return Token(token.after | {ident})
         active = np.asarray(addresses, np.int64)
         if mask is not None:
             active = active[np.broadcast_to(np.asarray(mask, bool), active.shape)]
@@ -177,10 +189,9 @@ class Machine:
                 candidates &= kinds[:, 0]
             if atomic:
                 candidates &= ~kinds[:, 1]
+            candidates &= ~_bits(token.after, n)   # those the token orders before us
             for i in np.flatnonzero(candidates):
                 earlier = self.accesses[int(i)]
-                if earlier.id in token.after:
-                    continue
                 common = np.intersect1d(earlier.bytes, covered, assume_unique=True)
                 if common.size:
                     where = location_of(earlier.op)
@@ -190,7 +201,7 @@ class Machine:
                         "neither is ordered before the other by a token chain and "
                         "one of them writes")
         self._record(Access(ident, step.op, covered, write, atomic))
-        return Token(token.after | {ident})
+        return token.with_access(ident)
 
     def _record(self, access: Access) -> None:
         """Append `access` to the log and to the range/kind arrays the filter reads."""

@@ -9,9 +9,10 @@ values are small frozen objects:
   ``gather_scatter_view`` type (whose static parameters stay in the type).
 * `RegionExit`: raised by a terminator to end the region that runs it (see `machine`).
 * `Token`: the set of memory accesses (ids in the tile block's access log) that are
-  ordered before any operation consuming the token.  ``make_token`` is the empty set;
-  an operation taking token T and performing access A returns ``T | {A}``; ``join_tokens``
-  is the union.  Because each token carries every access before it, "ordered before"
+  ordered before any operation consuming the token, held as a bitmask (a Python int).
+  ``make_token`` is the empty set; an operation taking token T and performing access A
+  returns ``T | {A}``; ``join_tokens`` is the union.  With checks off nothing is logged
+  and tokens stay empty.  Because each token carries every access before it, "ordered before"
   is the transitive relation the memory model defines, checked by set membership.
 """
 
@@ -49,9 +50,27 @@ class TiledView:
 
 @dataclass(frozen=True)
 class Token:
-    """A memory-ordering token: the ids of the accesses ordered before its consumers."""
+    """A memory-ordering token: the ids of the accesses ordered before its consumers, as a
+    bitmask (bit i set: access i is ordered before), so a token costs one int and joining
+    two is an OR.  An iterable of ids is accepted too and turned into the mask."""
 
-    after: frozenset[int] = frozenset()
+    after: int = 0
+
+    def __post_init__(self) -> None:
+        """Accept a set of access ids as well as a mask."""
+        if not isinstance(self.after, int):
+            mask = 0
+            for ident in self.after:
+                mask |= 1 << int(ident)
+            object.__setattr__(self, "after", mask)
+
+    def orders(self, ident: int) -> bool:
+        """Whether access `ident` is ordered before this token's consumers."""
+        return bool((self.after >> ident) & 1)
+
+    def with_access(self, ident: int) -> "Token":
+        """The token an access `ident` ordered after this one returns."""
+        return Token(self.after | (1 << ident))
 
     def join(self, other: "Token") -> "Token":
         """The token ordered after everything either token is ordered after."""

@@ -9,7 +9,8 @@ every distinct address, the first lane not yet applied.
 Integer ``add`` wraps; ``addf`` rounds to nearest even in the element type (NumPy adds
 f32 and f64 correctly rounded; f16 and bf16 go through f32, whose precision makes the
 double rounding harmless).  ``compare-and-swap`` on floats compares bit patterns, as
-the spec says.  A masked-off lane returns 0 (its value is implementation-defined).
+the spec says.  A masked-off lane of ``compare-and-swap`` returns its ``cmp`` value (the
+spec says so); a masked-off lane of ``atomic_rmw`` returns 0 (implementation-defined).
 """
 
 from __future__ import annotations
@@ -108,6 +109,9 @@ def atomic_cas_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
         return np.where(old.view(bits) == expected.view(bits), new, old)
     result_token = checked_access(step, pointers, t, mask, True, token)
     old = apply_atomically(step, pointers, mask, t, swap, (cmp, val))
+    if mask is not None:  # spec: the value returned for a masked element i is cmp[i]
+        old = np.where(np.broadcast_to(np.asarray(mask, bool), old.shape), old,
+                       np.broadcast_to(cmp, old.shape))
     return old, result_token
 
 

@@ -48,12 +48,13 @@ def if_(step: Step, condition: np.ndarray) -> Any:
 def for_(step: Step, lower: np.ndarray, upper: np.ndarray, stride: np.ndarray,
          *init: Any) -> Any:
     """Iterate from `lower` while below `upper` by `stride` (signed compare unless
-    ``unsignedCmp``); each ``continue`` gives the next iteration's values."""
+    ``unsignedCmp``, which reads only the bounds unsigned: the step is always signed and
+    must be positive); each ``continue`` gives the next iteration's values."""
     op = step.op
     t = op.operands[0].type.element_type
     unsigned = op.has_flag("unsignedCmp")
     read = (lambda v: int(as_unsigned(v, t))) if unsigned else (lambda v: int(v))
-    iv, end, by = read(lower), read(upper), read(stride)
+    iv, end, by = read(lower), read(upper), int(stride)
     dtype = np.asarray(lower).dtype
     values = list(init)
     if by <= 0:

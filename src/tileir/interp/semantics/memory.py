@@ -103,7 +103,10 @@ def make_token(step: Step) -> Token:
 @semantics("join_tokens")
 def join_tokens(step: Step, *tokens: Token) -> Token:
     """A token ordered after everything each input token is ordered after."""
-    return Token(frozenset().union(*(t.after for t in tokens)))
+    mask = 0
+    for t in tokens:
+        mask |= t.after
+    return Token(mask)
 
 
 @semantics("memory_fence_alias_tko")

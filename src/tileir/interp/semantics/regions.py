@@ -9,9 +9,12 @@ Order of combination (the spec leaves it unspecified but deterministic):
 * ``reduce``: a pairwise tree along `dim`: at each level element ``2k+1`` is combined
   into accumulator ``2k``; an odd level is padded with the identity.  The identity is
   not otherwise applied.
-* ``scan``: an inclusive Hillis-Steele scan: at distance ``d = 1, 2, 4, ...`` element
-  ``j`` becomes ``f(elem=x[j], acc=x[j-d])`` for ``j >= d`` (reversed along `dim` when
-  ``reverse``).
+* ``scan``: first element 0 becomes ``f(elem=x[0], acc=identity)`` (the spec's
+  ``result[0] = f(identity, X[0])``: the identity enters every prefix exactly once, which
+  matters when it is not an exact identity, e.g. ``addf`` with ``+0.0`` turns ``-0.0``
+  into ``+0.0``); then an inclusive Hillis-Steele scan: at distance ``d = 1, 2, 4, ...``
+  element ``j`` becomes ``f(elem=x[j], acc=x[j-d])`` for ``j >= d`` (reversed along `dim`
+  when ``reverse``).
 """
 
 from __future__ import annotations
@@ -71,7 +74,8 @@ def reduce(step: Step, *operands: np.ndarray) -> Any:
 
 @semantics("scan")
 def scan(step: Step, *operands: np.ndarray) -> Any:
-    """Inclusive prefix of every input along `dim` with the body (Hillis-Steele order)."""
+    """Inclusive prefix of every input along `dim` with the body: the identity combined
+    into the first element, then Hillis-Steele order."""
     dim = int(step.op.attr("dim").value) - step.op.operands[0].type.rank
     reverse = bool(step.op.attr("reverse").value)
     lanes = [np.moveaxis(x, dim, -1) for x in operands]
@@ -79,6 +83,11 @@ def scan(step: Step, *operands: np.ndarray) -> Any:
         lanes = [x[..., ::-1] for x in lanes]
     lanes = [np.array(x) for x in lanes]
     n = lanes[0].shape[-1]
+    if n:  # result[0] = f(identity, X[0]): the accumulator starts at the identity
+        heads = [x[..., :1] for x in lanes]
+        starts = [np.broadcast_to(i, h.shape) for i, h in zip(identity_values(step), heads)]
+        for x, v in zip(lanes, combine(step, heads, starts)):
+            x[..., :1] = v
     distance = 1
     while distance < n:
         new = combine(step, [x[..., distance:] for x in lanes],

@@ -18,7 +18,7 @@ them unspecified); those of a store are not written.  A dimension marked ``inbou
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -38,20 +38,24 @@ PADDING = {PaddingValue.ZERO: 0.0, PaddingValue.NEG_ZERO: -0.0, PaddingValue.NAN
 
 @semantics("make_tensor_view")
 def make_tensor_view(step: Step, *operands: Any) -> TensorView:
-    """A tensor view at `base`; each ``?`` of the type takes the next dynamic operand."""
+    """A tensor view at `base`; each ``?`` of the type takes the next dynamic operand, read
+    as an unsigned integer of its element type (spec: sizes and strides are unsigned and
+    strictly positive; zero is undefined behaviour)."""
     groups = named_operands(step, operands)
     t: TensorViewType = step.result_type(0)
     base = int(single(groups, "base"))
-    dynamic_shape = iter(int(v) for v in groups["dynamicShape"])
-    dynamic_strides = iter(int(v) for v in groups["dynamicStrides"])
+    declared = dict(zip((d.name for d in step.op.opdef.operands), step.op.operand_groups()))
+    dynamic_shape = _unsigned_operands(groups, declared, "dynamicShape")
+    dynamic_strides = _unsigned_operands(groups, declared, "dynamicStrides")
     shape = tuple(next(dynamic_shape) if d is None else d for d in t.shape)
     strides = tuple(next(dynamic_strides) if s is None else s for s in t.strides)
     if step.checks:
-        if any(d < 0 for d in shape):
-            raise step.fail(f"makes a tensor view with negative extent: shape {list(shape)}")
+        if any(d <= 0 for d in shape):
+            raise step.fail(f"makes a tensor view with a zero extent: shape {list(shape)} "
+                            "(sizes must be strictly positive)")
         if any(s <= 0 for s in strides):
-            raise step.fail(f"makes a tensor view with non-positive stride: strides "
-                            f"{list(strides)}")
+            raise step.fail(f"makes a tensor view with a zero stride: strides "
+                            f"{list(strides)} (strides must be strictly positive)")
         if element_bits(t.element_type) == 4 and not any(
                 s == 1 and d % 2 == 0 for d, s in zip(shape, strides)):
             raise step.fail(f"makes a tensor view of {t.element_type} without a unit-stride "
@@ -62,6 +66,13 @@ def make_tensor_view(step: Step, *operands: Any) -> TensorView:
             raise step.fail(f"makes a tensor view at misaligned address {base:#x} "
                             f"(element size {size})")
     return TensorView(base, shape, strides, t.element_type)
+
+
+def _unsigned_operands(groups: dict[str, list[Any]], declared: dict[str, Any], name: str
+                       ) -> Iterator[int]:
+    """The values of operand group `name`, each read as an unsigned integer of its type."""
+    return iter(int(as_unsigned(np.asarray(v), x.type.element_type))
+                for v, x in zip(groups[name], declared[name]))
 
 
 @semantics("make_partition_view", "make_strided_view", "make_gather_scatter_view")
