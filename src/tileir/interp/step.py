@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..diagnostics import ExecutionError, error
+from ..enums import Signedness
 from ..ir import Operation
 from ..verify.registry import location_of
 
@@ -35,3 +36,13 @@ class Step:
     def result_type(self, index: int = 0) -> Any:
         """The declared type of result `index`."""
         return self.op.results[index].type
+
+    def element_type(self, operand: int | None = None) -> Any:
+        """The element type of operand `operand` (None: of the first result)."""
+        if operand is None:
+            return self.result_type(0).element_type
+        return self.op.operands[operand].type.element_type
+
+    def signed(self, name: str = "signedness") -> bool:
+        """Whether the op's signedness attribute `name` reads integers as signed."""
+        return self.op.enum(name) == Signedness.SIGNED

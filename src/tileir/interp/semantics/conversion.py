@@ -13,25 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...enums import IntegerOverflow, RoundingMode, Signedness
+from ...enums import IntegerOverflow, RoundingMode
 from ...numerics import (as_unsigned, convert_float, extend_int, float_to_int,
                          float_to_int_undefined, from_integers, from_words, int_to_float,
                          to_words, truncate_int, truncation_loses_value)
 from ...types import FloatType, Type
 from ..step import Step
+from .common import OVERFLOW_PROMISES, first_index
 from .registry import semantics
 
-
-def _element(step: Step, value_index: int | None = None) -> Type:
-    """The element type of the op's operand `value_index` (None: of its first result)."""
-    if value_index is None:
-        return step.result_type(0).element_type
-    return step.op.operands[value_index].type.element_type
-
-
-def _signed(step: Step) -> bool:
-    """Whether the op's ``signedness`` attribute reads integers as signed."""
-    return step.op.enum("signedness") == Signedness.SIGNED
 
 
 def _rounding(step: Step, default: RoundingMode) -> RoundingMode:
@@ -39,10 +29,6 @@ def _rounding(step: Step, default: RoundingMode) -> RoundingMode:
     mode = step.op.enum("rounding_mode")
     return default if mode is None else mode
 
-
-def _first_index(mask: np.ndarray) -> list[int]:
-    """The row-major index of the first true element of `mask` (for messages)."""
-    return [int(i) for i in np.unravel_index(int(np.argmax(mask)), mask.shape)]
 
 
 # ---- bits, unchanged ----------------------------------------------------------------
@@ -65,8 +51,8 @@ def _from_bits(bits: np.ndarray, t: Type) -> np.ndarray:
 @semantics("bitcast")
 def bitcast(step: Step, source: np.ndarray) -> np.ndarray:
     """``bitcast``: the same bits read as another element type of the same width."""
-    bits = _bits_of(source, _element(step, 0))
-    return _from_bits(bits, _element(step))
+    bits = _bits_of(source, step.element_type(0))
+    return _from_bits(bits, step.element_type())
 
 
 @semantics("int_to_ptr")
@@ -93,14 +79,14 @@ def ptr_to_ptr(step: Step, source: np.ndarray) -> np.ndarray:
 @semantics("ftof")
 def ftof(step: Step, source: np.ndarray) -> np.ndarray:
     """``ftof``: one exact rounding into the target format (narrow formats saturate)."""
-    return convert_float(source, _element(step, 0), _element(step),
+    return convert_float(source, step.element_type(0), step.element_type(),
                          _rounding(step, RoundingMode.NEAREST_EVEN))
 
 
 @semantics("itof")
 def itof(step: Step, source: np.ndarray) -> np.ndarray:
     """``itof``: the integer (read with the op's signedness) rounded once into the target."""
-    return int_to_float(source, _element(step, 0), _element(step), _signed(step),
+    return int_to_float(source, step.element_type(0), step.element_type(), step.signed(),
                         _rounding(step, RoundingMode.NEAREST_EVEN))
 
 
@@ -108,16 +94,16 @@ def itof(step: Step, source: np.ndarray) -> np.ndarray:
 def ftoi(step: Step, source: np.ndarray) -> np.ndarray:
     """``ftoi``: round to an integer and clamp to the target (NaN gives 0); without
     ``saturating``, NaN, Inf or a rounded value out of range is undefined behaviour."""
-    args = (source, _element(step, 0), _element(step), _signed(step),
+    args = (source, step.element_type(0), step.element_type(), step.signed(),
             _rounding(step, RoundingMode.NEAREST_INT_TO_ZERO))
     if step.checks and not step.op.has_flag("saturating"):
         bad = float_to_int_undefined(*args)
         if np.any(bad):
-            where = _first_index(bad)
+            where = first_index(bad)
             value = np.asarray(source)[tuple(where)]
-            kind = "signed" if _signed(step) else "unsigned"
+            kind = "signed" if step.signed() else "unsigned"
             raise step.fail(f"converts {float(value)!r} at element {where}, which is NaN, infinite "
-                            f"or out of the {kind} range of {_element(step)}, without "
+                            f"or out of the {kind} range of {step.element_type()}, without "
                             "'saturating' (undefined behaviour)")
     return float_to_int(*args)
 
@@ -125,28 +111,19 @@ def ftoi(step: Step, source: np.ndarray) -> np.ndarray:
 @semantics("exti")
 def exti(step: Step, source: np.ndarray) -> np.ndarray:
     """``exti``: sign extension (signed) or zero extension (unsigned)."""
-    return extend_int(source, _element(step, 0), _element(step), _signed(step))
-
-
-# Which readings of the operand a trunci overflow flag promises survive truncation.
-_TRUNCI_PROMISES: dict[IntegerOverflow, tuple[bool, ...]] = {
-    IntegerOverflow.NONE: (),
-    IntegerOverflow.NO_SIGNED_WRAP: (True,),
-    IntegerOverflow.NO_UNSIGNED_WRAP: (False,),
-    IntegerOverflow.NO_WRAP: (True, False),
-}
+    return extend_int(source, step.element_type(0), step.element_type(), step.signed())
 
 
 @semantics("trunci")
 def trunci(step: Step, source: np.ndarray) -> np.ndarray:
     """``trunci``: keep the low bits; under ``nsw`` / ``nuw`` losing a value is undefined."""
-    source_type, target = _element(step, 0), _element(step)
+    source_type, target = step.element_type(0), step.element_type()
     if step.checks:
         flag = step.op.enum("overflow") or IntegerOverflow.NONE
-        for signed in _TRUNCI_PROMISES[flag]:
+        for signed in OVERFLOW_PROMISES[flag]:
             lost = truncation_loses_value(source, source_type, target, signed)  # type: ignore[arg-type]
             if np.any(lost):
-                where = _first_index(lost)
+                where = first_index(lost)
                 value = np.asarray(source)[tuple(where)]
                 kind = "signed" if signed else "unsigned"
                 raise step.fail(f"truncates {int(value)} at element {where} to {target}, "

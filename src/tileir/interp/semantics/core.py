@@ -22,6 +22,7 @@ from ...numerics import (as_signed, as_unsigned, from_integers, from_words, int_
                          unpack)
 from ...types import I32, FloatType, PointerType, TileType, Type
 from ..step import Step
+from .common import first_index
 from .registry import semantics
 
 
@@ -34,10 +35,6 @@ def _batch(value: np.ndarray, tile: TileType) -> int:
     """How many leading batch axes `value` has beyond the rank of `tile`."""
     return np.ndim(value) - tile.rank
 
-
-def _at(mask: np.ndarray) -> list[int]:
-    """The row-major index of the first true element of `mask` (for messages)."""
-    return [int(i) for i in np.unravel_index(int(np.argmax(mask)), np.shape(mask))]
 
 
 # ---- constants and grid queries ---------------------------------------------------
@@ -226,22 +223,23 @@ def offset(step: Step, ptr: np.ndarray, count: np.ndarray) -> np.ndarray:
         per = 8 // bits
         partial = n % per != 0
         if step.checks and np.any(partial):
-            raise step.fail(f"offset {int(n[tuple(_at(partial))])} addresses part of a byte "
-                            f"of {pointee}, which a byte address cannot hold")
+            odd = int(n[tuple(first_index(partial))])
+            raise step.fail(f"offset {odd} addresses part of a byte of {pointee}, which a "
+                            f"byte address cannot hold")
         product = n // per
     else:
         size = bits // 8
         product = n * size
         wraps = (n > _INT64_MAX // size) | (n < -(_INT64_MAX // size) - 1)
         if step.checks and np.any(wraps):
-            raise step.fail(f"offset {int(np.asarray(n)[tuple(_at(wraps))])} times {size} "
+            raise step.fail(f"offset {int(np.asarray(n)[tuple(first_index(wraps))])} times {size} "
                             "bytes overflows a signed 64-bit integer (undefined behaviour)")
     base = np.asarray(ptr, dtype=np.int64).view(np.uint64)
     moved = base + np.asarray(product, dtype=np.int64).view(np.uint64)
     if step.checks:
         wraps = ((product > 0) & (moved < base)) | ((product < 0) & (moved > base))
         if np.any(wraps):
-            at = tuple(_at(wraps))
+            at = tuple(first_index(wraps))
             raise step.fail(f"address {int(np.broadcast_to(base, wraps.shape)[at]):#x} "
                             f"advanced by {int(np.broadcast_to(product, wraps.shape)[at])} "
                             "bytes wraps around (undefined behaviour)")
@@ -286,7 +284,7 @@ def _check_div_by(step: Step, value: Any, predicate: DivByAttr, t: Type) -> str 
     divisible = low % np.uint64(predicate.divisor) == 0
     if predicate.every is None or t.rank == 0:
         if not np.all(divisible):
-            at = _at(~divisible)
+            at = first_index(~divisible)
             return f"element {at} is {read[tuple(at)]}, not divisible by {predicate.divisor}"
         return None
     axis = predicate.along - t.rank
@@ -329,7 +327,7 @@ def _check_bounded(step: Step, value: Any, predicate: BoundedAttr, t: Type) -> s
     if predicate.upper is not None:
         outside |= read > predicate.upper
     if np.any(outside):
-        at = _at(outside)
+        at = first_index(outside)
         return f"element {at} is {read[tuple(at)]}, outside [" \
                f"{'?' if predicate.lower is None else predicate.lower}, " \
                f"{'?' if predicate.upper is None else predicate.upper}]"

@@ -21,10 +21,11 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ...enums import ComparisonPredicate, IntegerOverflow, RoundingMode, Signedness
+from ...enums import ComparisonPredicate, IntegerOverflow, RoundingMode
 from ...numerics import as_signed, as_unsigned, from_integers, int_range
 from ...types import I32, IntegerType
 from ..step import Step
+from .common import OVERFLOW_PROMISES, first_index
 from .registry import semantics
 
 #: The spec's op text does not say what a shift by N or more bits gives; the ops lower to
@@ -33,14 +34,6 @@ SHIFT_PAST_WIDTH_IS_UNDEFINED = True
 
 _LOW32 = np.uint64(0xFFFFFFFF)
 _32 = np.uint64(32)
-
-# Which readings (signed?) each overflow flag promises do not wrap.
-_PROMISES: dict[IntegerOverflow, tuple[bool, ...]] = {
-    IntegerOverflow.NONE: (),
-    IntegerOverflow.NO_SIGNED_WRAP: (True,),
-    IntegerOverflow.NO_UNSIGNED_WRAP: (False,),
-    IntegerOverflow.NO_WRAP: (True, False),
-}
 
 # negi reads its operand as signed only (spec 8.8.11), so only the signed half of a flag
 # applies; the verifier rejects no_unsigned_wrap on it.
@@ -75,17 +68,6 @@ def _wrapping(fn: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-def _element(step: Step, operand: int | None = None) -> IntegerType:
-    """The element type of operand `operand` (None: of the first result)."""
-    if operand is None:
-        return step.result_type(0).element_type
-    return step.op.operands[operand].type.element_type
-
-
-def _signed(step: Step, name: str = "signedness") -> bool:
-    """Whether the op's signedness attribute `name` reads integers as signed."""
-    return step.op.enum(name) == Signedness.SIGNED
-
 
 def _read(values: np.ndarray, t: IntegerType, signed: bool) -> np.ndarray:
     """The integers `values` hold: int64 when read signed, uint64 when read unsigned."""
@@ -97,17 +79,13 @@ def _mask(t: IntegerType) -> np.uint64:
     return np.uint64((1 << t.width) - 1)
 
 
-def _first_index(mask: np.ndarray) -> list[int]:
-    """The row-major index of the first true element of `mask` (for messages)."""
-    return [int(i) for i in np.unravel_index(int(np.argmax(mask)), mask.shape)]
-
 
 def _report(step: Step, bad: np.ndarray, what: str,
             describe: Callable[[tuple[int, ...]], str]) -> None:
     """Raise `step.fail` naming the first element where `bad` holds (checks on only);
     `describe(index)` spells the offending operation on that element's operands."""
     if step.checks and np.any(bad):
-        where = _first_index(np.asarray(bad))
+        where = first_index(np.asarray(bad))
         raise step.fail(f"{what} at element {where}: {describe(tuple(where))}")
 
 
@@ -126,7 +104,7 @@ def _report_overflow(step: Step, flag: IntegerOverflow, wrapped: dict[bool, np.n
     bad = np.logical_or.reduce([np.asarray(mask) for mask in wrapped.values()])
     if not np.any(bad):
         return
-    where = tuple(_first_index(bad))
+    where = tuple(first_index(bad))
     is_signed = True in wrapped and bool(np.asarray(wrapped[True])[where])
     kind = "signed" if is_signed else "unsigned"
     raise step.fail(f"{kind} overflow ({flag.keyword}) at element {list(where)}: "
@@ -227,7 +205,7 @@ _ARITHMETIC: dict[str, tuple[str, np.ufunc, dict[bool, Callable[[_Readings], np.
 def wrapping_arithmetic(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """``addi`` / ``subi`` / ``muli``: the exact result modulo 2^N (the low N bits of the
     uint64 wrap); wrapping in a reading the ``overflow`` flag rules out is undefined."""
-    t = _element(step)
+    t = step.element_type()
     symbol, combine, overflows = _ARITHMETIC[step.op.opdef.name]
     ua, ub = as_unsigned(lhs, t), as_unsigned(rhs, t)
     result = from_integers(combine(ua, ub), t)
@@ -235,7 +213,8 @@ def wrapping_arithmetic(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndar
         flag = _flag(step)
         r = _Readings(as_signed(lhs, t), as_signed(rhs, t), as_signed(result, t),
                       ua, ub, as_unsigned(result, t), t)
-        _report_overflow(step, flag, {signed: overflows[signed](r) for signed in _PROMISES[flag]},
+        promised = OVERFLOW_PROMISES[flag]
+        _report_overflow(step, flag, {signed: overflows[signed](r) for signed in promised},
                          lambda signed, i: f"{_at(r.sa if signed else r.ua, i)} {symbol} "
                                            f"{_at(r.sb if signed else r.ub, i)}")
     return result
@@ -246,7 +225,7 @@ def wrapping_arithmetic(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndar
 def negi(step: Step, source: np.ndarray) -> np.ndarray:
     """``negi``: -x read signed, modulo 2^N; under ``no_signed_wrap`` / ``no_wrap``
     negating the signed minimum is undefined behaviour."""
-    t = _element(step)
+    t = step.element_type()
     result = from_integers(np.uint64(0) - as_unsigned(source, t), t)
     flag = _flag(step)
     if step.checks and _NEGI_PROMISES[flag]:
@@ -261,7 +240,7 @@ def negi(step: Step, source: np.ndarray) -> np.ndarray:
 def absi(step: Step, source: np.ndarray) -> np.ndarray:
     """``absi``: |x| of the signed reading, as an unsigned N-bit value (|min| = 2^(N-1)
     fits, so nothing is undefined)."""
-    t = _element(step)
+    t = step.element_type()
     return from_integers(np.abs(as_signed(source, t)), t)
 
 
@@ -269,7 +248,7 @@ def absi(step: Step, source: np.ndarray) -> np.ndarray:
 @_wrapping
 def mulhii(step: Step, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``mulhii``: the high N bits of the 2N-bit product of the unsigned readings."""
-    t = _element(step)
+    t = step.element_type()
     return from_integers(_mulhi_unsigned(as_unsigned(x, t), as_unsigned(y, t), t), t)
 
 
@@ -292,8 +271,8 @@ def _quotient(floor: np.ndarray, inexact: np.ndarray, negative: np.ndarray,
 def divi(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """``divi``: the quotient of the readings rounded toward zero, -inf or +inf; division
     by zero and (signed) the minimum divided by -1 are undefined behaviour."""
-    t = _element(step)
-    signed = _signed(step)
+    t = step.element_type()
+    signed = step.signed()
     rounding = step.op.enum("rounding")
     a, b = _read(lhs, t, signed), _read(rhs, t, signed)
     zero = b == 0
@@ -320,8 +299,8 @@ def divi(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 def remi(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """``remi``: x - trunc(x / y) * y of the readings (signed: the dividend's sign); a
     remainder by zero is undefined behaviour (the minimum by -1 is exactly 0)."""
-    t = _element(step)
-    signed = _signed(step)
+    t = step.element_type()
+    signed = step.signed()
     a, b = _read(lhs, t, signed), _read(rhs, t, signed)
     zero = b == 0
     _report(step, zero, "remainder by zero", lambda i: f"{_at(a, i)} % 0")
@@ -359,12 +338,12 @@ def _shift_for(amount: np.ndarray, signed: bool) -> np.ndarray:
 def shli(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """``shli``: x * 2^y modulo 2^N (y read unsigned; N or more gives 0); wrapping in a
     reading the ``overflow`` flag rules out is undefined behaviour."""
-    t = _element(step)
+    t = step.element_type()
     amount, clamped, past = _shift_amount(step, lhs, rhs, t, "<<")
     result = from_integers(np.where(past, np.uint64(0), as_unsigned(lhs, t) << clamped), t)
     if step.checks:
         flag = _flag(step)
-        originals = {signed: _read(lhs, t, signed) for signed in _PROMISES[flag]}
+        originals = {signed: _read(lhs, t, signed) for signed in OVERFLOW_PROMISES[flag]}
         # Shifted back, the result gives the operand iff nothing was lost (past N the
         # result is 0, so that holds just for 0).
         _report_overflow(step, flag,
@@ -379,9 +358,9 @@ def shli(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 def shri(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """``shri``: shift right by y (read unsigned), filling with the sign bit (signed) or
     zeros (unsigned); N or more leaves only the fill."""
-    t = _element(step)
+    t = step.element_type()
     amount, clamped, past = _shift_amount(step, lhs, rhs, t, ">>")
-    if _signed(step):
+    if step.signed():
         shifted = as_signed(lhs, t) >> _shift_for(clamped, True)  # by N-1: the sign fill
     else:
         shifted = np.where(past, np.uint64(0), as_unsigned(lhs, t) >> clamped)
@@ -395,8 +374,8 @@ def shri(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 @_wrapping
 def cmpi(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """``cmpi``: the predicate on the readings chosen by ``signedness``, as i1."""
-    t = _element(step, 0)
-    signed = _signed(step)
+    t = step.element_type(0)
+    signed = step.signed()
     compare = _COMPARE[step.op.enum("comparison_predicate")]
     return np.asarray(compare(_read(lhs, t, signed), _read(rhs, t, signed)), dtype=np.bool_)
 
@@ -405,8 +384,8 @@ def cmpi(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 @_wrapping
 def maxi(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """``maxi``: x where x >= y in the chosen reading, else y."""
-    t = _element(step)
-    signed = _signed(step)
+    t = step.element_type()
+    signed = step.signed()
     keep = _read(lhs, t, signed) >= _read(rhs, t, signed)
     return np.asarray(np.where(keep, lhs, rhs), dtype=np.asarray(lhs).dtype)
 
@@ -415,8 +394,8 @@ def maxi(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 @_wrapping
 def mini(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """``mini``: x where x <= y in the chosen reading, else y."""
-    t = _element(step)
-    signed = _signed(step)
+    t = step.element_type()
+    signed = step.signed()
     keep = _read(lhs, t, signed) <= _read(rhs, t, signed)
     return np.asarray(np.where(keep, lhs, rhs), dtype=np.asarray(lhs).dtype)
 
@@ -432,8 +411,8 @@ def mmai(step: Step, lhs: np.ndarray, rhs: np.ndarray, acc: np.ndarray) -> np.nd
 
     The sum is exact in int64 (|A*B| <= 2^16, so K up to 2^46 cannot overflow); leading
     axes (the batch, or an added grid axis) are matched by np.matmul."""
-    a_type, b_type = _element(step, 0), _element(step, 1)
-    a = _read(lhs, a_type, _signed(step, "signedness_lhs")).astype(np.int64)
-    b = _read(rhs, b_type, _signed(step, "signedness_rhs")).astype(np.int64)
+    a_type, b_type = step.element_type(0), step.element_type(1)
+    a = _read(lhs, a_type, step.signed("signedness_lhs")).astype(np.int64)
+    b = _read(rhs, b_type, step.signed("signedness_rhs")).astype(np.int64)
     total = np.matmul(a, b) + as_signed(acc, I32)
-    return from_integers(total, _element(step))
+    return from_integers(total, step.element_type())
