@@ -40,7 +40,8 @@ from ..numerics import (ENCODINGS, from_float64, from_integers, from_words, int_
 from ..types import FloatType, IntegerType, PointerType, TileType
 from ..verify.registry import location_of
 from .machine import Machine
-from .memory import Memory, element_bits
+from .memory import Memory, element_bits, host_address
+from .pointers import from_byte_address
 
 SCHEDULES = ("sequential", "reverse", "random")
 
@@ -121,7 +122,8 @@ def _int_as_float64(n: int, t: FloatType) -> float:
 def _map_packed(memory: Memory, array: np.ndarray, t: Any, where: str,
                 write_back: list[Callable[[], None]]) -> int:
     """Map a buffer of 4-bit elements (one per array item) as packed memory, two to a byte
-    (spec 5.2, low nibble first); the caller's array is updated from it after the run."""
+    (spec 5.2, low nibble first); the caller's array is updated from it after the run.
+    Returns the byte address: callers turn it into a nibble-address pointer."""
     flat = array.reshape(-1)
     padded = np.concatenate([flat, np.zeros(flat.size % 2, flat.dtype)])
     packed = pack(padded, t).view(np.uint8).copy()
@@ -156,7 +158,8 @@ def _argument(memory: Memory, value: Any, t: Any, where: str, kernel: Operation,
             raise _fail(f"{where} is a read-only array; the kernel's memory must be "
                         "writable (pass a writable copy, e.g. numpy.array(a))", kernel)
         if element_bits(e.pointee) == 4:
-            return np.array(_map_packed(memory, value, e.pointee, where, write_back), np.int64)
+            return np.array(from_byte_address(
+                _map_packed(memory, value, e.pointee, where, write_back), e.pointee), np.int64)
         return np.array(memory.map(value, where), np.int64)
     if t.rank == 0:
         return _scalar(value, e, where, kernel)
@@ -166,6 +169,54 @@ def _argument(memory: Memory, value: Any, t: Any, where: str, kernel: Operation,
     if array.dtype not in ENCODINGS[e].numpy_dtypes:
         raise _fail(f"{where} expects dtype {numpy_dtype(e)}, got {array.dtype}", kernel)
     return array.astype(numpy_dtype(e))
+
+
+def _root(array: np.ndarray) -> np.ndarray:
+    """The outermost NumPy array whose memory `array` is a view of (itself if none)."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def _root_bytes(root: np.ndarray) -> np.ndarray | None:
+    """All of `root`'s bytes as a flat uint8 view (None if they are not one block)."""
+    for order, flag in (("C", "c_contiguous"), ("F", "f_contiguous")):
+        if getattr(root.flags, flag):
+            return root.reshape(-1, order=order).view(np.uint8)
+    return None
+
+
+def _map_aliased(memory: Memory, args: Sequence[Any], params: Sequence[Any],
+                 kernel: Operation) -> None:
+    """Map once, before the arguments, the byte range that buffer arguments sharing memory
+    cover together, so `Memory.map` gives each its address inside it: aliased parameters
+    then access the same addresses and the race checks see their conflicts."""
+    spans: list[tuple[int, int, int]] = []   # (first byte, end, argument index)
+    for i, (value, t) in enumerate(zip(args, params)):
+        if isinstance(t, TileType) and t.rank == 0 and isinstance(t.element_type, PointerType) \
+                and isinstance(value, np.ndarray) and value.flags.c_contiguous \
+                and value.nbytes and element_bits(t.element_type.pointee) != 4:
+            first = host_address(value.reshape(-1).view(np.uint8))
+            spans.append((first, first + value.nbytes, i))
+    spans.sort()
+    groups: list[list[tuple[int, int, int]]] = []
+    for span in spans:   # overlapping ranges, merged in address order
+        if groups and span[0] < max(end for _, end, _ in groups[-1]):
+            groups[-1].append(span)
+        else:
+            groups.append([span])
+    for group in groups:
+        if len(group) < 2:
+            continue
+        lo, hi = group[0][0], max(end for _, end, _ in group)
+        names = ", ".join(str(i) for _, _, i in sorted(group, key=lambda s: s[2]))
+        roots = {id(_root(args[i])): _root(args[i]) for _, _, i in group}
+        flat = _root_bytes(next(iter(roots.values()))) if len(roots) == 1 else None
+        start = host_address(flat) if flat is not None else 0
+        if flat is None or not start <= lo <= hi <= start + flat.size:
+            raise _fail(f"arguments {names} share memory but are not views of one NumPy "
+                        "array; pass views of a single array", kernel)
+        memory.map(flat[lo - start:hi - start], f"arguments {names} (aliased)")
 
 
 def global_value(op: Operation) -> np.ndarray:
@@ -181,11 +232,12 @@ def global_value(op: Operation) -> np.ndarray:
 
 
 def _map_global(memory: Memory, op: Operation) -> int:
-    """Map a ``global`` item's initial contents (packed for 4-bit types); its address."""
+    """Map a ``global`` item's initial contents (packed for 4-bit types); the pointer
+    ``get_global`` yields (for 4-bit types a nibble address, `tileir.interp.pointers`)."""
     value = global_value(op)
     t = op.attr("value").type.element_type
     if element_bits(t) == 4:
-        return _map_packed(memory, value, t, "@" + op.symbol, [])
+        return from_byte_address(_map_packed(memory, value, t, "@" + op.symbol, []), t)
     return memory.map(value, "@" + op.symbol)
 
 
@@ -205,9 +257,10 @@ def _has_strong_accesses(kernel: Operation) -> bool:
 class _CrossBlockRaces:
     """Which tile block last wrote, and which blocks read, every byte of every buffer.
 
-    Per mapped buffer: `writer` (block number, -1 for none), `reader` (the first block
-    that read the byte, -1 for none) and `shared` (read by two or more blocks).  A block's
-    accesses are checked against the blocks before it, then recorded: O(bytes accessed).
+    Per mapped buffer (keyed by its base): `writer` (block number, -1 for none), `reader`
+    (the first block that read the byte, -1 for none) and `shared` (read by two or more
+    blocks).  A block's accesses are checked against the blocks before it, then
+    recorded: O(bytes accessed).
     """
 
     def __init__(self, memory: Memory) -> None:
@@ -216,17 +269,22 @@ class _CrossBlockRaces:
         self.blocks: list[tuple[int, int, int]] = []
 
     def _parts(self, addresses: np.ndarray) -> list[tuple[int, np.ndarray]]:
-        """(buffer index, offsets) for byte `addresses` (all inside mapped buffers)."""
-        bases = np.array([b.base for b in self.memory.buffers], np.int64)
+        """(buffer base, offsets) for byte `addresses` in buffers still mapped; bytes of
+        an unmapped alloca (private to the block that made it) are left out."""
+        buffers = self.memory.buffers
+        bases = np.array([b.base for b in buffers], np.int64)
+        ends = np.array([b.base + b.size for b in buffers], np.int64)
         index = np.searchsorted(bases, addresses, side="right") - 1
+        mapped = index >= 0
+        mapped[mapped] &= addresses[mapped] < ends[index[mapped]]
         parts = []
-        for i in np.unique(index):
-            i = int(i)
-            if i not in self.state:
-                size = self.memory.buffers[i].size
-                self.state[i] = (np.full(size, -1, np.int64), np.full(size, -1, np.int64),
-                                 np.zeros(size, bool))
-            parts.append((i, addresses[index == i] - bases[i]))
+        for i in np.unique(index[mapped]):
+            base = int(bases[i])
+            if base not in self.state:
+                size = buffers[int(i)].size
+                self.state[base] = (np.full(size, -1, np.int64), np.full(size, -1, np.int64),
+                                    np.zeros(size, bool))
+            parts.append((base, addresses[mapped & (index == i)] - base))
         return parts
 
     def add(self, machine: Machine) -> None:
@@ -246,7 +304,7 @@ class _CrossBlockRaces:
                     block = w[k] if w[k] >= 0 and w[k] != me else reader[offsets][k]
                     who = (f"tile block {self.blocks[block]}" if 0 <= block != me
                            else "other tile blocks")
-                    address = self.memory.buffers[i].base + int(offsets[k])
+                    address = i + int(offsets[k])
                     raise machine.step(access.op).fail(
                         f"races with {who} on address {address:#x}: two tile blocks access "
                         "it, one writes, and nothing orders them")
@@ -293,6 +351,7 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
                     kernel)
     memory = Memory()
     write_back: list[Callable[[], None]] = []
+    _map_aliased(memory, args, params, kernel)
     values = [_argument(memory, a, t, f"argument {i} of '{kernel_name}'", kernel, write_back)
               for i, (a, t) in enumerate(zip(args, params))]
     globals_ = {g.symbol: _map_global(memory, g) for g in module.globals}

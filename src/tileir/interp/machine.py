@@ -72,6 +72,7 @@ class Machine:
         self.batch_depth = 0
         self.max_ops = max_ops
         self.ops_run = 0
+        self._allocas: list[list[int]] = []   # per running block: its allocas' bases
 
     # ---- running code -------------------------------------------------------------
 
@@ -96,12 +97,21 @@ class Machine:
         block = region.block
         for argument, value in zip(block.arguments, args, strict=True):
             self.env[argument] = value
+        self._allocas.append([])
         try:
             for op in block.operations:
                 self.execute(op)
         except RegionExit as exit:
             return exit.kind, exit.values
+        finally:  # an alloca lives until its block ends (spec: alloca)
+            for base in self._allocas.pop():
+                self.memory.unmap(base)
         return "end", []
+
+    def scoped_allocation(self, base: int) -> None:
+        """Have the buffer at `base` unmapped when the innermost running block ends."""
+        if self._allocas:
+            self._allocas[-1].append(base)
 
     def step(self, op: Operation) -> Step:
         """The `Step` an op's semantics function gets in this tile block."""

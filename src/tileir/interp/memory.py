@@ -12,8 +12,9 @@ them (outside every mapped buffer, straddling a buffer's end, misaligned for the
 size): the spec's data layout (seed 004) makes an element of ``ptr<E>`` occupy
 ``storage_bits(E) / 8`` bytes (i1 takes one byte) and requires pointers to be aligned to
 that size.  4-bit element types pack two to a byte, the lower-indexed element in the low
-nibble (spec 5.2): an access to one names its byte and a nibble (0 low, 1 high); a pointer
-to a 4-bit element addresses the low nibble of its byte.
+nibble (spec 5.2): an access to one names its byte and a nibble (0 low, 1 high).  A
+pointer to a 4-bit element holds a nibble address, ``2 * byte + nibble``
+(`tileir.interp.pointers`); this module only sees byte addresses.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from ..types import ELEMENT_INFO, FloatType, IntegerType, PointerType, Type
 ALIGNMENT = 256
 #: At least this many unmapped bytes separate two buffers.
 GAP = 256
+#: How many unmapped buffers are remembered, to name them in a fault.
+UNMAPPED_KEPT = 64
 #: The first address handed out (addresses below it, 0 included, are never mapped).
 FIRST_ADDRESS = 0x10000
 
@@ -65,6 +68,11 @@ def _nibble_values(words: np.ndarray, t: Type) -> np.ndarray:
     return from_integers(words.astype(np.int64), t)
 
 
+def host_address(array: np.ndarray) -> int:
+    """The address of `array`'s first byte in the host process (to find aliased arrays)."""
+    return int(array.__array_interface__["data"][0])
+
+
 @dataclass
 class Buffer:
     """One mapped region: `data` is a flat uint8 view of the owner's array."""
@@ -87,12 +95,26 @@ class Memory:
         self._bases = np.zeros(0, np.int64)
         self._ends = np.zeros(0, np.int64)
         self._next = FIRST_ADDRESS
+        self._unmapped: list[Buffer] = []   # the latest unmapped buffers, for diagnostics
 
     def map(self, array: np.ndarray, name: str = "") -> int:
-        """Map `array` (C-contiguous; its bytes are shared, not copied) and return its base."""
+        """Map `array` (C-contiguous; its bytes are shared, not copied) and return its base.
+
+        An array whose bytes lie inside a buffer mapped before (the same array, or a view
+        of one passed earlier) is not mapped again: its address is the one its first byte
+        already has, so aliased accesses meet on the same addresses (race checks)."""
         if not isinstance(array, np.ndarray) or not array.flags.c_contiguous:
             raise ValueError(f"buffer {name or '?'} must be a C-contiguous NumPy array")
         data = array.reshape(-1).view(np.uint8)
+        start = host_address(data)
+        for buffer in self.buffers:
+            first = host_address(buffer.data)
+            if start < first + buffer.size and first < start + data.size:
+                if first <= start and start + data.size <= first + buffer.size:
+                    return buffer.base + (start - first)
+                raise ValueError(
+                    f"buffer {name or '?'} partially overlaps buffer '{buffer.name}' mapped "
+                    "before; map the array both are views of first")
         base = -(-self._next // ALIGNMENT) * ALIGNMENT
         self._next = base + max(data.size, 1) + GAP
         self.buffers.append(Buffer(base, data, name))
@@ -105,6 +127,18 @@ class Memory:
         if alignment > ALIGNMENT:
             self._next = -(-self._next // alignment) * alignment
         return self.map(np.zeros(nbytes, np.uint8), name)
+
+    def unmap(self, base: int) -> None:
+        """Remove the buffer mapped at `base` (an alloca whose block ended): later accesses
+        to it are outside every mapped buffer.  Its addresses are never handed out again."""
+        i = int(np.searchsorted(self._bases, base))
+        if i >= len(self.buffers) or self.buffers[i].base != base:
+            raise ValueError(f"no buffer is mapped at {base:#x}")
+        gone = self.buffers.pop(i)
+        self._bases = np.delete(self._bases, i)
+        self._ends = np.delete(self._ends, i)
+        self._unmapped.append(gone)
+        del self._unmapped[:-UNMAPPED_KEPT]
 
     def buffer_at(self, address: int) -> Buffer | None:
         """The buffer containing byte `address`, if any."""
@@ -144,7 +178,14 @@ class Memory:
         return None
 
     def _nearest(self, address: int) -> str:
-        """A note naming the buffer just before `address` (helps reading a fault)."""
+        """A note naming the buffer just before `address`, or the unmapped one that held
+        it (helps reading a fault)."""
+        for gone in reversed(self._unmapped):
+            if gone.base <= address < gone.base + max(gone.size, 1):
+                label = f" '{gone.name}'" if gone.name else ""
+                return (f" (it was in buffer{label}, unmapped when the block holding the "
+                        f"alloca ended; the address is {address - gone.base} bytes past "
+                        "its base)")
         i = int(np.searchsorted(self._bases, address, side="right")) - 1
         if i < 0:
             return ""
@@ -242,4 +283,4 @@ class Memory:
 IntegerByte = IntegerType(8)
 
 __all__ = ["ALIGNMENT", "Buffer", "GAP", "Memory", "MemoryFault", "element_bits",
-           "element_size"]
+           "element_size", "host_address"]

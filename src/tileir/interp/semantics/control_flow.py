@@ -90,10 +90,23 @@ def loop(step: Step, *init: Any) -> Any:
             raise RegionExit(kind, out)
 
 
+#: How many false elements an assertion failure lists before "and N more".
+ASSERT_LISTED = 16
+
+
 @semantics("assert")
 def assert_(step: Step, condition: np.ndarray) -> None:
-    """Stop the kernel with the op's message when any element of `condition` is false."""
-    if not np.all(condition):
-        where = [int(i) for i in np.argwhere(~np.asarray(condition, bool))[0]]
-        at = f" (first false element {where})" if where else ""
-        raise step.fail(f"assertion failed: {step.op.attr('message').value}{at}")
+    """Stop the kernel when any element of `condition` is false, with the op's message and
+    the index of every false element (spec: the message is printed for each), in
+    row-major order, listing at most `ASSERT_LISTED`."""
+    if np.all(condition):
+        return
+    if np.ndim(condition) == 0:
+        raise step.fail(f"assertion failed: {step.op.attr('message').value}")
+    false = np.argwhere(~np.asarray(condition, bool))   # row-major order
+    indices = [str([int(i) for i in row]) for row in false[:ASSERT_LISTED]]
+    more = len(false) - ASSERT_LISTED
+    every = "" if len(false) == 1 else (f"; {len(false)} false elements: {', '.join(indices)}"
+                                        + (f" and {more} more" if more > 0 else ""))
+    raise step.fail(f"assertion failed: {step.op.attr('message').value} (first false element "
+                    f"{indices[0]}{every})")

@@ -6,7 +6,8 @@ formats saturate, ``ftoi`` rounds to an integer and (13.4 ``saturating``) clamps
 target's range.  Undefined behaviour reported when checks are on: ``ftoi`` without
 ``saturating`` on NaN, Inf or an out-of-range value, and ``trunci`` losing bits under
 ``no_signed_wrap`` / ``no_unsigned_wrap``.  Pointers are int64 arrays of virtual addresses,
-so the pointer casts only relabel the same 64 bits.
+so the pointer casts relabel the same 64 bits, except that a pointer to a 4-bit pointee holds
+a nibble address (`tileir.interp.pointers`): converted from and to byte addresses.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ...numerics import (as_unsigned, convert_float, extend_int, float_to_int,
                          float_to_int_undefined, from_integers, from_words, int_to_float,
                          to_words, truncate_int, truncation_loses_value)
 from ...types import FloatType, Type
+from ..pointers import from_byte_address, is_nibble_pointee, to_byte_address
 from ..step import Step
 from .common import OVERFLOW_PROMISES, first_index
 from .registry import semantics
@@ -57,20 +59,32 @@ def bitcast(step: Step, source: np.ndarray) -> np.ndarray:
 
 @semantics("int_to_ptr")
 def int_to_ptr(step: Step, source: np.ndarray) -> np.ndarray:
-    """``int_to_ptr``: the i64 value, read unsigned, is the address (int64 bits unchanged)."""
-    return np.asarray(source, dtype=np.int64).copy()
+    """``int_to_ptr``: the i64 value, read unsigned, is the byte address (int64 bits
+    unchanged); a pointer to a 4-bit pointee addresses the low nibble of that byte."""
+    pointee = step.result_type(0).element_type.pointee
+    return np.array(from_byte_address(np.asarray(source, dtype=np.int64), pointee),
+                    dtype=np.int64)
 
 
 @semantics("ptr_to_int")
 def ptr_to_int(step: Step, source: np.ndarray) -> np.ndarray:
-    """``ptr_to_int``: the address as i64 (to be read unsigned; int64 bits unchanged)."""
-    return np.asarray(source, dtype=np.int64).copy()
+    """``ptr_to_int``: the byte address as i64 (to be read unsigned); a pointer to a 4-bit
+    pointee gives the address of the byte holding its element (the nibble is dropped)."""
+    pointee = step.op.operands[0].type.element_type.pointee
+    return np.array(to_byte_address(np.asarray(source, dtype=np.int64), pointee),
+                    dtype=np.int64)
 
 
 @semantics("ptr_to_ptr")
 def ptr_to_ptr(step: Step, source: np.ndarray) -> np.ndarray:
-    """``ptr_to_ptr``: the same addresses with another pointee type."""
-    return np.asarray(source, dtype=np.int64).copy()
+    """``ptr_to_ptr``: the same byte addresses with another pointee type (converted between
+    nibble and byte addresses when exactly one pointee is 4-bit)."""
+    before = step.op.operands[0].type.element_type.pointee
+    after = step.result_type(0).element_type.pointee
+    pointer = np.asarray(source, dtype=np.int64)
+    if is_nibble_pointee(before) == is_nibble_pointee(after):
+        return pointer.copy()  # same granularity: a 4-bit to 4-bit cast keeps the nibble
+    return np.array(from_byte_address(to_byte_address(pointer, before), after), np.int64)
 
 
 # ---- numeric conversions ---------------------------------------------------------------

@@ -21,6 +21,7 @@ from ...attributes import BoundedAttr, DenseElementsAttr, DivByAttr, SameElement
 from ...numerics import (as_signed, as_unsigned, from_integers, from_words, int_range, pack,
                          unpack)
 from ...types import I32, FloatType, PointerType, TileType, Type
+from ..pointers import is_nibble_pointee
 from ..step import Step
 from .common import first_index
 from .registry import semantics
@@ -214,26 +215,19 @@ _INT64_MAX = (1 << 63) - 1
 def offset(step: Step, ptr: np.ndarray, count: np.ndarray) -> np.ndarray:
     """``offset``: ``ptr + offset * size`` with the pointee's storage size in bytes (the
     offset read signed, the address unsigned); a product that wraps (signed) or a sum that
-    wraps (unsigned) is undefined behaviour.  For 4-bit pointees an odd offset would
-    address half a byte, which byte addresses cannot hold: reported when checks are on."""
+    wraps (unsigned) is undefined behaviour.  A pointer to a 4-bit pointee holds a nibble
+    address (`tileir.interp.pointers`), so there the size is 1 nibble: an odd offset
+    reaches the other nibble of a byte (spec 5.2.1: base pointer plus iota offsets)."""
     pointee = step.result_type(0).element_type.pointee
     bits = pointee.info.storage_bits
     n = as_signed(count, _tile(step, 1).element_type)
-    if bits % 8:
-        per = 8 // bits
-        partial = n % per != 0
-        if step.checks and np.any(partial):
-            odd = int(n[tuple(first_index(partial))])
-            raise step.fail(f"offset {odd} addresses part of a byte of {pointee}, which a "
-                            f"byte address cannot hold")
-        product = n // per
-    else:
-        size = bits // 8
-        product = n * size
-        wraps = (n > _INT64_MAX // size) | (n < -(_INT64_MAX // size) - 1)
-        if step.checks and np.any(wraps):
-            raise step.fail(f"offset {int(np.asarray(n)[tuple(first_index(wraps))])} times {size} "
-                            "bytes overflows a signed 64-bit integer (undefined behaviour)")
+    size = max(bits // 8, 1)  # 4-bit pointees: one nibble per element
+    unit = "nibbles" if bits == 4 else "bytes"
+    product = n * size
+    wraps = (n > _INT64_MAX // size) | (n < -(_INT64_MAX // size) - 1)
+    if step.checks and np.any(wraps):
+        raise step.fail(f"offset {int(np.asarray(n)[tuple(first_index(wraps))])} times {size} "
+                        f"{unit} overflows a signed 64-bit integer (undefined behaviour)")
     base = np.asarray(ptr, dtype=np.int64).view(np.uint64)
     moved = base + np.asarray(product, dtype=np.int64).view(np.uint64)
     if step.checks:
@@ -242,7 +236,7 @@ def offset(step: Step, ptr: np.ndarray, count: np.ndarray) -> np.ndarray:
             at = tuple(first_index(wraps))
             raise step.fail(f"address {int(np.broadcast_to(base, wraps.shape)[at]):#x} "
                             f"advanced by {int(np.broadcast_to(product, wraps.shape)[at])} "
-                            "bytes wraps around (undefined behaviour)")
+                            f"{unit} wraps around (undefined behaviour)")
     return np.asarray(moved).view(np.int64)  # 0-d stays an array, not a NumPy scalar
 
 
@@ -281,7 +275,11 @@ def _check_div_by(step: Step, value: Any, predicate: DivByAttr, t: Type) -> str 
         return None
     read, signed = _reading(step, value, t.element_type)
     low = as_unsigned(value, t.element_type) if signed else read
-    divisible = low % np.uint64(predicate.divisor) == 0
+    # A 4-bit pointee's pointer is a nibble address: divisible by d means the low nibble
+    # of a byte whose address is divisible by d (so the nibble address by 2 d).
+    nibbles = isinstance(t.element_type, PointerType) and is_nibble_pointee(
+        t.element_type.pointee)
+    divisible = low % np.uint64(predicate.divisor * (2 if nibbles else 1)) == 0
     if predicate.every is None or t.rank == 0:
         if not np.all(divisible):
             at = first_index(~divisible)
@@ -294,7 +292,7 @@ def _check_div_by(step: Step, value: Any, predicate: DivByAttr, t: Type) -> str 
         return f"a group start along dimension {predicate.along} is not divisible by " \
                f"{predicate.divisor}"
     size = t.element_type.pointee.info.storage_bits // 8 \
-        if isinstance(t.element_type, PointerType) else 1
+        if isinstance(t.element_type, PointerType) else 1  # 4-bit pointees: 1 nibble
     if np.any(_increments(read, axis, predicate.every, max(size, 1), signed)):
         return f"elements inside a group of {predicate.every} along dimension " \
                f"{predicate.along} do not increase by {max(size, 1)}"

@@ -13,9 +13,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...enums import MemoryOrderingSemantics
+from ...verify.registry import location_of
 from ..memory import MemoryFault, element_size
+from ..pointers import from_byte_address, is_nibble_pointee, split, unpaired_lanes
 from ..step import Step
 from ..values import FRESH_TOKEN, Token
+from .common import first_index
 from .registry import semantics
 
 
@@ -70,6 +73,24 @@ def fill(values: np.ndarray, keep: np.ndarray | None, padding: np.ndarray | None
     return np.where(keep, values, other).astype(values.dtype, copy=False)
 
 
+def nibble_access(step: Step, pointers: np.ndarray, element_type: Any,
+                  mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Byte addresses and nibbles of a pointer access (nibbles None unless 4-bit); with
+    checks on, lanes breaking spec 5.2.1's contiguous pairs are undefined behaviour."""
+    addresses, nibbles = split(pointers, element_type)
+    if nibbles is not None and step.checks:
+        bad = unpaired_lanes(pointers, step.op.operands[0].type.rank, mask)
+        if bad is not None:
+            at = first_index(bad)
+            p = int(np.asarray(pointers, np.int64)[tuple(at)])
+            raise step.fail(
+                f"accesses {element_type} at lane {list(at)} (byte {p >> 1:#x}, "
+                f"{'high' if p & 1 else 'low'} nibble) outside a contiguous pair: lanes "
+                "2k and 2k+1 (row-major) must address the low and high nibble of one byte "
+                "(spec 5.2.1)")
+    return addresses, nibbles
+
+
 @semantics("load_ptr_tko")
 def load_ptr_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
     """Load the element at every (unmasked) pointer of the tile."""
@@ -77,8 +98,9 @@ def load_ptr_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
     source, mask = single(groups, "source"), single(groups, "mask")
     padding, token = single(groups, "paddingValue"), single(groups, "token")
     t = step.result_type(0).element_type
-    result_token = checked_access(step, source, t, mask, False, token)
-    values = step.machine.memory.load(source, t, mask)
+    addresses, nibbles = nibble_access(step, source, t, mask)
+    result_token = checked_access(step, addresses, t, mask, False, token)
+    values = step.machine.memory.load(addresses, t, mask, nibbles)
     return fill(values, mask, padding), result_token
 
 
@@ -89,8 +111,9 @@ def store_ptr_tko(step: Step, *operands: Any) -> Token:
     destination, value = single(groups, "destination"), single(groups, "value")
     mask, token = single(groups, "mask"), single(groups, "token")
     t = step.op.operands[1].type.element_type
-    result_token = checked_access(step, destination, t, mask, True, token)
-    step.machine.memory.store(destination, value, t, mask)
+    addresses, nibbles = nibble_access(step, destination, t, mask)
+    result_token = checked_access(step, addresses, t, mask, True, token)
+    step.machine.memory.store(addresses, value, t, mask, nibbles)
     return result_token
 
 
@@ -118,13 +141,17 @@ def memory_fence_alias_tko(step: Step, token: Token) -> Token:
 
 @semantics("alloca")
 def alloca(step: Step) -> np.ndarray:
-    """A fresh zero-filled buffer of `num_elem` elements, mapped for this tile block."""
+    """A fresh zero-filled buffer of `num_elem` elements, mapped until the block holding
+    the alloca ends (spec: its lifetime), then unmapped so a later use faults."""
     t = step.result_type(0).element_type.pointee
     count = int(step.op.attr("num_elem").value)
     alignment = int(step.op.attr("alignment").value)
-    base = step.machine.memory.allocate(count * size_of(step, t), max(alignment, 1),
-                                        f"alloca at {step.op.name}")
-    return np.array(base, np.int64)
+    where = location_of(step.op)
+    name = f"alloca at {where}" if where is not None and str(where) else "alloca"
+    nbytes = -(-count // 2) if is_nibble_pointee(t) else count * size_of(step, t)
+    base = step.machine.memory.allocate(nbytes, max(alignment, 1), name)
+    step.machine.scoped_allocation(base)
+    return np.array(from_byte_address(base, t), np.int64)
 
 
 @semantics("get_global")

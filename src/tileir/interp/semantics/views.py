@@ -26,6 +26,7 @@ from ...enums import PaddingValue
 from ...numerics import as_unsigned, from_float64, numpy_dtype
 from ...types import GatherScatterViewType, PartitionViewType, StridedViewType, TensorViewType
 from ..memory import element_bits
+from ..pointers import to_byte_address
 from ..step import Step
 from ..values import TensorView, TiledView, Token
 from .memory import checked_access, fill, named_operands, single, size_of
@@ -43,7 +44,8 @@ def make_tensor_view(step: Step, *operands: Any) -> TensorView:
     strictly positive; zero is undefined behaviour)."""
     groups = named_operands(step, operands)
     t: TensorViewType = step.result_type(0)
-    base = int(single(groups, "base"))
+    pointer = int(np.asarray(single(groups, "base"), np.int64).view(np.uint64))
+    base = to_byte_address(pointer, t.element_type)  # 4-bit pointees: nibble address
     declared = dict(zip((d.name for d in step.op.opdef.operands), step.op.operand_groups()))
     dynamic_shape = _unsigned_operands(groups, declared, "dynamicShape")
     dynamic_strides = _unsigned_operands(groups, declared, "dynamicStrides")
@@ -61,6 +63,9 @@ def make_tensor_view(step: Step, *operands: Any) -> TensorView:
             raise step.fail(f"makes a tensor view of {t.element_type} without a unit-stride "
                             f"dimension of even extent: shape {list(shape)}, strides "
                             f"{list(strides)}")
+        if element_bits(t.element_type) == 4 and pointer % 2:
+            raise step.fail(f"makes a tensor view of {t.element_type} at the high nibble of "
+                            f"byte {base:#x} (packed data starts at a byte, spec 5.2.1)")
         size = size_of(step, t.element_type)
         if base % size:
             raise step.fail(f"makes a tensor view at misaligned address {base:#x} "
