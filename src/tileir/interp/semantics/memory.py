@@ -154,14 +154,4 @@ def alloca(step: Step) -> np.ndarray:
     return np.array(from_byte_address(base, t), np.int64)
 
 
-@semantics("get_global")
-def get_global(step: Step) -> np.ndarray:
-    """The address at which the launch mapped the named global."""
-    name = step.op.attr("name").name
-    address = step.machine.globals.get(name)
-    if address is None:
-        raise step.fail(f"refers to global @{name}, which the launch did not map")
-    return np.array(address, np.int64)
-
-
 __all__ = ["checked_access", "fill", "named_operands", "single"]

@@ -1,5 +1,5 @@
-"""Miscellaneous ops (spec group "Misc"): print_tko and the launch-dependency ops
-(``assume`` is filed by core.py).
+"""Miscellaneous ops (spec group "Misc"): print_tko, the launch-dependency ops and
+``assume``, whose predicate, when checks are on, must hold (else undefined behaviour).
 
 ``print_tko`` formats like C's printf: each conversion (``%d``, ``%+08.3f``, ...) takes the
 next operand; a rank-0 tile prints as one value, a larger tile as nested brackets with
@@ -13,14 +13,17 @@ printed then.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from ...numerics import as_unsigned, to_float64
-from ...types import FloatType, IntegerType
+from ...attributes import BoundedAttr, DivByAttr, SameElementsAttr
+from ...numerics import as_signed, as_unsigned, to_float64
+from ...types import FloatType, IntegerType, PointerType, TileType, Type
+from ..pointers import is_nibble_pointee
 from ..step import Step
 from ..values import FRESH_TOKEN, Token
+from .common import first_index
 from .memory import named_operands, single
 from .registry import semantics
 
@@ -89,3 +92,116 @@ def print_tko(step: Step, *operands: Any) -> Token | None:
 def launch_dependency(step: Step, *operands: Any) -> Token:
     """Programmatic dependent launch: one kernel runs at a time here, so the token passes."""
     return operands[0] if operands else FRESH_TOKEN
+
+
+# ---- assume --------------------------------------------------------------------------
+
+
+def _increments(value: np.ndarray, axis: int, every: int, step_size: int,
+                signed: bool) -> np.ndarray:
+    """Where an element inside a group of `every` along `axis` is not its predecessor plus
+    `step_size` (exactly, no wrap-around), for ``div_by<.., every E along A>``."""
+    prev = np.take(value, np.arange(np.shape(value)[axis] - 1), axis=axis)
+    curr = np.take(value, np.arange(1, np.shape(value)[axis]), axis=axis)
+    position = np.arange(1, np.shape(value)[axis]) % every
+    inner = (position != 0).reshape((-1,) + (1,) * (-axis - 1))
+    if signed:
+        exact = (curr - prev == step_size) & (curr > prev)
+    else:
+        exact = (curr - prev == np.uint64(step_size)) & (curr > prev)
+    return inner & ~exact
+
+
+def _reading(step: Step, value: np.ndarray, element: Type) -> tuple[np.ndarray, bool]:
+    """Integers read signed (int64), pointers as unsigned addresses (uint64)."""
+    if isinstance(element, PointerType):
+        return np.asarray(value, dtype=np.int64).view(np.uint64), False
+    return as_signed(value, element), True
+
+
+def _check_div_by(step: Step, value: Any, predicate: DivByAttr, t: Type) -> str | None:
+    """Why `value` breaks ``div_by``, or None."""
+    if not isinstance(t, TileType):
+        base = getattr(value, "base", None)
+        if isinstance(base, (int, np.integer)) and int(base) % predicate.divisor:
+            return f"the view's base address {int(base):#x} is not divisible by " \
+                   f"{predicate.divisor}"
+        return None
+    read, signed = _reading(step, value, t.element_type)
+    low = as_unsigned(value, t.element_type) if signed else read
+    # A 4-bit pointee's pointer is a nibble address: divisible by d means the low nibble
+    # of a byte whose address is divisible by d (so the nibble address by 2 d).
+    nibbles = isinstance(t.element_type, PointerType) and is_nibble_pointee(
+        t.element_type.pointee)
+    divisible = low % np.uint64(predicate.divisor * (2 if nibbles else 1)) == 0
+    if predicate.every is None or t.rank == 0:
+        if not np.all(divisible):
+            at = first_index(~divisible)
+            return f"element {at} is {read[tuple(at)]}, not divisible by {predicate.divisor}"
+        return None
+    axis = predicate.along - t.rank
+    extent = t.shape[predicate.along]
+    starts = np.take(divisible, np.arange(0, extent, predicate.every), axis=axis)
+    if not np.all(starts):
+        return f"a group start along dimension {predicate.along} is not divisible by " \
+               f"{predicate.divisor}"
+    size = t.element_type.pointee.info.storage_bits // 8 \
+        if isinstance(t.element_type, PointerType) else 1  # 4-bit pointees: 1 nibble
+    if np.any(_increments(read, axis, predicate.every, max(size, 1), signed)):
+        return f"elements inside a group of {predicate.every} along dimension " \
+               f"{predicate.along} do not increase by {max(size, 1)}"
+    return None
+
+
+def _check_same_elements(step: Step, value: Any, predicate: SameElementsAttr,
+                         t: Type) -> str | None:
+    """Why `value` breaks ``same_elements``, or None."""
+    a = np.asarray(value)
+    for d, group in enumerate(predicate.values):
+        axis = d - t.rank
+        extent = t.shape[d]
+        if group <= 1 or extent <= 1:
+            continue
+        prev = np.take(a, np.arange(extent - 1), axis=axis)
+        curr = np.take(a, np.arange(1, extent), axis=axis)
+        inner = (np.arange(1, extent) % group != 0).reshape((-1,) + (1,) * (-axis - 1))
+        if np.any(inner & (curr != prev)):
+            return f"a group of {group} along dimension {d} holds different elements"
+    return None
+
+
+def _check_bounded(step: Step, value: Any, predicate: BoundedAttr, t: Type) -> str | None:
+    """Why `value` breaks ``bounded`` (signed reading), or None."""
+    read = as_signed(value, t.element_type)
+    outside = np.zeros(np.shape(read), dtype=bool)
+    if predicate.lower is not None:
+        outside |= read < predicate.lower
+    if predicate.upper is not None:
+        outside |= read > predicate.upper
+    if np.any(outside):
+        at = first_index(outside)
+        return f"element {at} is {read[tuple(at)]}, outside [" \
+               f"{'?' if predicate.lower is None else predicate.lower}, " \
+               f"{'?' if predicate.upper is None else predicate.upper}]"
+    return None
+
+
+_ASSUME_CHECKS: dict[type, Callable[..., str | None]] = {
+    DivByAttr: _check_div_by,
+    SameElementsAttr: _check_same_elements,
+    BoundedAttr: _check_bounded,
+}
+
+
+@semantics("assume")
+def assume(step: Step, value: Any) -> Any:
+    """``assume``: the value itself; a predicate that does not hold is undefined behaviour,
+    reported when checks are on."""
+    if step.checks:
+        predicate = step.op.attr("predicate")
+        check = _ASSUME_CHECKS.get(type(predicate))
+        why = check(step, value, predicate, step.op.operands[0].type) if check else None
+        if why:
+            raise step.fail(f"assumed predicate {predicate.format_stripped()} does not "
+                            f"hold: {why} (undefined behaviour)")
+    return value
