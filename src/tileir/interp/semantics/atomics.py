@@ -24,7 +24,8 @@ from ...numerics import as_unsigned
 from ...types import FloatType
 from ..step import Step
 from ..values import Token
-from .memory import checked_access, named_operands, single
+from .common import named_operands, single
+from .memory import checked_access
 from .registry import semantics
 from .views import tile_coordinates
 

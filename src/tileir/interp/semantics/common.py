@@ -1,11 +1,14 @@
-"""Facts and helpers several op groups share: where an element first goes wrong, and which
-readings an overflow flag promises."""
+"""Facts and helpers several op groups share: where an element first goes wrong, which
+readings an overflow flag promises, and operands by their declared names."""
 
 from __future__ import annotations
+
+from typing import Any, Sequence
 
 import numpy as np
 
 from ...enums import IntegerOverflow
+from ..step import Step
 
 #: Which readings of the value (signed: True, unsigned: False) each overflow flag promises
 #: do not wrap: the result is undefined when a promised reading wraps.
@@ -22,4 +25,21 @@ def first_index(mask: np.ndarray) -> list[int]:
     return [int(i) for i in np.unravel_index(int(np.argmax(mask)), np.shape(mask))]
 
 
-__all__ = ["OVERFLOW_PROMISES", "first_index"]
+def named_operands(step: Step, operands: Sequence[Any]) -> dict[str, list[Any]]:
+    """The operand values grouped by the declaration's operand names (optional ones may be
+    empty lists)."""
+    out: dict[str, list[Any]] = {}
+    i = 0
+    for declared, group in zip(step.op.opdef.operands, step.op.operand_groups()):
+        out[declared.name] = list(operands[i:i + len(group)])
+        i += len(group)
+    return out
+
+
+def single(groups: dict[str, list[Any]], name: str) -> Any:
+    """The value of optional operand `name`, or None when absent."""
+    values = groups.get(name) or []
+    return values[0] if values else None
+
+
+__all__ = ["OVERFLOW_PROMISES", "first_index", "named_operands", "single"]

@@ -8,7 +8,7 @@ the padding operand when given; otherwise its value is unspecified, and is 0 her
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -18,25 +18,8 @@ from ..memory import MemoryFault, element_size
 from ..pointers import from_byte_address, is_nibble_pointee, split, unpaired_lanes
 from ..step import Step
 from ..values import FRESH_TOKEN, Token
-from .common import first_index
+from .common import first_index, named_operands, single
 from .registry import semantics
-
-
-def named_operands(step: Step, operands: Sequence[Any]) -> dict[str, list[Any]]:
-    """The operand values grouped by the declaration's operand names (optional ones may be
-    empty lists)."""
-    out: dict[str, list[Any]] = {}
-    i = 0
-    for declared, group in zip(step.op.opdef.operands, step.op.operand_groups()):
-        out[declared.name] = list(operands[i:i + len(group)])
-        i += len(group)
-    return out
-
-
-def single(groups: dict[str, list[Any]], name: str) -> Any:
-    """The value of optional operand `name`, or None when absent."""
-    values = groups.get(name) or []
-    return values[0] if values else None
 
 
 def is_atomic(step: Step) -> bool:
@@ -154,4 +137,4 @@ def alloca(step: Step) -> np.ndarray:
     return np.array(from_byte_address(base, t), np.int64)
 
 
-__all__ = ["checked_access", "fill", "named_operands", "single"]
+__all__ = ["checked_access", "fill"]

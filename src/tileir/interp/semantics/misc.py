@@ -23,8 +23,7 @@ from ...types import FloatType, IntegerType, PointerType, TileType, Type
 from ..pointers import is_nibble_pointee
 from ..step import Step
 from ..values import FRESH_TOKEN, Token
-from .common import first_index
-from .memory import named_operands, single
+from .common import first_index, named_operands, single
 from .registry import semantics
 
 #: One printf conversion: flags, width, precision, length modifier, conversion letter.

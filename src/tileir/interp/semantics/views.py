@@ -29,7 +29,8 @@ from ..memory import element_bits
 from ..pointers import to_byte_address
 from ..step import Step
 from ..values import TensorView, TiledView, Token
-from .memory import checked_access, fill, named_operands, single, size_of
+from .common import named_operands, single
+from .memory import checked_access, fill, size_of
 from .registry import semantics
 
 #: The value each padding keyword stands for.
