@@ -31,14 +31,14 @@ from typing import Any, Callable, Sequence, TextIO
 
 import numpy as np
 
-from ..attributes import DenseElementsAttr
 from ..diagnostics import ExecutionError, error
 from ..enums import MemoryOrderingSemantics
 from ..ir import Module, Operation
-from ..numerics import (ENCODINGS, from_float64, from_integers, from_words, int_range,
+from ..numerics import (ENCODINGS, from_float64, from_integers, int_range,
                         numpy_dtype, pack, unpack)
 from ..types import FloatType, IntegerType, PointerType, TileType
 from ..verify.registry import location_of
+from .semantics.core import dense_values
 from .machine import Machine
 from .memory import Memory, element_bits, host_address
 from .pointers import from_byte_address
@@ -221,14 +221,7 @@ def _map_aliased(memory: Memory, args: Sequence[Any], params: Sequence[Any],
 
 def global_value(op: Operation) -> np.ndarray:
     """The initial contents of a ``global`` item as an array of its element type."""
-    attr: DenseElementsAttr = op.attr("value")
-    t = attr.type.element_type
-    raw = np.array(attr.elements(), dtype=object)
-    if isinstance(t, FloatType):
-        values = from_words(raw.astype(np.uint64), t)
-    else:
-        values = from_integers(raw, t)
-    return np.ascontiguousarray(values.reshape(attr.type.shape))
+    return np.array(dense_values(op.attr("value")))  # a writable copy: memory holds it
 
 
 def _map_global(memory: Memory, op: Operation) -> int:

@@ -16,11 +16,11 @@ from functools import lru_cache
 import numpy as np
 
 from ...attributes import DenseElementsAttr
-from ...numerics import (as_signed, as_unsigned, from_integers, from_words, int_range, pack,
+from ...numerics import (as_signed, as_unsigned, from_integers, int_range, pack,
                          unpack)
-from ...types import I32, FloatType, TileType
+from ...types import I32, TileType
 from ..step import Step
-from .common import first_index
+from .common import element_array, first_index
 from .registry import semantics
 
 
@@ -42,12 +42,7 @@ def _batch(value: np.ndarray, tile: TileType) -> int:
 def dense_values(attr: DenseElementsAttr) -> np.ndarray:
     """The elements of a dense attribute as a (read-only, cached) array of its element
     type, shaped as its tile type; a splat fills the tile."""
-    element = attr.element_type
-    if isinstance(element, FloatType):
-        values = from_words(np.array(attr.values, dtype=np.uint64), element)
-    else:
-        low = [v & ((1 << 64) - 1) for v in attr.values]  # Python ints of any sign
-        values = from_integers(np.array(low, dtype=np.uint64), element)  # type: ignore[arg-type]
+    values = element_array(attr.values, attr.element_type)
     tile = np.broadcast_to(values, (attr.type.num_elements,)).reshape(attr.type.shape).copy()
     tile.flags.writeable = False
     return tile

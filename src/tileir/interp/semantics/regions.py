@@ -23,24 +23,18 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...numerics import from_integers, from_words
-from ...types import FloatType
 from ..step import Step
 from ..values import RegionExit
 from .control_flow import results_of
+from .common import element_array
 from .registry import semantics
 
 
 def identity_values(step: Step) -> list[np.ndarray]:
     """The ``identities`` attribute as one scalar array per input, in its element type."""
-    values = []
-    for attr, operand in zip(step.op.attr("identities").elements, step.op.operands):
-        t = operand.type.element_type
-        if isinstance(t, FloatType):
-            values.append(from_words(np.array(attr.bits, np.uint64), t))
-        else:
-            values.append(from_integers(np.array(attr.value), t))
-    return values
+    return [element_array([getattr(attr, "bits", getattr(attr, "value", 0))],
+                          operand.type.element_type).reshape(())
+            for attr, operand in zip(step.op.attr("identities").elements, step.op.operands)]
 
 
 def combine(step: Step, elements: Sequence[np.ndarray], accumulators: Sequence[np.ndarray]
