@@ -18,6 +18,7 @@ from ..ir import Operation
 from ..api import check_document, has_errors
 from ..syntax.printer import Printer
 from ..verify import Options
+from .common import read_input, tool_parser
 from .expected import check as check_expected
 from .expected import parse_expectations
 
@@ -29,20 +30,9 @@ NOT_YET = {"canonicalize": "--canonicalize needs the canonicalization pass",
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="cuda-tile-opt", description=__doc__.splitlines()[0])
-    ap.add_argument("input", nargs="?", default="-")
-    ap.add_argument("-o", dest="output", default="-")
-    ap.add_argument("-split-input-file", "--split-input-file", dest="split",
-                    action="store_true")
-    ap.add_argument("-no-implicit-module", "--no-implicit-module", dest="no_implicit",
-                    action="store_true")
-    ap.add_argument("-allow-unregistered-dialect", "--allow-unregistered-dialect",
-                    dest="unregistered", action="store_true")
+    """The tool's flags, spelled as NVIDIA's tool spells them."""
+    ap = tool_parser("cuda-tile-opt", __doc__.splitlines()[0])
     ap.add_argument("-mlir-print-op-generic", "--mlir-print-op-generic", dest="generic",
-                    action="store_true")
-    ap.add_argument("-mlir-print-debuginfo", "--mlir-print-debuginfo", dest="debuginfo",
-                    action="store_true")
-    ap.add_argument("-verify-diagnostics", "--verify-diagnostics", dest="verify_diagnostics",
                     action="store_true")
     ap.add_argument("-canonicalize", "--canonicalize", dest="canonicalize",
                     action="store_true")
@@ -55,8 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
 def hint_options(args: argparse.Namespace) -> Options:
     """The verifier options of ``-Wunsupported-hints`` and ``-Werr-hints`` (the latter only
     matters with the former, as in the reference)."""
-    return Options(warn_hints=getattr(args, "warn_hints", False),
-                   error_hints=getattr(args, "error_hints", False))
+    return Options(warn_hints=args.warn_hints, error_hints=args.error_hints)
 
 
 def split_chunks(text: str) -> list[tuple[str, int]]:
@@ -145,21 +134,17 @@ def run(text: str, filename: str, args: argparse.Namespace) -> Result:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the tool; the exit status is 1 when any chunk failed."""
     args = build_parser().parse_args(argv)
     for flag, reason in NOT_YET.items():
         if getattr(args, flag):
             print(f"cuda-tile-opt: {reason}, which tileir does not implement yet",
                   file=sys.stderr)
             return 2
-    try:
-        if args.input == "-":
-            text, filename = sys.stdin.read(), "<stdin>"
-        else:
-            with open(args.input, encoding="utf-8") as handle:
-                text, filename = handle.read(), args.input
-    except OSError as exc:
-        print(f"cuda-tile-opt: cannot read '{args.input}': {exc.strerror}", file=sys.stderr)
+    source = read_input("cuda-tile-opt", args.input)
+    if source is None:
         return 1
+    text, filename = source
     output, messages, failed = run(text, filename, args)
     for message in messages:
         print(message, file=sys.stderr)
