@@ -186,21 +186,30 @@ def _constant_splat(value: Any) -> int | None:
     return dense.values[0]
 
 
+def _check_subtile_grid(op: Any, whole: tuple[str, TileType], part: tuple[str, TileType],
+                        indices: list[Any]) -> None:
+    """What extract and insert share: the subtile (`part`) has the element type and rank of
+    the tile it tiles (`whole`), divides it evenly, and one index names it per dimension.
+    Messages always say "source and result"; the names in the pair are the op's roles."""
+    (whole_name, whole_type), (part_name, part_type) = whole, part
+    if whole_type.element_type != part_type.element_type:
+        raise op_error(op, "source and result element type do not match")
+    if whole_type.rank != part_type.rank:
+        raise op_error(op, "source and result must have the same rank")
+    for i, (big, small) in enumerate(zip(whole_type.shape, part_type.shape)):
+        if big % small != 0:
+            raise op_error(op, f"{whole_name} dimension {i} size ({big}) must be evenly "
+                               f"divisible by {part_name} dimension {i} size ({small})")
+    if len(indices) != whole_type.rank:
+        raise op_error(op, f"expected {whole_type.rank} indices, but got {len(indices)}")
+
+
 @verifier("extract")
 def check_extract(op: Any, ctx: Context) -> None:
     """ExtractOp::verify: element types, ranks, divisibility, indices (and index warnings)."""
     source, result = op.operands[0].type, op.results[0].type
     indices = op.operand_group("indices")
-    if source.element_type != result.element_type:
-        raise op_error(op, "source and result element type do not match")
-    if source.rank != result.rank:
-        raise op_error(op, "source and result must have the same rank")
-    for i, (src, dst) in enumerate(zip(source.shape, result.shape)):
-        if src % dst != 0:
-            raise op_error(op, f"source dimension {i} size ({src}) must be evenly divisible "
-                               f"by result dimension {i} size ({dst})")
-    if len(indices) != source.rank:
-        raise op_error(op, f"expected {source.rank} indices, but got {len(indices)}")
+    _check_subtile_grid(op, ("source", source), ("result", result), indices)
     for i, index in enumerate(indices):
         index_type = index.type
         if not isinstance(index_type, TileType):
@@ -228,17 +237,8 @@ def check_insert(op: Any, ctx: Context) -> None:
     element-type and divisibility ones follow extract's wording (not observed)."""
     source = op.operand_group("source")[0].type
     result = op.results[0].type
-    indices = op.operand_group("indices")
-    if source.element_type != result.element_type:
-        raise op_error(op, "source and result element type do not match")
-    if source.rank != result.rank:
-        raise op_error(op, "source and result must have the same rank")
-    for i, (src, dst) in enumerate(zip(source.shape, result.shape)):
-        if dst % src != 0:
-            raise op_error(op, f"result dimension {i} size ({dst}) must be evenly divisible "
-                               f"by source dimension {i} size ({src})")
-    if len(indices) != result.rank:
-        raise op_error(op, f"expected {result.rank} indices, but got {len(indices)}")
+    _check_subtile_grid(op, ("result", result), ("source", source),
+                        op.operand_group("indices"))
 
 
 @verifier("iota")
