@@ -249,3 +249,13 @@ def test_ftoi_other_roundings():
     for mode, expected in cases.items():
         assert numerics.as_signed(numerics.float_to_int(x, f64, i8, True, mode), i8).tolist() == \
             expected
+
+
+def test_storage_bits_round_trip_integers_and_floats():
+    from tileir.numerics import from_bits, to_bits
+    from tileir.types import BF16, I8
+    # -1 as i8 is the byte 0xff; 1.0 as bf16 is 0x3f80 (sign 0, exponent 127, no mantissa)
+    assert to_bits(np.array([-1, 5], np.int8), I8).tolist() == [0xFF, 5]
+    assert from_bits(np.array([0xFF], np.uint64), I8).tolist() == [-1]
+    one = from_bits(np.array([0x3F80], np.uint64), BF16)
+    assert float(one[0]) == 1.0 and to_bits(one, BF16).tolist() == [0x3F80]

@@ -239,3 +239,18 @@ def float_to_int_undefined(values: np.ndarray, source: FloatType, target: Intege
     """Where ``ftoi`` without saturation is undefined: NaN, Inf, or out of range after rounding."""
     x, over, under = _ftoi_outcome(values, source, target, signed, rounding)
     return np.isnan(x) | over | under
+
+
+def to_bits(values: np.ndarray, t: Type) -> np.ndarray:
+    """The storage bits of each element of integer or float type `t`, as uint64."""
+    if isinstance(t, FloatType):
+        return to_words(values, t).astype(np.uint64)
+    return as_unsigned(values, t)  # type: ignore[arg-type]
+
+
+def from_bits(bits: np.ndarray, t: Type) -> np.ndarray:
+    """Elements of integer or float type `t` holding the given storage bits (the inverse of
+    `to_bits`)."""
+    if isinstance(t, FloatType):
+        return from_words(bits, t)
+    return from_integers(bits, t)  # type: ignore[arg-type]

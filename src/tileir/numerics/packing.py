@@ -12,7 +12,7 @@ import numpy as np
 
 from ..diagnostics import ConversionError
 from ..types import I1, FloatType, IntegerType, Type
-from .convert import as_unsigned, from_integers, from_words, to_words
+from .convert import from_bits, to_bits
 
 
 def packed_bits(t: Type) -> int:
@@ -25,21 +25,10 @@ def packed_bits(t: Type) -> int:
     return info.storage_bits
 
 
-def _words(values: np.ndarray, t: Type) -> np.ndarray:
-    if isinstance(t, FloatType):
-        return to_words(values, t).astype(np.uint64)
-    return as_unsigned(values, t)  # type: ignore[arg-type]
-
-
-def _values(words: np.ndarray, t: Type) -> np.ndarray:
-    if isinstance(t, FloatType):
-        return from_words(words, t)
-    return from_integers(words, t)  # type: ignore[arg-type]
-
 
 def pack(values: np.ndarray, t: Type) -> np.ndarray:
     """The bytes (as an int8 array, ``tile<Nxi8>``) holding a 1-D array of type `t`."""
-    words = _words(np.asarray(values).reshape(-1), t)
+    words = to_bits(np.asarray(values).reshape(-1), t)
     width = packed_bits(t)
     if width >= 8:
         return words.astype(f"<u{width // 8}").view(np.uint8).view(np.int8)
@@ -68,4 +57,4 @@ def unpack(data: np.ndarray, t: Type) -> np.ndarray:
         words = ((raw.astype(np.uint64)[:, None] >> shifts) & mask).reshape(-1)
     if t == I1:
         return words.astype(np.bool_)
-    return _values(words, t)
+    return from_bits(words, t)

@@ -8,8 +8,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...enums import IntegerOverflow
-from ...numerics import from_integers, from_words
-from ...types import FloatType, Type
+from ...numerics import from_bits
+from ...types import Type
 from ..step import Step
 
 #: Which readings of the value (signed: True, unsigned: False) each overflow flag promises
@@ -25,9 +25,7 @@ OVERFLOW_PROMISES: dict[IntegerOverflow, tuple[bool, ...]] = {
 def element_array(raw: Sequence[int], t: Type) -> np.ndarray:
     """Values as attributes hold them (a float's bit pattern, an integer of any sign) as an
     array of element type `t`."""
-    if isinstance(t, FloatType):
-        return from_words(np.array(raw, dtype=np.uint64), t)
-    return from_integers(np.array([v & ((1 << 64) - 1) for v in raw], dtype=np.uint64), t)
+    return from_bits(np.array([v & ((1 << 64) - 1) for v in raw], dtype=np.uint64), t)
 
 
 def first_index(mask: np.ndarray) -> list[int]:

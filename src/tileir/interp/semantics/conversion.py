@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...enums import IntegerOverflow, RoundingMode
-from ...numerics import (as_unsigned, convert_float, extend_int, float_to_int,
-                         float_to_int_undefined, from_integers, from_words, int_to_float,
-                         to_words, truncate_int, truncation_loses_value)
-from ...types import FloatType, Type
+from ...numerics import from_bits, to_bits
+from ...numerics import (convert_float, extend_int, float_to_int,
+                         float_to_int_undefined, int_to_float,
+                         truncate_int, truncation_loses_value)
 from ..pointers import from_byte_address, is_nibble_pointee, to_byte_address
 from ..step import Step
 from .common import OVERFLOW_PROMISES, first_index
@@ -36,25 +36,12 @@ def _rounding(step: Step, default: RoundingMode) -> RoundingMode:
 # ---- bits, unchanged ----------------------------------------------------------------
 
 
-def _bits_of(values: np.ndarray, t: Type) -> np.ndarray:
-    """The storage bits of each element of type `t`, as unsigned integers."""
-    if isinstance(t, FloatType):
-        return to_words(values, t).astype(np.uint64)
-    return as_unsigned(values, t)  # type: ignore[arg-type]
-
-
-def _from_bits(bits: np.ndarray, t: Type) -> np.ndarray:
-    """Elements of type `t` holding the given storage bits."""
-    if isinstance(t, FloatType):
-        return from_words(bits, t)
-    return from_integers(bits, t)  # type: ignore[arg-type]
-
 
 @semantics("bitcast")
 def bitcast(step: Step, source: np.ndarray) -> np.ndarray:
     """``bitcast``: the same bits read as another element type of the same width."""
-    bits = _bits_of(source, step.element_type(0))
-    return _from_bits(bits, step.element_type())
+    bits = to_bits(source, step.element_type(0))
+    return from_bits(bits, step.element_type())
 
 
 @semantics("int_to_ptr")
