@@ -8,6 +8,7 @@ a named custom syntax), its bytecode opcode, and naming hooks for the printer.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Sequence
 
 from ..attributes import (UNIT, Attribute, BoolAttr, DenseArrayAttr, EnumAttr, IntegerAttr,
@@ -164,7 +165,6 @@ class OpDef:
     region_names: tuple[str, ...] = ()
     #: Per region, its ODS constraint (None for ``AnyRegion``).
     region_constraints: tuple[RegionConstraint | None, ...] = ()
-    traits: frozenset[str] = frozenset()
     #: The traits in declared order, each with its arguments (``AllTypesMatch(lhs,rhs)``):
     #: the verifier checks them in this order, as MLIR does.
     trait_list: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -186,6 +186,11 @@ class OpDef:
     aliases: tuple[str, ...] = ()
     parsed_format: Any = None                  # filled by the syntax layer on first use
     op_class: type | None = None
+
+    @cached_property
+    def traits(self) -> frozenset[str]:
+        """The names of the op's traits (``"Terminator" in opdef.traits``)."""
+        return frozenset(name for name, _ in self.trait_list)
 
     @property
     def regions(self) -> int:

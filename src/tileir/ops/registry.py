@@ -133,7 +133,7 @@ def op(name: str, since: str, opcode: int | None, group: str, *, operands: str =
         name=name, since=version, opcode=opcode, group=group, operands=tuple(operand_defs),
         results=tuple(result_defs), attrs=tuple(attr_defs), region_names=region_names,
         region_constraints=region_constraints,
-        traits=frozenset(name for name, _ in trait_list), trait_list=trait_list,
+        trait_list=trait_list,
         format=format, custom=custom,
         same_type=_same_type(trait_list, operand_defs, result_defs, same),
         result_names=names, block_arg_names=arg_names, default_dialect=default_dialect,
