@@ -106,7 +106,6 @@ def first_op(text: str):
 
 def run_op_text(text: str, *inputs, checks: bool = True, block_id=(0, 0, 0), grid=(1, 1, 1)):
     """Run the semantics of the first op in `text`'s first function on `inputs`."""
-    import tileir.interp.semantics as sem  # noqa: F401  (files every group's semantics)
     from tileir.interp import SEMANTICS, Step
     from tileir.interp.machine import Machine
     from tileir.types import TileType
@@ -131,3 +130,24 @@ def run_op_text(text: str, *inputs, checks: bool = True, block_id=(0, 0, 0), gri
 def run_op() -> Callable[..., object]:
     """`run_op(text, *inputs, checks=True)` -> the op's result value(s)."""
     return run_op_text
+
+
+# ---- Tile IR text for tests --------------------------------------------------------------
+
+
+def function_module(args: str, *body: str) -> str:
+    """A module holding one ``testing$func @f(args)`` whose body is the lines `body` (its
+    terminator implied)."""
+    lines = "".join(f"    {line}\n" for line in body)
+    return f"cuda_tile.module @m {{\n  cuda_tile.testing$func @f({args}) {{\n{lines}  }}\n}}"
+
+
+def entry_module(body: str, params: str = "") -> str:
+    """A module holding one ``entry @k(params)`` running `body`, then returning."""
+    return (f"cuda_tile.module @m {{\n  cuda_tile.entry @k({params}) {{\n{body}\n"
+            f"    cuda_tile.return\n  }}\n}}")
+
+
+def tile_type(spec: str) -> str:
+    """``!cuda_tile.tile<spec>``."""
+    return f"!cuda_tile.tile<{spec}>"

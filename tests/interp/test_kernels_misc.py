@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import tileir
-import tileir.interp.semantics  # noqa: F401  (registers every op's semantics)
 from conftest import SHARED, require
 from tileir.api import check_document
 from tileir.diagnostics import ExecutionError

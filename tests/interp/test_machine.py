@@ -10,14 +10,6 @@ import numpy as np
 import pytest
 
 import tileir
-import tileir.interp.semantics.control_flow  # noqa: F401
-import tileir.interp.semantics.core  # noqa: F401
-import tileir.interp.semantics.floating_point  # noqa: F401
-import tileir.interp.semantics.integer  # noqa: F401
-import tileir.interp.semantics.memory  # noqa: F401
-import tileir.interp.semantics.misc  # noqa: F401
-import tileir.interp.semantics.regions  # noqa: F401
-import tileir.interp.semantics.views  # noqa: F401
 from conftest import SHARED, require
 from tileir.diagnostics import ExecutionError
 from tileir.interp import launch

@@ -15,19 +15,11 @@ import pytest
 
 from tileir.diagnostics import ExecutionError
 from tileir.interp import launch
+from conftest import entry_module as kernel
 
 F4 = "f4E2M1FN"
 VALUES = [0, 0.5, 1, 1.5, 2, 3, 4, 6]  # codes 0..7: byte k holds codes 2k, 2k+1
 
-
-def kernel(body: str, params: str) -> str:
-    """A module with one entry `k` of the given parameters and body."""
-    return f"""cuda_tile.module @m {{
-  cuda_tile.entry @k({params}) {{
-{body}
-    cuda_tile.return
-  }}
-}}"""
 
 
 def pointers(name: str, base: str, offsets: list[int], pointee: str = F4) -> str:

@@ -7,12 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import tileir.interp.semantics.control_flow  # noqa: F401
-import tileir.interp.semantics.core  # noqa: F401
-import tileir.interp.semantics.floating_point  # noqa: F401
-import tileir.interp.semantics.integer  # noqa: F401
-import tileir.interp.semantics.memory  # noqa: F401
-import tileir.interp.semantics.regions  # noqa: F401
 from conftest import run_op_text
 from tileir.diagnostics import ExecutionError
 from tileir.interp import launch

@@ -6,7 +6,6 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import tileir.interp.semantics.conversion  # noqa: F401  (files the conversion semantics)
 from tileir.diagnostics import ExecutionError
 
 

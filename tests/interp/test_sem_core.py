@@ -6,7 +6,6 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import tileir.interp.semantics.core  # noqa: F401  (files the core semantics)
 from tileir.diagnostics import ExecutionError
 
 

@@ -10,7 +10,6 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import tileir.interp.semantics.floating_point  # noqa: F401  (files the group's semantics)
 
 F32_BITS = {"f32": (np.float32, np.uint32), "f64": (np.float64, np.uint64),
             "f16": (np.float16, np.uint16), "bf16": (ml_dtypes.bfloat16, np.uint16)}

@@ -14,7 +14,6 @@ import random
 import numpy as np
 import pytest
 
-import tileir.interp.semantics.bitwise  # noqa: F401  (files the semantics under test)
 from tileir.diagnostics import ExecutionError
 
 INTEGER = importlib.import_module("tileir.interp.semantics.integer")

@@ -12,19 +12,12 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import tileir.interp.semantics.control_flow  # noqa: F401
-import tileir.interp.semantics.core  # noqa: F401
-import tileir.interp.semantics.floating_point  # noqa: F401
-import tileir.interp.semantics.integer  # noqa: F401
-import tileir.interp.semantics.memory  # noqa: F401
-import tileir.interp.semantics.misc  # noqa: F401
-import tileir.interp.semantics.regions  # noqa: F401
-import tileir.interp.semantics.views  # noqa: F401
 from tileir.diagnostics import ExecutionError
 from tileir.interp import launch
 from tileir.interp.memory import ALIGNMENT, GAP, Memory
 from tileir.interp.values import TensorView, TiledView, Token
 from tileir.types import BF16, F4E2M1FN, F32, I1, I4, PartitionViewType, TensorViewType
+from conftest import entry_module as kernel
 
 # ---- memory.py -------------------------------------------------------------------
 
@@ -77,15 +70,6 @@ def test_check_reports_bad_accesses(offset, fragment):
 
 # ---- kernels ------------------------------------------------------------------
 
-
-def kernel(body: str, params: str) -> str:
-    """A module with one entry `k` of the given parameters and body."""
-    return f"""cuda_tile.module @m {{
-  cuda_tile.entry @k({params}) {{
-{body}
-    cuda_tile.return
-  }}
-}}"""
 
 
 PTR4 = """
@@ -381,7 +365,6 @@ def test_make_tensor_view_reads_narrow_dynamic_operands_as_unsigned(run_op):
 
 # ---- atomics -----------------------------------------------------------------------
 
-import tileir.interp.semantics.atomics  # noqa: E402,F401
 
 SAME4 = """
     %z4 = constant <i32: [0, 0, 1, 0]> : tile<4xi32>

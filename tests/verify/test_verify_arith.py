@@ -4,12 +4,8 @@ reference verifier's exact messages (CudaTile.cpp and SharedVerifiers.h)."""
 from __future__ import annotations
 
 import pytest
+from conftest import function_module as _func
 
-
-def _func(args: str, body: str) -> str:
-    """A module holding one test function with arguments `args` and body `body`."""
-    return (f"cuda_tile.module @m {{\n  cuda_tile.testing$func @f({args}) {{\n"
-            f"    {body}\n  }}\n}}")
 
 
 def _t(spec: str) -> str:

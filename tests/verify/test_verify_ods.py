@@ -7,17 +7,9 @@ from __future__ import annotations
 import pytest
 
 from tileir.ops.registry import all_ops
+from conftest import function_module as _func, tile_type as _t
 
 
-def _func(args: str, body: str) -> str:
-    """A module holding one test function with arguments `args` and body `body`."""
-    return (f"cuda_tile.module @m {{\n  cuda_tile.testing$func @f({args}) {{\n"
-            f"    {body}\n  }}\n}}")
-
-
-def _t(spec: str) -> str:
-    """``!cuda_tile.tile<spec>``."""
-    return f"!cuda_tile.tile<{spec}>"
 
 
 def _error(op: str, message: str) -> list[str]:
