@@ -12,10 +12,19 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from .attributes import (UNIT, UNKNOWN_LOC, ArrayAttr, Attribute, DenseArrayAttr, DictAttr,
                          Location, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr)
+from .diagnostics import Location as SourcePoint
 from .types import FunctionType, IntegerType, Type
 
 if TYPE_CHECKING:
     from .ops.base import OpDef
+
+
+def location_of(thing: Any) -> SourcePoint | None:
+    """Where a diagnostic about an op, block argument or location attribute points: the
+    first file:line:col inside its location (None when it has none)."""
+    loc = getattr(thing, "location", thing)
+    find = getattr(loc, "file_location", None)
+    return find() if find is not None else None
 
 
 class Value:

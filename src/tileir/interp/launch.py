@@ -37,7 +37,7 @@ from ..ir import Module, Operation
 from ..numerics import (ENCODINGS, from_float64, from_integers, int_range,
                         numpy_dtype, pack, unpack)
 from ..types import FloatType, IntegerType, PointerType, TileType
-from ..verify.registry import location_of
+from ..ir import location_of
 from .semantics.core import dense_values
 from .machine import Machine
 from .memory import Memory, element_bits, host_address

@@ -28,7 +28,7 @@ from ..diagnostics import ExecutionError
 from ..ir import Operation, Region, Value
 from ..numerics import numpy_dtype
 from ..types import TileType
-from ..verify.registry import location_of
+from ..ir import location_of
 from .memory import Memory
 from .semantics import SEMANTICS
 from .step import Step

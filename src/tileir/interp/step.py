@@ -8,7 +8,7 @@ from typing import Any
 from ..diagnostics import ExecutionError, error
 from ..enums import Signedness
 from ..ir import Operation
-from ..verify.registry import location_of
+from ..ir import location_of
 
 
 @dataclass

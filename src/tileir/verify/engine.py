@@ -220,9 +220,7 @@ def _check_terminator(op: Operation, block: Block) -> None:
     opdef = op.opdef
     if opdef is None or "NoTerminator" in opdef.traits:
         return
-    if not block.operations:
-        if op.regions and len(op.regions[0].blocks) == 1 and "SingleBlock" in opdef.traits:
-            return
+    if not block.operations:  # (SingleBlock ops reported an empty block on entrance)
         raise error_at(op, "empty block: expect at least a terminator")
     last = block.operations[-1]
     if last.opdef is not None and "Terminator" not in last.opdef.traits:

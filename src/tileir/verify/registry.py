@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from ..diagnostics import Diagnostic, Location, error, note, warning
+from ..diagnostics import Diagnostic, error, note, warning
+from ..ir import location_of
 
 STAGES = ("verify", "regions")
 
@@ -42,13 +43,6 @@ class Failure(Exception):
     def __init__(self, diagnostic: Diagnostic) -> None:
         super().__init__(diagnostic.message)
         self.diagnostic = diagnostic
-
-
-def location_of(thing: Any) -> Location | None:
-    """Where a diagnostic about an op, block argument or location attribute points."""
-    loc = getattr(thing, "location", thing)
-    find = getattr(loc, "file_location", None)
-    return find() if find is not None else None
 
 
 def op_error(op: Any, message: str, notes: Iterable[Diagnostic] = ()) -> Failure:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...enums import MemoryOrderingSemantics
-from ...verify.registry import location_of
+from ...ir import location_of
 from ..memory import MemoryFault, element_size
 from ..pointers import from_byte_address, is_nibble_pointee, split, unpaired_lanes
 from ..step import Step
