@@ -1,0 +1,71 @@
+"""Tile IR bytecode 13.1-13.4: read and write ``.tileirbc`` files byte-compatibly with
+NVIDIA's reader and writer.
+
+`from_bytecode` reads (and verifies) a file; `to_bytecode` writes a module at a version.
+A module read from bytecode remembers its file's table layout, so writing it back at the
+same version reproduces the file byte for byte, whichever tool wrote it.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import BytecodeError, error
+from ..ir import Module
+from ..versions import Version
+from .encoding import ReadError
+from .reader import read_bytecode
+from .sections import MAGIC, TESTING, min_version_text, newest_release, supported_versions
+from .writer import WriteError, write_bytecode
+
+#: Raised (a `BytecodeError`) when a read module breaks the spec's rules.
+VERIFY_FAILED = "verification failed for deserialized cuda_tile::ModuleOp"
+
+
+def is_bytecode(data: bytes) -> bool:
+    """Whether `data` starts with the bytecode magic number."""
+    return data[:len(MAGIC)] == MAGIC
+
+
+def parse_version(text: str | Version) -> Version:
+    """A version the tools accept (``"13.3"``), else `BytecodeError` with the reference's
+    message."""
+    if isinstance(text, Version):
+        version: Version | None = text
+    else:
+        try:
+            version = Version.parse(text)
+        except ValueError:
+            version = None
+    if version is None or version not in supported_versions():
+        raise BytecodeError(f"Invalid argument '{text}': the supported versions are "
+                            f"{min_version_text()}")
+    return version
+
+
+def from_bytecode(data: bytes, *, verify: bool = True) -> Module:
+    """The module in bytecode `data`; verified like the reference's reader unless
+    ``verify=False``.  Malformed input raises `BytecodeError` (with `.offset`)."""
+    module = read_bytecode(data)
+    if verify:
+        from ..verify import verify as run_verifier
+        from ..api import has_errors
+        diagnostics = run_verifier(module)
+        if has_errors(diagnostics):
+            raise BytecodeError(list(diagnostics) + [error(VERIFY_FAILED)])
+    return module
+
+
+def to_bytecode(module: Module, version: str | Version | None = None, *,
+                keep_layout: bool = True) -> bytes:
+    """`module` as bytecode of `version` (the newest by default).
+
+    With `keep_layout`, a module read from bytecode and written at its file's version
+    reuses that file's table numbering (so an unchanged module comes out byte-identical).
+    """
+    target = newest_release() if version is None else parse_version(version)
+    seed = getattr(module, "bytecode_layout", None) if keep_layout else None
+    return write_bytecode(module, target, seed)
+
+
+__all__ = ["BytecodeError", "MAGIC", "ReadError", "TESTING", "VERIFY_FAILED", "WriteError",
+           "from_bytecode", "is_bytecode", "newest_release", "parse_version",
+           "supported_versions", "to_bytecode"]

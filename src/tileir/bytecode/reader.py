@@ -1,0 +1,613 @@
+"""Bytecode -> Module, trusting nothing: every count, index, length and tag is checked, and
+any failure is a `BytecodeError` at a byte offset with the reference's message."""
+
+from __future__ import annotations
+
+from ..attributes import (UNKNOWN_LOC, ArrayAttr, Attribute, CallSiteLoc, DenseArrayAttr,
+                          DenseElementsAttr, DICompileUnitAttr, DictAttr, DIFileAttr,
+                          DILexicalBlockAttr, DILocAttr, DISubprogramAttr, EnumAttr,
+                          FileLineColLoc, IntegerAttr, Location, StringAttr, SymbolRefAttr,
+                          TypeAttr, UNIT, BoolAttr)
+from ..enums import SymbolVisibility
+from ..ir import Block, Module, Operation, Region, Value
+from ..ops.base import OPTIONAL, SINGLE, VARIADIC, AttrDef, OpDef
+from ..ops.registry import lookup
+from ..types import FunctionType, IntegerType, TileType, Type
+from ..versions import Version
+from . import attrs as A
+from .encoding import ReadError, Source
+from .tables import read_offset_table
+from .ops import ALWAYS_WRITTEN, layout, opdef_for_opcode
+from .sections import (CONSTANT, DEBUG, END, FUNC, GLOBAL, MAGIC, NUM_SECTIONS, PRODUCER,
+                       REQUIRED_ALIGNMENT, STRING, TESTING, TYPE, DebugTag, FunctionFlags,
+                       Layout, min_version_text, supported_versions)
+from .types import TypeTable, _enum
+
+_I32_LIMITS = (-(1 << 31), (1 << 31) - 1)
+#: Nesting of regions a body may have (far beyond any real kernel).
+MAX_REGION_DEPTH = 256
+
+
+class Reader:
+    """One read of one file."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = bytes(data)
+        self.version = Version(0, 0)
+        self.strings: list[str] = []
+        self.string_spans: list[tuple[int, int]] = []
+        self.constant_spans: list[tuple[int, int]] = []
+        self.constant_cache: dict[tuple[int, Type], DenseElementsAttr] = {}
+        self.types: TypeTable | None = None
+        self.layout: Layout | None = None
+        self.debug = DebugTable(self)
+
+    # ---- framing --------------------------------------------------
+
+    def read(self) -> Module:
+        source = Source(self.data)
+        self._header(source)
+        payloads = self._sections(source)
+        if STRING not in payloads:
+            raise ReadError("string section is mandatory", None)
+        self._strings(*payloads[STRING])
+        producer = None
+        if PRODUCER in payloads:
+            producer = self.read_string(Source(*_view(self.data, *payloads[PRODUCER])))
+        self._types(*payloads.get(TYPE, (len(self.data), len(self.data))))
+        if CONSTANT in payloads:
+            self._constants(*payloads[CONSTANT])
+        globals_ = self._globals(*payloads[GLOBAL]) if GLOBAL in payloads else []
+        if FUNC not in payloads:
+            raise ReadError("function section is mandatory", None)
+        functions = self._function_table(*payloads[FUNC])
+        if DEBUG in payloads:
+            self.debug.load(*payloads[DEBUG])
+        module = Module("kernels", producer=producer)
+        for op in globals_:
+            module.body.append(op)
+        for info in functions:
+            module.body.append(self._function(info))
+        assert self.layout is not None and self.types is not None
+        self.layout.strings = [self.data[a:b] for a, b in self.string_spans]
+        self.layout.types = [self.data[a:b] for a, b in self.types.spans]
+        self.layout.constants = [self.data[a:b] for a, b in self.constant_spans]
+        self.layout.debug, self.layout.debug_keys = self.debug.entries()
+        module.bytecode_layout = self.layout  # type: ignore[attr-defined]
+        return module
+
+    def _header(self, source: Source) -> None:
+        for i, expected in enumerate(MAGIC):
+            got = source.byte("the magic number")
+            if got != expected:
+                raise ReadError(f"invalid magic number at position {i}, got {got} expected "
+                                f"{expected}", source.offset - 1)
+        at = source.offset
+        major = source.byte("the version")
+        minor = source.byte("the version")
+        tag = source.fixed(2, "the version tag")
+        version = Version(major, minor)
+        if version not in supported_versions():
+            raise ReadError(f"unsupported Tile version {major}.{minor}.{tag}, this reader "
+                            f"supports versions {min_version_text()}", at)
+        self.version = version
+        self.layout = Layout(version)
+
+    def _sections(self, source: Source) -> dict[int, tuple[int, int]]:
+        payloads: dict[int, tuple[int, int]] = {}
+        while True:
+            at = source.offset
+            if source.at_end():
+                raise source.fail("unexpected end of data while reading section header")
+            head = source.byte()
+            section, aligned = head & 0x7F, bool(head & 0x80)
+            if section == END:
+                if aligned:
+                    raise ReadError("end section should not have alignment flag set", at)
+                if not source.at_end():
+                    raise source.fail("end section is not the last section")
+                return payloads
+            if section >= NUM_SECTIONS:
+                raise ReadError(f"unknown section ID: {section}", at)
+            length = source.varint("a section length")
+            if length > source.remaining():
+                raise source.fail(f"section length {length} exceeds remaining data size "
+                                  f"{source.remaining()}")
+            alignment = 1
+            if aligned:
+                alignment = source.varint("a section alignment")
+                if alignment == 0 or alignment & (alignment - 1):
+                    raise source.fail(f"invalid alignment value: {alignment}")
+                source.skip_padding(alignment)
+            required = REQUIRED_ALIGNMENT.get(section)
+            if required and (not aligned or alignment % required):
+                how = f"has alignment of {alignment}" if aligned else \
+                    "has no alignment flag set"
+                raise ReadError(f"section {section} must have alignment that is a multiple "
+                                f"of {required} bytes, but {how}", at)
+            if length > source.remaining():
+                raise source.fail(f"section length {length} exceeds remaining bytecode data. "
+                                  f"{source.remaining()}")
+            start = source.offset
+            source.pos += length
+            payloads[section] = (start, start + length)
+            assert self.layout is not None
+            if section in self.layout.section_order:
+                self.layout.section_order.remove(section)
+            self.layout.section_order.append(section)
+
+    # ---- tables --------------------------------------------------
+
+    def _strings(self, start: int, end: int) -> None:
+        source = Source(*_view(self.data, start, end))
+        self.string_spans = [(start + a, start + b) for a, b in
+                             _spans(source, 4, "strings")]
+        self.strings = [None] * len(self.string_spans)  # type: ignore[list-item]
+
+    def read_string(self, source: Source) -> str:
+        at = source.offset
+        index = source.varint("a string index")
+        return self.string(index, at)
+
+    def string(self, index: int, at: int | None) -> str:
+        if index >= len(self.string_spans):
+            raise ReadError(f"string index {index} out of bounds", at)
+        text = self.strings[index]
+        if text is None:
+            a, b = self.string_spans[index]
+            try:
+                text = self.data[a:b].decode("utf-8")
+            except UnicodeDecodeError:
+                raise ReadError(f"string {index} is not valid UTF-8", a) from None
+            self.strings[index] = text
+        return text
+
+    def _types(self, start: int, end: int) -> None:
+        spans = []
+        if end > start:
+            source = Source(*_view(self.data, start, end))
+            spans = [(start + a, start + b) for a, b in _spans(source, 4, "types")]
+        self.types = TypeTable(self.data, spans, 0, self.version)
+
+    def read_type(self, source: Source) -> Type:
+        assert self.types is not None
+        return self.types.read_ref(source)
+
+    def _constants(self, start: int, end: int) -> None:
+        source = Source(*_view(self.data, start, end))
+        self.constant_spans = [(start + a, start + b) for a, b in
+                               _spans(source, 8, "constants")]
+
+    def read_constant(self, source: Source, t: Type) -> DenseElementsAttr:
+        at = source.offset
+        index = source.varint("a constant index")
+        return self.constant(index, t, at)
+
+    def constant(self, index: int, t: Type, at: int | None) -> DenseElementsAttr:
+        found = self.constant_cache.get((index, t))
+        if found is not None:
+            return found
+        if index >= len(self.constant_spans):
+            raise ReadError(f"constant index {index} out of bounds", at)
+        if not isinstance(t, TileType):
+            raise ReadError(f"expect Cuda Tile integer or float type but got: {t.format()}", at)
+        a, b = self.constant_spans[index]
+        blob = Source(*_view(self.data, a, b))
+        size = blob.varint("the size of the data buffer")
+        raw = blob.bytes(size, "the raw byte data")
+        value = A.decode_dense(raw, t, a)
+        self.constant_cache[(index, t)] = value
+        return value
+
+    # ---- globals and functions --------------------------------------------------
+
+    def _globals(self, start: int, end: int) -> list[Operation]:
+        source = Source(*_view(self.data, start, end))
+        n = source.count("number of globals", 4)
+        ops = []
+        definition = lookup("cuda_tile.global")
+        assert definition is not None
+        for _ in range(n):
+            name = self.read_string(source)
+            at = source.offset
+            t = self.read_type(source)
+            value = self.read_constant(source, t)
+            alignment = source.varint("a global alignment")
+            attrs: dict[str, Attribute] = {"sym_name": StringAttr(name), "value": value,
+                                           "alignment": IntegerAttr(alignment)}
+            if self.version >= Version(13, 3):
+                visibility = _enum(SymbolVisibility, source, self.version)
+                if visibility != SymbolVisibility.PUBLIC:
+                    attrs["symbol_visibility"] = EnumAttr(visibility)
+                constant = source.varint("the global constant flag")
+                if constant:
+                    attrs["constant"] = UNIT
+            del at
+            ops.append(_make(definition, [], [], attrs, UNKNOWN_LOC))
+        return ops
+
+    def _function_table(self, start: int, end: int) -> list[dict]:
+        source = Source(*_view(self.data, start, end))
+        n = source.count("number of functions", 4)
+        infos = []
+        for _ in range(n):
+            info: dict = {"at": source.offset}
+            info["name"] = self.read_string(source)
+            info["signature_at"] = source.offset
+            info["signature"] = source.varint("a signature index")
+            info["flags"] = source.byte("function flags")
+            info["debug"] = source.varint("a debug index")
+            info["hints"] = None
+            if info["flags"] & FunctionFlags.ENTRY and info["flags"] & FunctionFlags.HINTS:
+                hints = A.decode_attr(source, self)
+                info["hints"] = hints
+            length = source.varint("a function body length")
+            if length > source.remaining():
+                raise source.fail(f"function body length {length} exceeds remaining bytecode "
+                                  f"data ({source.remaining()} bytes)")
+            info["body"] = (source.offset, source.offset + length)
+            source.pos += length
+            infos.append(info)
+        return infos
+
+    def _function(self, info: dict) -> Operation:
+        name = info["name"]
+        if not name:
+            raise ReadError("function name is empty", info["at"])
+        assert self.types is not None
+        signature = self.types.get(info["signature"], info["signature_at"])
+        if not isinstance(signature, FunctionType):
+            raise ReadError(f"function signature index {info['signature']} does not refer to a "
+                            f"function type for function '{name}', got type: "
+                            f"{signature.format()}", info["signature_at"])
+        is_entry = bool(info["flags"] & FunctionFlags.ENTRY)
+        if not is_entry and not set(TESTING) & set(supported_versions()):
+            raise ReadError(f"un-expected non-entry function '{name}'", info["at"])
+        locations = self.debug.function_locations(info["debug"], info["at"])
+        definition = lookup("cuda_tile.entry" if is_entry else "cuda_tile.testing$func")
+        assert definition is not None
+        attrs: dict[str, Attribute] = {
+            "sym_name": StringAttr(name), "function_type": TypeAttr(signature),
+            "arg_attrs": ArrayAttr(tuple(DictAttr(()) for _ in signature.inputs))}
+        if not is_entry:
+            del attrs["arg_attrs"]
+        hints = info["hints"]
+        if hints is not None:
+            attrs["optimization_hints"] = hints
+        op = _make(definition, [], [], attrs, next(locations))
+        region = Region(op)
+        op.regions.append(region)
+        block = region.add_block(Block())
+        for t in signature.inputs:
+            block.add_argument(t)
+        a, b = info["body"]
+        body = BodyReader(self, Source(*_view(self.data, a, b)), locations)
+        values: list[Value] = list(block.arguments)
+        while not body.source.at_end():
+            block.append(body.op(values, 0))
+        return op
+
+
+def _view(data: bytes, start: int, end: int) -> tuple[memoryview, int]:
+    return memoryview(data)[start:end], start
+
+
+def _spans(source: Source, width: int, what: str) -> list[tuple[int, int]]:
+    """The blobs of an offset table, as offsets into the viewed payload."""
+    return read_offset_table(source, width, what)
+
+
+def _make(definition: OpDef, operands: list[Value], result_types: list[Type],
+          attrs: dict[str, Attribute], location: Location) -> Operation:
+    cls = definition.op_class or Operation
+    return cls.from_parts(definition.full_name, operands, result_types, attrs, {}, location)
+
+
+# ---- debug info --------------------------------------------------
+
+
+class DebugTable:
+    """The Debug section: per function, a list of debug-attribute indices (the function's
+    location, then each op's in pre-order), and the attributes, decoded on first use."""
+
+    def __init__(self, reader: Reader) -> None:
+        self.reader = reader
+        self.lists: list[tuple[int, int]] = []   # (start, count) into `indices`
+        self.indices: list[int] = []
+        self.spans: list[tuple[int, int]] = []
+        self.cache: dict[int, Attribute] = {}
+        self.busy: set[int] = set()
+
+    def load(self, start: int, end: int) -> None:
+        source = Source(*_view(self.reader.data, start, end))
+        n = source.count("number of functions with debug info", 4)
+        starts = []
+        if n:
+            source.skip_padding(4)
+            starts = [source.fixed(4, "a debug list offset") for _ in range(n)]
+        total = source.count("number of debug indices", 8)
+        if total:
+            source.skip_padding(8)
+            self.indices = [source.fixed(8, "a debug index") for _ in range(total)]
+        for i, s in enumerate(starts):
+            stop = starts[i + 1] if i + 1 < n else total
+            if not s <= stop <= total:
+                raise ReadError(f"debug info list {i} has invalid bounds [{s}, {stop})",
+                                source.offset)
+            self.lists.append((s, stop - s))
+        self.spans = [(start + a, start + b) for a, b in _spans(source, 4, "debug attributes")]
+
+    def entries(self) -> tuple[list[bytes], list]:
+        data = self.reader.data
+        blobs = [data[a:b] for a, b in self.spans]
+        keys = [self.cache.get(i) for i in range(len(self.spans))]
+        return blobs, keys
+
+    def function_locations(self, index: int, at: int):
+        """The locations of a function and then of its ops, in order (unknown once the
+        list is used up, as the reference reads them)."""
+        if index == 0:
+            while True:
+                yield UNKNOWN_LOC
+        if index - 1 >= len(self.lists):
+            raise ReadError(f"debug index {index} out of bounds", at)
+        start, count = self.lists[index - 1]
+        for k in range(count):
+            loc = self.get(self.indices[start + k], at)
+            yield loc if isinstance(loc, Location) else UNKNOWN_LOC
+        while True:
+            yield UNKNOWN_LOC
+
+    def get(self, index: int, at: int | None) -> Attribute:
+        if index == 0:
+            return UNKNOWN_LOC
+        position = index - 1
+        found = self.cache.get(position)
+        if found is not None:
+            return found
+        if position >= len(self.spans):
+            raise ReadError(f"debug info index {index} out of bounds", at)
+        if position in self.busy:
+            raise ReadError(f"debug info attribute {index} refers to itself", at)
+        self.busy.add(position)
+        try:
+            a, b = self.spans[position]
+            value = self._decode(Source(*_view(self.reader.data, a, b)))
+        finally:
+            self.busy.discard(position)
+        self.cache[position] = value
+        return value
+
+    def _ref(self, source: Source, kinds: tuple[type, ...], what: str) -> Attribute:
+        at = source.offset
+        value = self.get(source.varint(f"a {what} index"), at)
+        if not isinstance(value, kinds):
+            raise ReadError(f"failed to read {what} attribute", at)
+        return value
+
+    def _decode(self, source: Source) -> Attribute:
+        tag = source.varint("a debug info tag")
+        r = self.reader
+        if tag == DebugTag.COMPILE_UNIT:
+            return DICompileUnitAttr(self._ref(source, (DIFileAttr,), "file"))  # type: ignore
+        if tag == DebugTag.FILE:
+            return DIFileAttr(r.read_string(source), r.read_string(source))
+        scopes = (DISubprogramAttr, DILexicalBlockAttr)
+        if tag == DebugTag.LEXICAL_BLOCK:
+            scope = self._ref(source, scopes, "scope")
+            file = self._ref(source, (DIFileAttr,), "file")
+            return DILexicalBlockAttr(scope, file, source.varint("a line"),  # type: ignore
+                                      source.varint("a column"))
+        if tag == DebugTag.LOC:
+            scope = self._ref(source, scopes, "scope")
+            name = r.read_string(source)
+            loc = FileLineColLoc(name, source.varint("a line"), source.varint("a column"))
+            return DILocAttr(loc, scope)  # type: ignore[arg-type]
+        if tag == DebugTag.SUBPROGRAM:
+            file = self._ref(source, (DIFileAttr,), "file")
+            line = source.varint("a line")
+            name = r.read_string(source)
+            linkage = r.read_string(source)
+            unit = self._ref(source, (DICompileUnitAttr,), "compile unit")
+            return DISubprogramAttr(file, line, name, linkage, unit,  # type: ignore[arg-type]
+                                    source.varint("a scope line"))
+        if tag == DebugTag.CALL_SITE:
+            callee = self._ref(source, (Location,), "callee")
+            caller = self._ref(source, (Location,), "caller")
+            return CallSiteLoc(callee, caller)  # type: ignore[arg-type]
+        return UNKNOWN_LOC
+
+
+# ---- function bodies --------------------------------------------------
+
+
+class BodyReader:
+    """The op records of one function body."""
+
+    def __init__(self, reader: Reader, source: Source, locations) -> None:
+        self.r = reader
+        self.source = source
+        self.version = reader.version
+        self.locations = locations
+
+    def _value(self, values: list[Value]) -> Value:
+        at = self.source.offset
+        index = self.source.varint("an operand index")
+        if index >= len(values):
+            raise ReadError(f"operand index {index} out of bounds (size={len(values)})", at)
+        return values[index]
+
+    def op(self, values: list[Value], depth: int) -> Operation:
+        source = self.source
+        at = source.offset
+        if depth > MAX_REGION_DEPTH:
+            raise ReadError("regions are nested too deeply", at)
+        opcode = source.varint("an opcode")
+        opdef = opdef_for_opcode(opcode)
+        if opdef is None or opdef.since > self.version:
+            raise ReadError(f"unsupported opcode {opcode} for bytecode version "
+                            f"{self.version}", at)
+        location = next(self.locations)
+        plan = layout(opdef)
+        written = [d for d in opdef.results if d.since <= self.version]
+        if plan.counted:
+            count = source.count("number of results")
+            types = [self.r.read_type(source) for _ in range(count)]
+        else:
+            types = [self.r.read_type(source) for _ in written]
+        result_types, pushed = self._result_types(opdef, written, types, at)
+        flags = source.varint("op flags") if plan.has_flags(self.version) else 0
+        present = {f.name for f in plan.flags if flags >> f.bit & 1 and f.since <= self.version}
+        attrs: dict[str, Attribute] = {}
+        for attr in opdef.attrs:
+            value = self._attr(opdef, attr, present, result_types)
+            if value is not None:
+                attrs[attr.name] = value
+        operands, groups = self._operands(opdef, plan, present, values)
+        if plan.segmented:
+            attrs["operandSegmentSizes"] = opdef.segment_sizes(groups)
+        if attrs.get("inbounds") is not None and not any(attrs["inbounds"].values):
+            del attrs["inbounds"]   # all false: what the text leaves out
+        op = _make(opdef, operands, result_types, attrs, location)
+        if opdef.regions:
+            n = source.count("number of regions")
+            if n != opdef.regions:
+                raise ReadError(f"'{opdef.full_name}' has {opdef.regions} regions, the record "
+                                f"has {n}", at)
+            for _ in range(n):
+                op.regions.append(self._region(op, values, depth))
+        values.extend(op.results[i] for i in pushed)
+        return op
+
+    def _result_types(self, opdef: OpDef, written, types: list[Type], at: int
+                      ) -> tuple[list[Type], list[int]]:
+        """All result types (newer results get their buildable type) and the positions
+        of those numbered in the file."""
+        variadic = [d for d in written if d.arity == VARIADIC]
+        fixed = len(written) - len(variadic)
+        if len(types) < fixed or (not variadic and len(types) != fixed):
+            raise ReadError(f"'{opdef.full_name}' expects {fixed} results, the record has "
+                            f"{len(types)}", at)
+        all_types: list[Type] = []
+        pushed: list[int] = []
+        pos = 0
+        for decl in opdef.results:
+            if decl.since > self.version:
+                if decl.constraint.buildable is None:
+                    raise ReadError(f"'{opdef.full_name}' result '{decl.name}' cannot be "
+                                    f"upgraded from version {self.version}", at)
+                all_types.append(decl.constraint.buildable)
+                continue
+            take = len(types) - fixed if decl.arity == VARIADIC else 1
+            for t in types[pos:pos + take]:
+                pushed.append(len(all_types))
+                all_types.append(t)
+            pos += take
+        return all_types, pushed
+
+    def _attr(self, opdef: OpDef, attr: AttrDef, present: set[str],
+              result_types: list[Type]) -> Attribute | None:
+        plan = layout(opdef)
+        if plan.flag("attr", attr.name) is not None:
+            if attr.name not in present:
+                return None
+            if attr.is_unit:
+                return UNIT
+        elif attr.since > self.version:
+            return attr.default
+        return self._attr_value(opdef, attr, result_types)
+
+    def _attr_value(self, opdef: OpDef, attr: AttrDef, result_types: list[Type]) -> Attribute:
+        source = self.source
+        at = source.offset
+        kind = attr.kind
+        enum_type = getattr(kind, "enum_type", None)
+        if enum_type is not None:
+            return EnumAttr(_enum(enum_type, source, self.version))
+        name = kind.name
+        if name in ("i64", "i32"):
+            width = 64 if name == "i64" else 32
+            raw = source.varint("an integer attribute")
+            if raw >> width:
+                raise ReadError(f"value {raw} does not fit in i{width}", at)
+            value = raw - (1 << width) if raw >> (width - 1) else raw
+            return IntegerAttr(value, IntegerType(width))
+        if name == "bool":
+            return BoolAttr(bool(source.byte("a boolean attribute")))
+        if name in ("str", "symbol_name"):
+            return StringAttr(self.r.read_string(source))
+        if name == "symbol_ref":
+            return SymbolRefAttr(self.r.read_string(source))
+        if name == "dense_i32_array":
+            values = source.fixed_list(4, "an array attribute")
+            for v in values:
+                if v in _I32_LIMITS:
+                    raise ReadError(f"array contains unsupported value {v}", at)
+            return DenseArrayAttr(IntegerType(32), tuple(values))
+        if name == "dense_bool_array":
+            return DenseArrayAttr(IntegerType(1), tuple(int(b != 0) for b in
+                                                        source.fixed_list(1, "a bool array",
+                                                                          signed=False)))
+        if name == "dense":
+            if not result_types:
+                raise ReadError(f"'{opdef.full_name}' has no result type for its constant", at)
+            return self.r.read_constant(source, result_types[0])
+        if name == "array":
+            return A.read_array_payload(source, self.r)
+        if name == "optimization_hints":
+            return A.read_hints_payload(source, self.r)
+        return A.decode_attr(source, self.r)
+
+    def _operands(self, opdef: OpDef, plan, present: set[str], values: list[Value]
+                  ) -> tuple[list[Value], list[list[Value]]]:
+        source = self.source
+        groups: list[list[Value]] = []
+        if plan.segmented:
+            for decl in opdef.operands:
+                if decl.arity == OPTIONAL:
+                    groups.append([self._value(values)] if decl.name in present else [])
+                elif decl.arity == VARIADIC:
+                    n = source.count("number of operands")
+                    groups.append([self._value(values) for _ in range(n)])
+                else:
+                    groups.append([self._value(values)])
+            return [v for g in groups for v in g], groups
+        kept = [d for d in opdef.operands if d.since <= self.version]
+        if any(d.arity != SINGLE for d in opdef.operands):
+            n = source.count("number of operands")
+        else:
+            n = len(kept)
+        operands = [self._value(values) for _ in range(n)]
+        singles = sum(d.arity == SINGLE for d in kept)
+        if n < singles or (n > singles and not any(d.arity != SINGLE for d in kept)):
+            raise ReadError(f"'{opdef.full_name}' expects {singles} operands, the record has "
+                            f"{n}", source.offset)
+        return operands, []
+
+    def _region(self, op: Operation, values: list[Value], depth: int) -> Region:
+        source = self.source
+        region = Region(op)
+        n = source.count("number of blocks")
+        for _ in range(n):
+            block = region.add_block(Block())
+            mark = len(values)
+            count = source.count("number of block arguments")
+            for _ in range(count):
+                values.append(block.add_argument(self.r.read_type(source)))
+            ops = source.count("number of operations")
+            for _ in range(ops):
+                block.append(self.op(values, depth + 1))
+            terminator = block.terminator
+            if terminator is None or terminator.opdef is None or \
+                    "Terminator" not in terminator.opdef.traits:
+                what = "it is empty" if terminator is None else \
+                    f"the last operation '{terminator.name}' is not a terminator"
+                raise ReadError("invalid block structure: block is expected to have a "
+                                f"terminator operation, but {what}", source.offset)
+            del values[mark:]
+        return region
+
+
+def read_bytecode(data: bytes) -> Module:
+    """The module in `data` (not yet verified); `BytecodeError` for anything malformed."""
+    return Reader(data).read()

@@ -1,0 +1,538 @@
+"""Module -> bytecode, as the reference writer lays it out: header; Global, Func,
+Constant, Debug, Type, Producer and String sections; end byte.  Table entries are numbered
+in the reference's first-use order so that the output is byte-identical to NVIDIA's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..attributes import (UNKNOWN_LOC, ArrayAttr, Attribute, BoolAttr, CallSiteLoc,
+                          DenseArrayAttr, DenseElementsAttr, DICompileUnitAttr, DIFileAttr,
+                          DILexicalBlockAttr, DILocAttr, DISubprogramAttr, EnumAttr,
+                          FileLineColLoc, FusedLoc, IntegerAttr, Location, NameLoc,
+                          OpaqueAttr, OptimizationHintsAttr, StringAttr, SymbolRefAttr,
+                          UnitAttr, UnknownLoc)
+from ..diagnostics import BytecodeError, Diagnostic, error, note
+from ..ir import Module, Operation, Value, location_of
+from ..ops.base import OPTIONAL, SINGLE, VARIADIC, AttrDef, OpDef
+from ..types import FunctionType, Type
+from ..versions import Version
+from . import attrs as A
+from .encoding import Sink
+from .ops import is_default, layout, written_attr
+from .sections import (CONSTANT, DEBUG, END, FUNC, GLOBAL, MAGIC, PRODUCER, STRING, TYPE,
+                       WRITE_ORDER, DebugTag, FunctionFlags, Layout as FileLayout,
+                       min_version_text)
+from .tables import Table, write_offset_table
+from .types import TypeVersionError, encode_type
+
+#: Producer and extended global fields exist from this release.
+V_EXTENDED = Version(13, 3)
+
+
+class WriteError(BytecodeError):
+    """IR that this bytecode version cannot encode (at the offending op)."""
+
+
+def _fail(thing, message: str, notes: tuple[Diagnostic, ...] = ()) -> WriteError:
+    return WriteError(error(message, location_of(thing) if thing is not None else None, notes))
+
+
+@dataclass
+class _Function:
+    op: Operation
+    name: int
+    signature: int
+    debug_index: int
+    hints: Attribute | None
+    is_entry: bool
+
+
+class Writer:
+    """One write of one module at one version."""
+
+    def __init__(self, module: Module, version: Version, seed: FileLayout | None) -> None:
+        self.module = module
+        self.version = version
+        self.strings: Table[str] = Table()
+        self.types: Table[Type] = Table()
+        self.constants: Table[DenseElementsAttr] = Table()
+        self.debug: Table[Attribute] = Table()
+        self.debug_lists: list[list[int]] = []
+        self.section_order = list(WRITE_ORDER)
+        if seed is not None and seed.version == version:
+            self.strings.seed(seed.strings)
+            self.types.seed(seed.types)
+            self.constants.seed(seed.constants)
+            self.debug.seed(seed.debug, seed.debug_keys or None)
+            self.section_order = seed.section_order + [s for s in WRITE_ORDER
+                                                       if s not in seed.section_order]
+
+    # ---- tables --------------------------------------------------
+
+    def string_ref(self, s: str) -> int:
+        return self.strings.intern(s, lambda: s.encode("utf-8"))
+
+    def type_ref(self, t: Type) -> int:
+        return self.types.intern(t, lambda: encode_type(t, self.version, self.type_ref))
+
+    def constant_ref(self, attr: DenseElementsAttr) -> int:
+        return self.constants.intern(attr, lambda: A.encode_dense(attr))
+
+    def _type_at(self, op: Operation, t: Type) -> int:
+        try:
+            return self.type_ref(t)
+        except TypeVersionError as exc:
+            raise _fail(op, str(exc)) from None
+
+    # ---- the whole file --------------------------------------------------
+
+    def write(self) -> bytes:
+        self._check_contents()
+        functions = [self._register_function(op) for op in self.module.items
+                     if op.opdef is not None and "FunctionOpInterface" in op.opdef.traits]
+        payloads: dict[int, tuple[bytes, int]] = {}
+        globals_ = self._global_section()
+        if globals_ is not None:
+            payloads[GLOBAL] = (globals_, 1)
+        payloads[FUNC] = (self._func_section(functions), 8)
+        if len(self.constants):
+            payloads[CONSTANT] = (self._table_payload(self.constants, 8), 8)
+        debug = self._debug_section()
+        if debug is not None:
+            payloads[DEBUG] = (debug, 8)
+        payloads[TYPE] = (self._table_payload(self.types, 4), 4)
+        producer = self.module.attributes.get("producer")
+        if isinstance(producer, StringAttr) and self.version >= V_EXTENDED:
+            sink = Sink()
+            sink.varint(self.string_ref(producer.value))
+            payloads[PRODUCER] = (bytes(sink.data), 1)
+        payloads[STRING] = (self._table_payload(self.strings, 4), 4)
+        out = Sink()
+        out.raw(MAGIC)
+        out.byte(self.version.major)
+        out.byte(self.version.minor)
+        out.fixed(0, 2)
+        for section in self.section_order:
+            if section in payloads:
+                data, alignment = payloads[section]
+                _section(out, section, data, alignment)
+        out.byte(END)
+        return bytes(out.data)
+
+    def _check_contents(self) -> None:
+        """The reference's preconditions: only functions and globals at top level, only
+        cuda_tile ops, only pure ops inside reduce and scan bodies."""
+        for op in self.module.items:
+            if op.opdef is None or not ({"FunctionOpInterface", "Symbol"} & op.opdef.traits):
+                raise _fail(self.module, "'cuda_tile.module' op only function and global ops "
+                            "are allowed in the body",
+                            (note(f"invalid op: {op.name}", location_of(op)),))
+        for op in self.module.walk():
+            if op.opdef is None or op.opdef.dialect != "cuda_tile":
+                raise _fail(self.module, "'cuda_tile.module' op only ops from the 'cuda_tile' "
+                            "dialect are allowed",
+                            (note(f"invalid op: {op.name}", location_of(op)),))
+            parent = op.parent_op
+            if parent is not None and parent.opdef is not None and \
+                    parent.opdef.name in ("reduce", "scan") and "Pure" not in op.opdef.traits:
+                raise _fail(parent, f"'{parent.name}' op only pure operations allowed",
+                            (note(f"invalid op: {op.name}", location_of(op)),))
+
+    def _table_payload(self, table: Table, width: int) -> bytes:
+        sink = Sink()
+        write_offset_table([b or b"" for b in table.blobs], width, sink)
+        return bytes(sink.data)
+
+    # ---- globals --------------------------------------------------
+
+    def _global_section(self) -> bytes | None:
+        globals_ = self.module.globals
+        if not globals_:
+            return None
+        sink = Sink()
+        sink.varint(len(globals_))
+        for op in globals_:
+            name = op.attributes["sym_name"].value  # type: ignore[attr-defined]
+            visibility = op.attributes.get("symbol_visibility")
+            private = isinstance(visibility, EnumAttr) and int(visibility.value) != 0
+            constant = isinstance(op.attributes.get("constant"), UnitAttr)
+            if self.version < V_EXTENDED:
+                if private:
+                    raise _fail(op, f"global `{name}` uses non-public symbol visibility, which "
+                                f"cannot be encoded in bytecode version {self.version} "
+                                f"(requires bytecode 13.3+)")
+                if constant:
+                    raise _fail(op, f"constant global `{name}` cannot be encoded in bytecode "
+                                f"version {self.version} (the `constant` attribute requires "
+                                f"bytecode 13.3+)")
+            value = op.attributes["value"]
+            sink.varint(self.string_ref(name))
+            sink.varint(self._type_at(op, value.type))  # type: ignore[attr-defined]
+            sink.varint(self.constant_ref(value))  # type: ignore[arg-type]
+            alignment = op.attributes.get("alignment")
+            sink.varint(alignment.value if isinstance(alignment, IntegerAttr) else 0)
+            if self.version >= V_EXTENDED:
+                sink.varint(int(private))
+                sink.varint(int(constant))
+        return bytes(sink.data)
+
+    # ---- functions --------------------------------------------------
+
+    def _register_function(self, op: Operation) -> _Function:
+        name = self.string_ref(op.attributes["sym_name"].value)  # type: ignore[attr-defined]
+        signature = op.attributes["function_type"].value  # type: ignore[attr-defined]
+        index = self._type_at(op, signature)
+        debug_index = 0
+        if not _reserved(op.location):
+            self._check_location(op, op.location)
+            self.debug_lists.append([])
+            debug_index = len(self.debug_lists)
+        self._note_location(debug_index, op.location)
+        is_entry = op.opdef is not None and op.opdef.name == "entry"
+        return _Function(op, name, index, debug_index,
+                         op.attributes.get("optimization_hints") if is_entry else None,
+                         is_entry)
+
+    def _func_section(self, functions: list[_Function]) -> bytes:
+        sink = Sink()
+        sink.varint(len(functions))
+        for fn in functions:
+            sink.varint(fn.name)
+            sink.varint(fn.signature)
+            flags = 0
+            if fn.is_entry:
+                flags |= FunctionFlags.ENTRY
+                if fn.hints is not None:
+                    flags |= FunctionFlags.HINTS
+            sink.byte(flags)
+            sink.varint(fn.debug_index)
+            if flags & FunctionFlags.HINTS:
+                self._self_contained(fn.op, fn.hints, sink)
+            body = BodyWriter(self, fn).write()
+            sink.varint(len(body))
+            sink.raw(body)
+        sink.pad_to(8)
+        return bytes(sink.data)
+
+    def _self_contained(self, op: Operation, attr: Attribute | None, sink: Sink) -> None:
+        try:
+            A.encode_attr(attr, self, sink)  # type: ignore[arg-type]
+        except (A.UnencodableAttr, TypeVersionError) as exc:
+            raise _fail(op, f"failed to serialize attribute: {exc}") from None
+
+    # ---- debug info --------------------------------------------------
+
+    def _check_location(self, op: Operation, loc: Location) -> None:
+        if isinstance(loc, CallSiteLoc):
+            self._check_location(op, loc.caller)
+            self._check_location(op, loc.callee)
+        elif not isinstance(loc, (DILocAttr, FileLineColLoc, UnknownLoc)):
+            kind = {FusedLoc: "FusedLoc", NameLoc: "NameLoc"}.get(type(loc), "OpaqueLoc")
+            raise _fail(op, f"unsupported location, got {kind}, expected DILocAttr or "
+                        f"CallSiteLoc")
+
+    def _note_location(self, debug_index: int, loc: Location) -> None:
+        if debug_index:
+            self.debug_lists[debug_index - 1].append(self._di_index(loc))
+
+    def _di_index(self, attr: Attribute) -> int:
+        if _reserved(attr):
+            return 0
+        found = self.debug.index.get(attr)
+        if found is not None:
+            return found + 1
+        for dependency in _di_dependencies(attr):
+            self._di_index(dependency)
+        position, _ = self.debug.reserve(attr)
+        return position + 1
+
+    def _debug_section(self) -> bytes | None:
+        if not self.debug_lists and not len(self.debug):
+            return None
+        sink = Sink()
+        sink.varint(len(self.debug_lists))
+        sink.pad_to(4)
+        running = 0
+        for indices in self.debug_lists:
+            sink.fixed(running, 4)
+            running += len(indices)
+        sink.varint(running)
+        sink.pad_to(8)
+        for indices in self.debug_lists:
+            for index in indices:
+                sink.fixed(index, 8)
+        for position, blob in enumerate(self.debug.blobs):
+            if blob is None:
+                self.debug.fill(position, self._encode_di(self.debug.keys[position]))
+        sink.varint(len(self.debug.blobs))
+        sink.pad_to(4)
+        running = 0
+        for blob in self.debug.blobs:
+            sink.fixed(running, 4)
+            running += len(blob)  # type: ignore[arg-type]
+        for blob in self.debug.blobs:
+            sink.raw(blob)  # type: ignore[arg-type]
+        return bytes(sink.data)
+
+    def _encode_di(self, attr: Attribute | None) -> bytes:
+        sink = Sink()
+        ref = self._di_index
+        if isinstance(attr, DICompileUnitAttr):
+            sink.varint(DebugTag.COMPILE_UNIT)
+            sink.varint(ref(attr.file))
+        elif isinstance(attr, DIFileAttr):
+            sink.varint(DebugTag.FILE)
+            sink.varint(self.string_ref(attr.name))
+            sink.varint(self.string_ref(attr.directory))
+        elif isinstance(attr, DILexicalBlockAttr):
+            sink.varint(DebugTag.LEXICAL_BLOCK)
+            for part in (ref(attr.scope), ref(attr.file), attr.line, attr.column):
+                sink.varint(part)
+        elif isinstance(attr, DILocAttr):
+            loc = attr.location
+            assert isinstance(loc, FileLineColLoc)
+            sink.varint(DebugTag.LOC)
+            sink.varint(ref(attr.scope))
+            sink.varint(self.string_ref(loc.file))
+            sink.varint(loc.line)
+            sink.varint(loc.column)
+        elif isinstance(attr, DISubprogramAttr):
+            sink.varint(DebugTag.SUBPROGRAM)
+            sink.varint(ref(attr.file))
+            sink.varint(attr.line)
+            sink.varint(self.string_ref(attr.name))
+            sink.varint(self.string_ref(attr.linkage_name))
+            sink.varint(ref(attr.compile_unit))
+            sink.varint(attr.scope_line)
+        elif isinstance(attr, CallSiteLoc):
+            sink.varint(DebugTag.CALL_SITE)
+            sink.varint(ref(attr.callee))
+            sink.varint(ref(attr.caller))
+        return bytes(sink.data)
+
+
+def _reserved(loc: Attribute) -> bool:
+    """Locations stored as index 0: unknown and plain file:line:col."""
+    return isinstance(loc, (UnknownLoc, FileLineColLoc))
+
+
+def _di_dependencies(attr: Attribute) -> tuple[Attribute, ...]:
+    """The debug attributes `attr` refers to, registered before it."""
+    if isinstance(attr, DICompileUnitAttr):
+        return (attr.file,)
+    if isinstance(attr, DILexicalBlockAttr):
+        return (attr.scope, attr.file)
+    if isinstance(attr, DILocAttr):
+        return (attr.scope,)
+    if isinstance(attr, DISubprogramAttr):
+        return (attr.file, attr.compile_unit)
+    if isinstance(attr, CallSiteLoc):
+        return (attr.callee, attr.caller)
+    return ()
+
+
+def _section(out: Sink, section: int, payload: bytes, alignment: int) -> None:
+    out.byte(section | (0x80 if alignment > 1 else 0))
+    out.varint(len(payload))
+    if alignment > 1:
+        out.varint(alignment)
+        out.pad_to(alignment)
+    out.raw(payload)
+
+
+# ---- function bodies --------------------------------------------------
+
+
+class BodyWriter:
+    """The op records of one function, numbering values as the reference does: arguments
+    first, an op's results after its regions, and each block's values released at its end."""
+
+    def __init__(self, writer: Writer, fn: _Function) -> None:
+        self.w = writer
+        self.fn = fn
+        self.version = writer.version
+        self.numbers: dict[Value, int] = {}
+        self.next = 0
+        self.used: set[Value] = {v for op in fn.op.walk() for v in op.operands}
+
+    def write(self) -> bytes:
+        sink = Sink()
+        block = self.fn.op.regions[0].block
+        for arg in block.arguments:
+            self._number(arg)
+        for op in block.operations:
+            self.write_op(op, sink)
+        return bytes(sink.data)
+
+    def _number(self, value: Value) -> None:
+        self.numbers[value] = self.next
+        self.next += 1
+
+    def _ref(self, op: Operation, value: Value, sink: Sink) -> None:
+        index = self.numbers.get(value)
+        if index is None:
+            raise _fail(op, "operand is not defined before its use in the function body")
+        sink.varint(index)
+
+    def write_op(self, op: Operation, sink: Sink) -> None:
+        opdef = op.opdef
+        if opdef is None or opdef.opcode is None:
+            raise _fail(op, "operation not supported in bytecode (missing from "
+                        "BytecodeOpcodes.td)")
+        if opdef.since > self.version:
+            raise _fail(op, f"operation '{op.name}' is not available in bytecode version "
+                        f"{self.version}")
+        self.w._check_location(op, op.location)
+        self.w._note_location(self.fn.debug_index, op.location)
+        plan = layout(opdef)
+        sink.varint(opdef.opcode)
+        self._results(op, opdef, plan.counted, sink)
+        present = self._flags(op, plan, sink)
+        for attr in opdef.attrs:
+            self._attr(op, attr, present, sink)
+        self._operands(op, opdef, plan, present, sink)
+        if opdef.regions:
+            sink.varint(len(op.regions))
+            for region in op.regions:
+                sink.varint(len(region.blocks))
+                for block in region.blocks:
+                    self._block(block, sink)
+        for result, decl in self._result_decls(op, opdef):
+            if decl.since <= self.version:
+                self._number(result)
+
+    def _block(self, block, sink: Sink) -> None:
+        mark = self.next
+        sink.varint(len(block.arguments))
+        for arg in block.arguments:
+            sink.varint(self.w._type_at(block.parent_op, arg.type))
+            self._number(arg)
+        sink.varint(len(block.operations))
+        for op in block.operations:
+            self.write_op(op, sink)
+        self.next = mark
+
+    def _result_decls(self, op: Operation, opdef: OpDef):
+        groups = opdef.split_results(op)
+        return [(r, decl) for decl, group in zip(opdef.results, groups) for r in group]
+
+    def _results(self, op: Operation, opdef: OpDef, counted: bool, sink: Sink) -> None:
+        kept = []
+        for result, decl in self._result_decls(op, opdef):
+            if decl.since <= self.version:
+                kept.append(result)
+            elif result in self.used:
+                raise _fail(op, f"result '{decl.name}' requires bytecode version {decl.since} "
+                            f"but is being used and targeting {self.version}. Cannot "
+                            f"serialize to older bytecode version when newer features are "
+                            f"used.")
+        if counted:
+            sink.varint(len(kept))
+        for result in kept:
+            sink.varint(self.w._type_at(op, result.type))
+
+    def _flags(self, op: Operation, plan, sink: Sink) -> set[str]:
+        """The flags varint; returns the names of the optional fields present."""
+        present: set[str] = set()
+        groups = dict(zip((o.name for o in plan.opdef.operands), plan.opdef.split_operands(op)))
+        bits = 0
+        for field_ in plan.flags:
+            is_set = (field_.name in op.attributes) if field_.kind == "attr" \
+                else bool(groups.get(field_.name))
+            if not is_set:
+                continue
+            if field_.since > self.version:
+                what = "optional attribute" if field_.kind == "attr" else "optional operand"
+                raise _fail(op, f"{what} '{field_.name}' is provided but requires bytecode "
+                            f"version {field_.since}, targeting {self.version}")
+            bits |= 1 << field_.bit
+            present.add(field_.name)
+        if plan.has_flags(self.version):
+            sink.varint(bits)
+        return present
+
+    def _attr(self, op: Operation, attr: AttrDef, present: set[str], sink: Sink) -> None:
+        if attr.is_unit:
+            return
+        if layout(op.opdef).flag("attr", attr.name) is not None:
+            if attr.name in present:
+                self._attr_value(op, attr, op.attributes[attr.name], sink)
+            return
+        value = written_attr(op, attr)
+        if attr.since > self.version:
+            if not is_default(attr, op.attributes.get(attr.name)):
+                raise _fail(op, f"attribute '{attr.name}' requires bytecode version "
+                            f"{attr.since}+, but targeting {self.version}")
+            return
+        if value is None:
+            raise _fail(op, f"requires attribute '{attr.name}'")
+        self._attr_value(op, attr, value, sink)
+
+    def _attr_value(self, op: Operation, attr: AttrDef, value: Attribute, sink: Sink) -> None:
+        kind = attr.kind.name
+        if isinstance(value, EnumAttr):
+            if value.value.since > self.version:
+                raise _fail(op, f"enum value for attribute '{attr.name}' is not available in "
+                            f"bytecode version {self.version}")
+            sink.varint(int(value.value))
+        elif kind in ("i64", "i32"):
+            width = 64 if kind == "i64" else 32
+            sink.varint(value.value & ((1 << width) - 1))  # type: ignore[attr-defined]
+        elif isinstance(value, BoolAttr):
+            sink.byte(int(value.value))
+        elif isinstance(value, StringAttr):
+            sink.varint(self.w.string_ref(value.value))
+        elif isinstance(value, SymbolRefAttr):
+            sink.varint(self.w.string_ref(value.name))
+        elif isinstance(value, DenseArrayAttr):
+            sink.varint(len(value.values))
+            for v in value.values:
+                sink.fixed(v, 1 if value.element_type.width == 1 else 4)
+        elif isinstance(value, DenseElementsAttr):
+            sink.varint(self.w.constant_ref(value))
+        elif isinstance(value, ArrayAttr):
+            try:
+                A.write_array_payload(value, self.w, sink)
+            except (A.UnencodableAttr, TypeVersionError) as exc:
+                raise _fail(op, f"failed to serialize attribute '{attr.name}': {exc}") from None
+        elif isinstance(value, OptimizationHintsAttr):
+            A.write_hints_payload(value, self.w, sink)
+        elif isinstance(value, OpaqueAttr):
+            raise _fail(op, f"failed to serialize attribute '{attr.name}'")
+        else:
+            self.w._self_contained(op, value, sink)
+
+    def _operands(self, op: Operation, opdef: OpDef, plan, present: set[str],
+                  sink: Sink) -> None:
+        groups = opdef.split_operands(op)
+        if plan.segmented:
+            for decl, group in zip(opdef.operands, groups):
+                if decl.arity == OPTIONAL:
+                    if decl.name in present:
+                        self._ref(op, group[0], sink)
+                elif decl.arity == VARIADIC:
+                    sink.varint(len(group))
+                    for value in group:
+                        self._ref(op, value, sink)
+                else:
+                    self._ref(op, group[0], sink)
+            return
+        values = [v for decl, group in zip(opdef.operands, groups)
+                  if decl.since <= self.version for v in group]
+        for decl, group in zip(opdef.operands, groups):
+            if decl.since > self.version and group:
+                raise _fail(op, f"optional operand '{decl.name}' is provided but requires "
+                            f"bytecode version {decl.since}, targeting {self.version}")
+        if any(d.arity != SINGLE for d in opdef.operands):
+            sink.varint(len(values))
+        for value in values:
+            self._ref(op, value, sink)
+
+
+def write_bytecode(module: Module, version: Version, seed: FileLayout | None = None) -> bytes:
+    """`module` as bytecode of `version` (raises `BytecodeError` for what it cannot hold)."""
+    return Writer(module, version, seed).write()
+
+
+__all__ = ["WriteError", "write_bytecode", "min_version_text", "FunctionType", "UNKNOWN_LOC"]
