@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from .diagnostics import Diagnostic, Severity, TileIRError
+import os
+from pathlib import Path
+
+from .diagnostics import Diagnostic, ParseError, Severity, TileIRError
 from .ir import Module, Operation
 from .syntax import parser as _parser
 from .verify import Options
@@ -20,6 +23,29 @@ def parse(text: str, filename: str | None = None, *, verify: bool = True,
     if verify:
         module.verify()
     return module
+
+
+def from_bytecode(data: bytes, *, verify: bool = True) -> Module:
+    """The module in Tile IR bytecode `data` (13.1-13.4), verified unless ``verify=False``.
+
+    Raises `BytecodeError` (with the byte offset) for malformed input.
+    """
+    from .bytecode import from_bytecode as read
+    return read(data, verify=verify)
+
+
+def load(path: str | os.PathLike, *, verify: bool = True) -> Module:
+    """The module in the file at `path`, text or bytecode (told apart by content)."""
+    from .bytecode import is_bytecode
+    data = Path(path).read_bytes()
+    if is_bytecode(data):
+        return from_bytecode(data, verify=verify)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"'{path}' is neither Tile IR bytecode nor UTF-8 text "
+                         f"(byte {exc.start})") from None
+    return parse(text, str(path), verify=verify)
 
 
 def check_document(text: str, filename: str | None = None, *, first_line: int = 1,
@@ -41,4 +67,4 @@ def has_errors(diagnostics: list[Diagnostic]) -> bool:
     return any(d.severity is Severity.ERROR for d in diagnostics)
 
 
-__all__ = ["check_document", "has_errors", "parse"]
+__all__ = ["check_document", "from_bytecode", "has_errors", "load", "parse"]

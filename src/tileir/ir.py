@@ -302,6 +302,12 @@ class Module(Operation):
     def lookup(self, name: str) -> Operation | None:
         return self.symbol_table().get(name)
 
+    def to_bytecode(self, version: str | None = None, *, keep_layout: bool = True) -> bytes:
+        """This module as bytecode of `version` (default: the newest); see
+        `tileir.bytecode.to_bytecode`."""
+        from .bytecode import to_bytecode
+        return to_bytecode(self, version, keep_layout=keep_layout)
+
     def format(self, *, generic: bool = False, debuginfo: bool = False) -> str:
         """The module as text, exactly as NVIDIA's tools print it."""
         from .syntax.printer import print_module

@@ -15,24 +15,10 @@ FEATURES = (VERIFIER, BYTECODE, PASSES)
 _ROUND_TRIP = f"{BYTECODE}: its %round_trip_test RUN line"
 _TEST_PASS = f"{PASSES}: C++-only test pass --test-debuginfo-update-symbol-name"
 
-_BYTECODE_FILES = """
-    attrsTest constantTest debug_info edgeCasesTest emptyModuleTest globalSectionTest
-    invalid_loc invalid_not_self_contained list_versions multidimTensorTest non_tileir_types
-    oldVersionRejectionTest operationsTest optionalFieldsTest producerTest
-    unsupportedVersionTest versionCompatibilityTest invalid/invalid_structure
-    versioning/legacy_global_constant_rejected versioning/legacy_global_visibility_rejected
-    versioning/multiple_globals_legacy_bytecode versioning/new_types
-    versioning/new_types_reader_error versioning/print_tko_backward_compat
-    versioning/producer_attr_backward_compat versioning/test_forward_compatibility
-    versioning/test_version_250_1 versioning/test_version_errors versioning/versioned_op
-    versioning/versioned_results_backward_compat
-"""
+_BYTECODE_FILES = ""
 
 XFAIL: dict[str, str] = {
     **{f"Bytecode/{name}.mlir": BYTECODE for name in _BYTECODE_FILES.split()},
-    "Dialect/CudaTile/arith.mlir": _ROUND_TRIP,
-    "Dialect/CudaTile/conversion.mlir": _ROUND_TRIP,
-    "Dialect/CudaTile/opt_hints.mlir": _ROUND_TRIP,
     "Dialect/CudaTile/canonicalize.mlir": f"{PASSES}: --canonicalize",
     "Dialect/CudaTile/debuginfo_update_symbol_names.mlir": _TEST_PASS,
     "Dialect/CudaTile/debuginfo_update_symbol_names_fail.mlir": _TEST_PASS,

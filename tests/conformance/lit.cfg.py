@@ -57,6 +57,9 @@ config.test_format = MarkedShTest()
 
 _write_tool_wrappers(exec_root / "bin")
 config.environment["PATH"] = os.pathsep.join([str(exec_root / "bin"), config.environment["PATH"]])
+# The suite is NVIDIA's 13.3 build with its testing versions: its messages name that range
+# ("[13.1 - 13.3]") and its versioning tests write 250.0 and 250.1.
+config.environment["TILEIR_BYTECODE_VERSIONS"] = "13.1 13.2 13.3 250.0 250.1"
 for name in ("PYTHONPATH", "VIRTUAL_ENV", "TILEIR_SHARED"):
     if name in os.environ:
         config.environment[name] = os.environ[name]

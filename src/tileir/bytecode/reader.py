@@ -13,14 +13,15 @@ from ..ir import Block, Module, Operation, Region, Value
 from ..ops.base import OPTIONAL, SINGLE, VARIADIC, AttrDef, OpDef
 from ..ops.registry import lookup
 from ..types import FunctionType, IntegerType, TileType, Type
-from ..versions import Version
+from ..versions import V13_4, Version
 from . import attrs as A
 from .encoding import ReadError, Source
 from .tables import read_offset_table
 from .ops import ALWAYS_WRITTEN, layout, opdef_for_opcode
 from .sections import (CONSTANT, DEBUG, END, FUNC, GLOBAL, MAGIC, NUM_SECTIONS, PRODUCER,
                        REQUIRED_ALIGNMENT, STRING, TESTING, TYPE, DebugTag, FunctionFlags,
-                       Layout, min_version_text, supported_versions)
+                       Layout, min_version_text, newest_release,
+                       supported_versions)
 from .types import TypeTable, _enum
 
 _I32_LIMITS = (-(1 << 31), (1 << 31) - 1)
@@ -42,6 +43,13 @@ class Reader:
         self.layout: Layout | None = None
         self.debug = DebugTable(self)
 
+    def spelling(self, opdef: OpDef) -> str:
+        """The op's name as the emulated tools print it: an op renamed in 13.4 keeps its
+        older name (its first alias) when the newest supported release is older."""
+        if opdef.aliases and newest_release() < V13_4:
+            return f"{opdef.dialect}.{opdef.aliases[0]}"
+        return opdef.full_name
+
     # ---- framing --------------------------------------------------
 
     def read(self) -> Module:
@@ -61,6 +69,8 @@ class Reader:
         if FUNC not in payloads:
             raise ReadError("function section is mandatory", None)
         functions = self._function_table(*payloads[FUNC])
+        start, end = payloads[FUNC]
+        self.layout.pad_functions = (end - start) % 8 == 0
         if DEBUG in payloads:
             self.debug.load(*payloads[DEBUG])
         module = Module("kernels", producer=producer)
@@ -72,6 +82,9 @@ class Reader:
         self.layout.strings = [self.data[a:b] for a, b in self.string_spans]
         self.layout.types = [self.data[a:b] for a, b in self.types.spans]
         self.layout.constants = [self.data[a:b] for a, b in self.constant_spans]
+        self.layout.constant_keys = [[] for _ in self.constant_spans]
+        for (index, _), value in self.constant_cache.items():
+            self.layout.constant_keys[index].append(value)
         self.layout.debug, self.layout.debug_keys = self.debug.entries()
         module.bytecode_layout = self.layout  # type: ignore[attr-defined]
         return module
@@ -139,10 +152,24 @@ class Reader:
     # ---- tables --------------------------------------------------
 
     def _strings(self, start: int, end: int) -> None:
+        """The string table.  Offsets are clamped to the data as the reference's
+        ``StringRef::substr`` does (a string whose end precedes its start runs to the
+        end), so odd tables read as they do there."""
         source = Source(*_view(self.data, start, end))
-        self.string_spans = [(start + a, start + b) for a, b in
-                             _spans(source, 4, "strings")]
-        self.strings = [None] * len(self.string_spans)  # type: ignore[list-item]
+        n = source.count("number of strings", 4)
+        spans = []
+        if n:
+            source.skip_padding(4)
+            source._need(4 * n, "string offsets")
+            offsets = [source.fixed(4, "a string offset") for _ in range(n)]
+            base, size = source.offset, source.remaining()
+            for i, first in enumerate(offsets):
+                last = offsets[i + 1] if i + 1 < n else size
+                first = min(first, size)
+                last = size if last < first else min(last, size)
+                spans.append((base + first, base + last))
+        self.string_spans = spans
+        self.strings = [None] * len(spans)  # type: ignore[list-item]
 
     def read_string(self, source: Source) -> str:
         at = source.offset
@@ -298,9 +325,11 @@ def _spans(source: Source, width: int, what: str) -> list[tuple[int, int]]:
 
 
 def _make(definition: OpDef, operands: list[Value], result_types: list[Type],
-          attrs: dict[str, Attribute], location: Location) -> Operation:
+          attrs: dict[str, Attribute], location: Location, name: str | None = None
+          ) -> Operation:
     cls = definition.op_class or Operation
-    return cls.from_parts(definition.full_name, operands, result_types, attrs, {}, location)
+    return cls.from_parts(name or definition.full_name, operands, result_types, attrs, {},
+                          location)
 
 
 # ---- debug info --------------------------------------------------
@@ -468,7 +497,7 @@ class BodyReader:
             attrs["operandSegmentSizes"] = opdef.segment_sizes(groups)
         if attrs.get("inbounds") is not None and not any(attrs["inbounds"].values):
             del attrs["inbounds"]   # all false: what the text leaves out
-        op = _make(opdef, operands, result_types, attrs, location)
+        op = _make(opdef, operands, result_types, attrs, location, self.r.spelling(opdef))
         if opdef.regions:
             n = source.count("number of regions")
             if n != opdef.regions:

@@ -76,6 +76,11 @@ class Layout:
     strings: list[bytes] = field(default_factory=list)
     types: list[bytes] = field(default_factory=list)
     constants: list[bytes] = field(default_factory=list)
+    #: The constants each constant entry was read as (one per type it was read with).
+    constant_keys: list = field(default_factory=list)
     debug: list[bytes] = field(default_factory=list)
     #: The debug attribute each debug entry decoded to (None where it was never read).
     debug_keys: list = field(default_factory=list)
+    #: Whether the Func payload ends padded to 8 bytes (NVIDIA's writer pads it, cuTile's
+    #: does not).
+    pad_functions: bool = True

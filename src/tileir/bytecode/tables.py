@@ -20,7 +20,10 @@ class Table(Generic[K]):
     bytes, whatever tool wrote it; a new entry equal to a seeded blob reuses that entry.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, match_blobs: bool = True) -> None:
+        #: Whether a new entry may reuse a seeded entry with the same bytes (not for
+        #: constants, whose bytes do not say their type).
+        self.match_blobs = match_blobs
         self.index: dict[K, int] = {}
         self.blobs: list[bytes | None] = []
         self.keys: list[K | None] = []
@@ -29,15 +32,20 @@ class Table(Generic[K]):
     def __len__(self) -> int:
         return len(self.blobs)
 
-    def seed(self, blobs: list[bytes], keys: list[K | None] | None = None) -> None:
+    def seed(self, blobs: list[bytes], keys: list | None = None) -> None:
+        """Pre-load a read file's entries; `keys[i]` is the key (or the list of keys) entry
+        i was read as, None where it was never read."""
         for i, blob in enumerate(blobs):
             key = keys[i] if keys is not None else None
             position = len(self.blobs)
             self.blobs.append(blob)
-            self.keys.append(key)
-            self.seeded.setdefault(blob, position)
-            if key is not None:
-                self.index.setdefault(key, position)
+            self.keys.append(key[0] if isinstance(key, list) and key else
+                             None if isinstance(key, list) else key)
+            if self.match_blobs:
+                self.seeded.setdefault(blob, position)
+            for k in (key if isinstance(key, list) else [key]):
+                if k is not None:
+                    self.index.setdefault(k, position)
 
     def intern(self, key: K, encode: Callable[[], bytes]) -> int:
         """The index of `key`, encoding and appending it at its first use."""

@@ -12,7 +12,7 @@ from ..attributes import (UNKNOWN_LOC, ArrayAttr, Attribute, BoolAttr, CallSiteL
                           FileLineColLoc, FusedLoc, IntegerAttr, Location, NameLoc,
                           OpaqueAttr, OptimizationHintsAttr, StringAttr, SymbolRefAttr,
                           UnitAttr, UnknownLoc)
-from ..diagnostics import BytecodeError, Diagnostic, error, note
+from ..diagnostics import BytecodeError, Diagnostic, Severity, error
 from ..ir import Module, Operation, Value, location_of
 from ..ops.base import OPTIONAL, SINGLE, VARIADIC, AttrDef, OpDef
 from ..types import FunctionType, Type
@@ -34,8 +34,15 @@ class WriteError(BytecodeError):
     """IR that this bytecode version cannot encode (at the offending op)."""
 
 
-def _fail(thing, message: str, notes: tuple[Diagnostic, ...] = ()) -> WriteError:
-    return WriteError(error(message, location_of(thing) if thing is not None else None, notes))
+def _fail(thing, message: str, remark_on: Operation | None = None) -> WriteError:
+    """The error at `thing` (None: no location), after the reference's ``invalid op``
+    remark at `remark_on` when given."""
+    diagnostics = []
+    if remark_on is not None:
+        diagnostics.append(Diagnostic(Severity.REMARK, location_of(remark_on),
+                                      f"invalid op: {remark_on.name}"))
+    diagnostics.append(error(message, location_of(thing) if thing is not None else None))
+    return WriteError(diagnostics)
 
 
 @dataclass
@@ -56,15 +63,17 @@ class Writer:
         self.version = version
         self.strings: Table[str] = Table()
         self.types: Table[Type] = Table()
-        self.constants: Table[DenseElementsAttr] = Table()
-        self.debug: Table[Attribute] = Table()
+        self.constants: Table[DenseElementsAttr] = Table(match_blobs=False)
+        self.debug: Table[Attribute] = Table(match_blobs=False)
         self.debug_lists: list[list[int]] = []
         self.section_order = list(WRITE_ORDER)
+        self.pad_functions = True
         if seed is not None and seed.version == version:
             self.strings.seed(seed.strings)
             self.types.seed(seed.types)
-            self.constants.seed(seed.constants)
+            self.constants.seed(seed.constants, seed.constant_keys or None)
             self.debug.seed(seed.debug, seed.debug_keys or None)
+            self.pad_functions = seed.pad_functions
             self.section_order = seed.section_order + [s for s in WRITE_ORDER
                                                        if s not in seed.section_order]
 
@@ -83,7 +92,7 @@ class Writer:
         try:
             return self.type_ref(t)
         except TypeVersionError as exc:
-            raise _fail(op, str(exc)) from None
+            raise _fail(None, str(exc)) from None
 
     # ---- the whole file --------------------------------------------------
 
@@ -126,18 +135,15 @@ class Writer:
         for op in self.module.items:
             if op.opdef is None or not ({"FunctionOpInterface", "Symbol"} & op.opdef.traits):
                 raise _fail(self.module, "'cuda_tile.module' op only function and global ops "
-                            "are allowed in the body",
-                            (note(f"invalid op: {op.name}", location_of(op)),))
+                            "are allowed in the body", op)
         for op in self.module.walk():
             if op.opdef is None or op.opdef.dialect != "cuda_tile":
                 raise _fail(self.module, "'cuda_tile.module' op only ops from the 'cuda_tile' "
-                            "dialect are allowed",
-                            (note(f"invalid op: {op.name}", location_of(op)),))
+                            "dialect are allowed", op)
             parent = op.parent_op
             if parent is not None and parent.opdef is not None and \
                     parent.opdef.name in ("reduce", "scan") and "Pure" not in op.opdef.traits:
-                raise _fail(parent, f"'{parent.name}' op only pure operations allowed",
-                            (note(f"invalid op: {op.name}", location_of(op)),))
+                raise _fail(parent, f"'{parent.name}' op only pure operations allowed", op)
 
     def _table_payload(self, table: Table, width: int) -> bytes:
         sink = Sink()
@@ -212,7 +218,8 @@ class Writer:
             body = BodyWriter(self, fn).write()
             sink.varint(len(body))
             sink.raw(body)
-        sink.pad_to(8)
+        if self.pad_functions:
+            sink.pad_to(8)
         return bytes(sink.data)
 
     def _self_contained(self, op: Operation, attr: Attribute | None, sink: Sink) -> None:

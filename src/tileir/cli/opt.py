@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from ..attributes import FileLineColLoc
 from ..diagnostics import (Diagnostic, Location, ParseError, Severity, TileIRError,
@@ -61,10 +61,10 @@ def split_chunks(text: str) -> list[tuple[str, int]]:
     return chunks
 
 
-def process(text: str, filename: str, args: argparse.Namespace, first_line: int = 1,
-            diagnostics: list[Diagnostic] | None = None) -> str:
-    """Parse and verify one chunk and print it back (wrapped in the implicit builtin module
-    unless ``-no-implicit-module``).  Warnings go to `diagnostics`; errors raise."""
+def read_ops(text: str, filename: str, args: argparse.Namespace, first_line: int = 1,
+             diagnostics: list[Diagnostic] | None = None) -> list[Operation]:
+    """Parse and verify one chunk: its top-level ops.  Warnings go to `diagnostics`;
+    errors raise."""
     ops, found = check_document(text, filename, first_line=first_line,
                                 options=hint_options(args),
                                 allow_unregistered=args.unregistered)
@@ -74,6 +74,14 @@ def process(text: str, filename: str, args: argparse.Namespace, first_line: int 
         raise VerificationError(found)
     if diagnostics is not None:
         diagnostics.extend(found)
+    return ops
+
+
+def process(text: str, filename: str, args: argparse.Namespace, first_line: int = 1,
+            diagnostics: list[Diagnostic] | None = None) -> str:
+    """Parse and verify one chunk and print it back (wrapped in the implicit builtin module
+    unless ``-no-implicit-module``).  Warnings go to `diagnostics`; errors raise."""
+    ops = read_ops(text, filename, args, first_line, diagnostics)
     if args.no_implicit:
         if len(ops) != 1:
             raise TileIRError(f"source must contain a single top-level operation, "
@@ -88,12 +96,17 @@ def process(text: str, filename: str, args: argparse.Namespace, first_line: int 
     return Printer(generic=args.generic, debuginfo=args.debuginfo).print_top(ops)
 
 
-def run_chunk(chunk: str, filename: str, args: argparse.Namespace, first_line: int
-              ) -> tuple[str | None, list[Diagnostic]]:
-    """One chunk's printed output (None when it failed) and its diagnostics."""
+#: What a tool does with one chunk: its output, from the chunk's text (see `process`).
+Processor = Callable[[str, str, argparse.Namespace, int, "list[Diagnostic]"], Any]
+
+
+def run_chunk(chunk: str, filename: str, args: argparse.Namespace, first_line: int,
+              processor: Processor | None = None) -> tuple[Any, list[Diagnostic]]:
+    """One chunk's output (None when it failed) and its diagnostics."""
     diagnostics: list[Diagnostic] = []
     try:
-        return process(chunk, filename, args, first_line, diagnostics), diagnostics
+        return (processor or process)(chunk, filename, args, first_line, diagnostics), \
+            diagnostics
     except TileIRError as exc:
         return None, diagnostics + list(exc.diagnostics)
     except RecursionError:
@@ -106,12 +119,13 @@ def run_chunk(chunk: str, filename: str, args: argparse.Namespace, first_line: i
 class Result(NamedTuple):
     """What a run prints on stdout and stderr, and whether it failed."""
 
-    output: str
+    output: Any
     messages: list[str]
     failed: bool
 
 
-def run(text: str, filename: str, args: argparse.Namespace) -> Result:
+def run(text: str, filename: str, args: argparse.Namespace,
+        processor: Processor | None = None) -> Result:
     """The tool's output for `text` and its rendered diagnostics (chunk by chunk with
     ``-split-input-file``, so one bad chunk does not hide the others).
 
@@ -121,7 +135,7 @@ def run(text: str, filename: str, args: argparse.Namespace) -> Result:
     chunks = split_chunks(text) if args.split else [(text, 1)]
     outputs, messages, failed = [], [], False
     for chunk, first_line in chunks:
-        output, diagnostics = run_chunk(chunk, filename, args, first_line)
+        output, diagnostics = run_chunk(chunk, filename, args, first_line, processor)
         if args.verify_diagnostics:
             expectations = parse_expectations(chunk, filename, first_line)
             diagnostics = check_expected(diagnostics, expectations, filename)
@@ -130,6 +144,8 @@ def run(text: str, filename: str, args: argparse.Namespace) -> Result:
         for diagnostic in diagnostics:
             messages.append(diagnostic.render({filename: text}))
             failed |= diagnostic.severity is Severity.ERROR
+    if outputs and isinstance(outputs[0], bytes):
+        return Result(b"".join(outputs), messages, failed)
     return Result("// -----\n".join(outputs), messages, failed)
 
 

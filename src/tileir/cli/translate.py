@@ -1,9 +1,10 @@
 """``cuda-tile-translate``: convert between Tile IR text and bytecode, as NVIDIA's tool does.
 
-The text side is complete: input text is parsed and verified chunk by chunk, with
-``-verify-diagnostics`` as in cuda-tile-opt, so a translation of an invalid module fails with
-the reference's diagnostics.  The bytecode reader and writer arrive with the bytecode
-issue; until then a translation of a valid module stops with a clear message and exit 1.
+Modes: ``-mlir-to-cudatilebc`` (text to bytecode at ``-bytecode-version``, the newest by
+default), ``-cudatilebc-to-mlir`` (bytecode to text), ``-test-cudatile-roundtrip`` (text
+through bytecode and back to text) and ``--list-versions``.  Text input is parsed and
+verified chunk by chunk, with ``-split-input-file`` and ``-verify-diagnostics`` as in
+cuda-tile-opt, so writer errors can be matched against expectations too.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import read_input, tool_parser
-from .opt import run
-
-NOT_YET = "bytecode reading and writing is not implemented in tileir yet"
+from ..bytecode import from_bytecode, parse_version, supported_versions, to_bytecode
+from ..diagnostics import BytecodeError, Diagnostic, TileIRError
+from ..ir import Module, Operation
+from ..syntax.printer import Printer
+from .common import tool_parser
+from .opt import read_ops, run
 
 #: The translation modes, one at a time: spellings and destination.
 MODES: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -32,28 +35,104 @@ def build_parser() -> argparse.ArgumentParser:
     for spellings, dest in MODES:
         mode.add_argument(*spellings, dest=dest, action="store_true")
     ap.add_argument("-bytecode-version", "--bytecode-version", dest="version")
+    ap.add_argument("-mlir-print-op-generic", "--mlir-print-op-generic", dest="generic",
+                    action="store_true")
     # what cuda-tile-opt's runner reads, which this tool does not set
-    ap.set_defaults(generic=False, warn_hints=False, error_hints=False)
+    ap.set_defaults(warn_hints=False, error_hints=False)
     return ap
 
 
+def tile_module(ops: list[Operation], args: argparse.Namespace) -> Module:
+    """The one ``cuda_tile.module`` a translation works on (looked for inside the implicit
+    builtin module unless ``-no-implicit-module``)."""
+    if not args.no_implicit and len(ops) == 1 and ops[0].name == "builtin.module":
+        ops = ops[0].regions[0].block.operations
+    modules = [op for op in ops if isinstance(op, Module)]
+    if len(ops) != 1 or len(modules) != 1:
+        if len(ops) == 1:
+            raise TileIRError(f"expected a CUDA Tile IR module, but got a '{ops[0].name}'")
+        raise TileIRError("expected a single CUDA Tile IR module in the MLIR module")
+    return modules[0]
+
+
+def _print(module: Module, args: argparse.Namespace) -> str:
+    return Printer(generic=args.generic, debuginfo=args.debuginfo).print_top([module])
+
+
+def to_bytes(text: str, filename: str, args: argparse.Namespace, first_line: int,
+             diagnostics: list[Diagnostic]) -> bytes:
+    """One chunk of text as bytecode."""
+    module = tile_module(read_ops(text, filename, args, first_line, diagnostics), args)
+    return to_bytecode(module, args.version)
+
+
+def round_trip(text: str, filename: str, args: argparse.Namespace, first_line: int,
+               diagnostics: list[Diagnostic]) -> str:
+    """One chunk of text written as bytecode, read back and printed."""
+    return _print(from_bytecode(to_bytes(text, filename, args, first_line, diagnostics)), args)
+
+
+def _list_versions() -> int:
+    for version in supported_versions():
+        print(version)
+    return 0
+
+
+def _read_bytes(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _emit(output: str | bytes, path: str) -> None:
+    data = output.encode("utf-8") if isinstance(output, str) else output
+    if path == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        with open(path, "wb") as handle:
+            handle.write(data)
+
+
+def _from_bytecode(args: argparse.Namespace) -> int:
+    data = _read_bytes(args.input)
+    try:
+        module = from_bytecode(data)
+    except TileIRError as exc:
+        for diagnostic in exc.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        return 1
+    _emit(_print(module, args), args.output)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the tool; the exit status is 1 when any chunk failed (and, until the bytecode
-    lands, whenever a translation was asked of valid text)."""
+    """Run the tool; the exit status is 1 when any chunk failed."""
     args = build_parser().parse_args(argv)
-    if args.list_versions or args.from_bytecode:
-        print(f"cuda-tile-translate: {NOT_YET}", file=sys.stderr)
+    if args.list_versions:
+        return _list_versions()
+    if args.version is not None:
+        try:
+            parse_version(args.version)
+        except BytecodeError as exc:
+            print(f"cuda-tile-translate: for the --bytecode-version option: {exc.message}",
+                  file=sys.stderr)
+            return 1
+    try:
+        if args.from_bytecode:
+            return _from_bytecode(args)
+        text = _read_bytes(args.input).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"cuda-tile-translate: cannot read '{args.input}': {exc}", file=sys.stderr)
         return 1
-    source = read_input("cuda-tile-translate", args.input)
-    if source is None:
-        return 1
-    text, filename = source
-    _, messages, failed = run(text, filename, args)
+    filename = "<stdin>" if args.input == "-" else args.input
+    processor = to_bytes if args.to_bytecode else round_trip if args.roundtrip else None
+    output, messages, failed = run(text, filename, args, processor)
     for message in messages:
         print(message, file=sys.stderr)
     if not failed and not args.verify_diagnostics:
-        print(f"{filename}: error: {NOT_YET}", file=sys.stderr)
-        return 1
+        _emit(output, args.output)
     return 1 if failed else 0
 
 

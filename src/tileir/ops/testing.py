@@ -14,9 +14,10 @@ op("testing$bytecode_test_new_attribute", "250.0", 0x3000, G,
    attrs="new_flag:unit@250.1 new_param:i32=42@250.1",
    format="(`new_flag` $new_flag^)? (`new_param` `=` $new_param^)? attr-dict")
 op("testing$bytecode_test_evolution", "250.0", 0x3002, G,
-   operands="input:tile token:token?@250.1", results="result_token:token@250.1",
-   attrs="new_attr:i32?@250.1",
-   format="`(` $input `:` custom<CudaTileType>(type($input)) `)` "
-          "(`new_attr` `=` $new_attr^)? (`token` `=` $token^ `:` "
-          "custom<CudaTileType>(type($token)))? attr-dict `->` "
-          "custom<CudaTileType>(type($result_token))")
+   operands="inputs:tile* optional_token:token?@250.1", results="result_token:token@250.1",
+   attrs="new_attr:i32?@250.1", traits="AttrSizedOperandSegments",
+   format="`(` $inputs `:` type($inputs) `)` (`new_attr` `=` $new_attr^)? "
+          "(`token` `=` $optional_token^ `:` custom<CudaTileType>(type($optional_token)))? "
+          "`->` custom<CudaTileType>(type($result_token)) attr-dict",
+   summary="the reference's versioning test op, without its testing-only priority and "
+           "test_attr attributes")
