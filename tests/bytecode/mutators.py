@@ -298,6 +298,48 @@ def reshuffle_sections(rng: random.Random, data: bytes, corpus: Sequence[bytes])
     return join_sections(data[:HEADER_SIZE], sections)
 
 
+def split_functions(payload: bytes) -> tuple[list[tuple[bytes, bytes]], bytes] | None:
+    """The Func section payload as (entry head up to the body length, body) per function and
+    the bytes after the last one; None when a function has hints (their length is only known
+    by decoding them) or the table is malformed."""
+    count, pos = _read_varint(payload, 0)
+    functions = []
+    for _ in range(count):
+        start = pos
+        for _ in range(2):              # name, signature
+            _, pos = _read_varint(payload, pos)
+        if pos >= len(payload) or payload[pos] & 0x04:
+            return None
+        _, pos = _read_varint(payload, pos + 1)   # flags byte, debug index
+        head = payload[start:pos]
+        length, pos = _read_varint(payload, pos)
+        if pos + length > len(payload):
+            return None
+        functions.append((head, payload[pos:pos + length]))
+        pos += length
+    return functions, payload[pos:]
+
+
+def mutate_body(rng: random.Random, data: bytes, corpus: Sequence[bytes]) -> bytes:
+    """The body of one function mutated byte-wise, its length and every framing around it
+    kept valid, so that the op records themselves get fuzzed."""
+    sections = split_sections(data)
+    funcs = [s for s in sections or [] if s.ident == 2]
+    table = split_functions(funcs[-1].payload) if funcs else None
+    if not table or not table[0]:
+        return mutate_payload(rng, data, corpus)
+    functions, _ = table
+    i = rng.randrange(len(functions))
+    head, body = functions[i]
+    functions[i] = (head, MUTATORS[rng.choice(PAYLOAD_MUTATORS)](rng, body, corpus))
+    payload = bytearray(encode_varint(len(functions)))
+    for head, body in functions:
+        payload += head + encode_varint(len(body)) + body
+    payload += b"\xcb" * (-len(payload) % 8)
+    funcs[-1].payload = bytes(payload)
+    return join_sections(data[:HEADER_SIZE], sections)  # type: ignore[arg-type]
+
+
 #: Every mutator, by name (the campaign reports counts under these names).
 MUTATORS: dict[str, Mutator] = {
     "truncate": truncate, "flip_bits": flip_bits, "replace_bytes": replace_bytes,
@@ -305,15 +347,22 @@ MUTATORS: dict[str, Mutator] = {
     "huge_varint": huge_varint, "small_varint": small_varint,
     "overlong_varint": overlong_varint, "mutate_payload": mutate_payload,
     "swap_section": swap_section, "reshuffle_sections": reshuffle_sections,
+    "mutate_body": mutate_body,
 }
+#: How often `mutate` picks each mutator: the framing-preserving ones weigh more, since
+#: they reach past the section framing into the tables and the op records.
+WEIGHTS: dict[str, int] = {name: 1 for name in MUTATORS} | {
+    "mutate_payload": 5, "mutate_body": 5, "swap_section": 2}
+_WEIGHTED = tuple(name for name, weight in sorted(WEIGHTS.items()) for _ in range(weight))
 
 
 def mutate(rng: random.Random, data: bytes, corpus: Sequence[bytes],
            rounds: int) -> tuple[bytes, list[str]]:
-    """`rounds` mutators in a row, chosen at random; the result and their names."""
+    """`rounds` mutators in a row, chosen at random by `WEIGHTS`; the result and their
+    names."""
     names = []
     for _ in range(rounds):
-        name = rng.choice(sorted(MUTATORS))
+        name = rng.choice(_WEIGHTED)
         data = MUTATORS[name](rng, data, corpus)
         names.append(name)
     return data, names

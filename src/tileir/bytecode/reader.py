@@ -25,6 +25,8 @@ from .sections import (CONSTANT, DEBUG, END, FUNC, GLOBAL, MAGIC, NUM_SECTIONS, 
 from .types import TypeTable, _enum
 
 _I32_LIMITS = (-(1 << 31), (1 << 31) - 1)
+#: Nesting of debug attributes (call sites of call sites ...) a file may have.
+MAX_DEBUG_NESTING = 256
 #: Nesting of regions a body may have (far beyond any real kernel).
 MAX_REGION_DEPTH = 256
 
@@ -398,6 +400,9 @@ class DebugTable:
             raise ReadError(f"debug info index {index} out of bounds", at)
         if position in self.busy:
             raise ReadError(f"debug info attribute {index} refers to itself", at)
+        if len(self.busy) >= MAX_DEBUG_NESTING:
+            raise ReadError(f"debug info attributes nest more than {MAX_DEBUG_NESTING} deep",
+                            at)
         self.busy.add(position)
         try:
             a, b = self.spans[position]

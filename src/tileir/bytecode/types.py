@@ -43,6 +43,8 @@ COMPOSITES: dict[int, tuple[str, Version]] = {
 UNIFIED_BITFIELD = V13_3
 #: From this release, pointers and tensor views carry that bitfield and a pointer attribute.
 POINTER_ATTRIBUTE = V13_4
+#: How deep types may nest in a file (a pointer to a pointer ... ); real types nest 4 deep.
+MAX_NESTING = 64
 #: How a dynamic size or stride is stored.
 DYNAMIC_I64 = -(1 << 63)
 
@@ -227,6 +229,8 @@ class TypeTable:
                             f"{len(self.spans)} types)", at)
         if index in self.busy:
             raise ReadError(f"type {index} refers to itself", at)
+        if len(self.busy) >= MAX_NESTING:
+            raise ReadError(f"types nest more than {MAX_NESTING} deep", at)
         self.busy.add(index)
         try:
             start, end = self.spans[index]
