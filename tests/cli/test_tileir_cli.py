@@ -141,3 +141,24 @@ def test_example_runs_the_shipped_kernels(capsys):
             "ok (bit-identical to NumPy's a + b)\n") in out
     assert ("matmul_f32.mlir: C = A @ B, 40x24 by 24x56 f32 in 16x16 tiles, 12 tile blocks: ok "
             "(equal to the exact integer product)\n") in out
+
+
+def test_show_prints_bytecode_with_debug_info_as_tileirdisasm(capsys):
+    from conftest import SHARED, require
+    artifacts = SHARED / "reference" / "artifacts"
+    path = require(artifacts / "vector_add_readme.v13.3.tileirbc")
+    assert main(["show", "--bare", "--debuginfo", str(path)]) == 0
+    expected = (artifacts / "vector_add_readme.v13.3.debuginfo.mlir").read_text()
+    assert capsys.readouterr().out == expected
+
+
+def test_check_reads_bytecode_and_reports_bad_bytecode(tmp_path, capsys):
+    import tileir
+    good, bad = tmp_path / "k.tileirbc", tmp_path / "bad.tileirbc"
+    good.write_bytes(tileir.parse("cuda_tile.module @kernels {\n  entry @k() {\n    return\n"
+                                  "  }\n}\n").to_bytecode("13.2"))
+    bad.write_bytes(b"\x7fTileIR\x00\x0d\x02\x00\x00\x09")
+    assert main(["check", str(good), str(bad)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == f"{good}: ok (3 ops)\n"
+    assert captured.err == f"{bad}:0:0: error: error at offset 12: unknown section ID: 9\n"

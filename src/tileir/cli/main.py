@@ -13,13 +13,18 @@ from __future__ import annotations
 import argparse
 import sys
 from importlib import resources
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
 
 from .. import numerics
 from ..api import check_document, has_errors
-from ..diagnostics import TileIRError
+from ..bytecode import from_bytecode, is_bytecode
+from ..diagnostics import Diagnostic, Location, TileIRError
+from ..ir import Module, Operation
+from ..syntax.printer import Printer
+from ..verify import verify
 from ..enums import RoundingMode
 from ..syntax.type_parser import parse_type
 from ..types import (F64, ELEMENT_INFO, FloatType, IntegerType, TiledView, TileType, Type,
@@ -62,19 +67,46 @@ def _run_types(items: Sequence[tuple[str, str]]) -> int:
     return status
 
 
-def _cmd_check(args: argparse.Namespace) -> int:
-    status = 0
-    for path in args.files:
+def _read_document(path: str) -> tuple[str, list[Operation] | None, list[Diagnostic]] | None:
+    """A file's text (printed back when it is bytecode), its top-level ops (None when it
+    does not read) and the diagnostics of reading it; None, after saying why, when it
+    cannot be opened."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        print(f"{path}: error: cannot read: {exc}", file=sys.stderr)
+        return None
+    if is_bytecode(data):
         try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            print(f"{path}: error: cannot read: {exc}", file=sys.stderr)
+            module = from_bytecode(data, verify=False)
+        except TileIRError as exc:
+            return "", None, [replace(d, location=Location(path, 0, 0)) if d.location is None
+                              else d for d in exc.diagnostics]
+        return str(module), [module], []
+    try:
+        return data.decode("utf-8"), [], []
+    except UnicodeDecodeError as exc:
+        print(f"{path}: error: neither Tile IR bytecode nor UTF-8 text (byte {exc.start})",
+              file=sys.stderr)
+        return None
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    """Parse (or read as bytecode) and verify each file."""
+    status = 0
+    options = hint_options(args)
+    options.spec_warnings = True
+    for path in args.files:
+        read = _read_document(path)
+        if read is None:
             status = 1
             continue
-        options = hint_options(args)
-        options.spec_warnings = True
-        ops, diagnostics = check_document(text, path, options=options)
+        text, ops, diagnostics = read
+        if ops == []:
+            ops, diagnostics = check_document(text, path, options=options)
+        elif ops is not None:
+            diagnostics = [d for op in ops for d in verify(op, options)]
         for diagnostic in diagnostics:
             print(diagnostic.render({path: text}), file=sys.stderr)
         if ops is None or has_errors(diagnostics):
@@ -83,6 +115,29 @@ def _cmd_check(args: argparse.Namespace) -> int:
             count = sum(1 for op in ops for _ in op.walk())
             print(f"{path}: ok ({count} ops)")
     return status
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    """Print a bytecode or text file as Tile IR text."""
+    read = _read_document(args.file)
+    if read is None:
+        return 1
+    text, ops, diagnostics = read
+    if ops == []:
+        ops, diagnostics = check_document(text, args.file)
+    for diagnostic in diagnostics:
+        print(diagnostic.render({args.file: text}), file=sys.stderr)
+    if ops is None or has_errors(diagnostics):
+        return 1
+    for op in ops:
+        if isinstance(op, Module):
+            if args.bare:
+                op.spelling = "bare"
+            text = op.format(debuginfo=args.debuginfo)
+        else:
+            text = Printer(debuginfo=args.debuginfo).print_top([op])
+        print(text.rstrip("\n"))
+    return 0
 
 
 def _cmd_example(args: argparse.Namespace) -> int:
@@ -150,13 +205,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tileir", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    p_check = sub.add_parser("check", help="parse and verify Tile IR text files")
-    p_check.add_argument("files", nargs="+", help="Tile IR text files")
+    p_check = sub.add_parser("check", help="parse (or read) and verify Tile IR text or "
+                             "bytecode files")
+    p_check.add_argument("files", nargs="+", help="Tile IR text or bytecode files")
     p_check.add_argument("-Wunsupported-hints", dest="warn_hints", action="store_true",
                          help="warn about optimization hints tileiras does not know")
     p_check.add_argument("-Werr-hints", dest="error_hints", action="store_true",
                          help="with -Wunsupported-hints: make them errors")
     p_check.set_defaults(func=_cmd_check)
+    p_show = sub.add_parser("show", help="print a Tile IR bytecode (or text) file as text")
+    p_show.add_argument("file")
+    p_show.add_argument("--bare", action="store_true",
+                        help="print the module's items only, as tileirdisasm does")
+    p_show.add_argument("--debuginfo", action="store_true", help="print locations")
+    p_show.set_defaults(func=_cmd_show)
     sub.add_parser("example", help="describe the shipped example types, run the example "
                    "kernels"
                    ).set_defaults(func=_cmd_example)
