@@ -281,7 +281,7 @@ def read_dict_payload(source: Source, lookup: Lookup, depth: int = 0
         if not key:
             raise ReadError(f"invalid empty attribute name for DictionaryAttr element {i}", at)
         entries.append((key, decode_attr(source, lookup, depth + 1)))
-    return tuple(entries)
+    return tuple(sorted(entries, key=lambda e: e[0]))   # MLIR dictionaries sort their keys
 
 
 def read_hints_payload(source: Source, lookup: Lookup) -> OptimizationHintsAttr:
@@ -296,7 +296,7 @@ def read_hints_payload(source: Source, lookup: Lookup) -> OptimizationHintsAttr:
         if not isinstance(value, DictAttr):
             raise ReadError(f"optimization hints for '{key}' must be a dictionary", at)
         entries.append((key, value))
-    return OptimizationHintsAttr(tuple(entries))
+    return OptimizationHintsAttr(tuple(sorted(entries, key=lambda e: e[0])))
 
 
 def _dec_hints(source: Source, lookup: Lookup, depth: int) -> Attribute:
@@ -347,7 +347,7 @@ def encode_dense(attr: DenseElementsAttr) -> bytes:
 
 def decode_dense(raw: bytes, t: TileType, at: int) -> DenseElementsAttr:
     """The elements of a constant blob's raw data for tile type `t` (MLIR's raw-buffer
-    rules: one element is a splat; i1 data may be one byte per element or bit-packed)."""
+    rules: one element is a splat)."""
     element = t.element_type
     if not isinstance(element, (IntegerType, FloatType)) or element.info is None:
         raise ReadError(f"expect Cuda Tile integer or float type but got: {t.format()}", at)
@@ -370,10 +370,15 @@ def decode_dense(raw: bytes, t: TileType, at: int) -> DenseElementsAttr:
 
 
 def _decode_i1(raw: bytes, count: int, at: int) -> tuple[int, ...]:
-    if len(raw) == 1 and (raw[0] in (0, 0xFF) or count == 1):
+    """i1 data as NVIDIA's reader takes it: a buffer of exactly ceil(n/8) bytes is MLIR's
+    bit-packed form (a lone 0x00 or 0xFF byte being a splat); otherwise a single byte is a
+    splat (any non-zero byte is true) and n bytes hold one element each."""
+    if len(raw) == (count + 7) // 8:
+        if len(raw) == 1 and raw[0] in (0, 0xFF):
+            return (int(raw[0] != 0),)
+        return tuple((raw[i // 8] >> (i % 8)) & 1 for i in range(count))
+    if len(raw) == 1:
         return (int(raw[0] != 0),)
     if len(raw) == count:
         return tuple(int(b != 0) for b in raw)
-    if len(raw) == (count + 7) // 8:
-        return tuple((raw[i // 8] >> (i % 8)) & 1 for i in range(count))
     raise ReadError("failed to validate buffer size and format", at)

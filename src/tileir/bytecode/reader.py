@@ -500,8 +500,10 @@ class BodyReader:
         operands, groups = self._operands(opdef, plan, present, values)
         if plan.segmented:
             attrs["operandSegmentSizes"] = opdef.segment_sizes(groups)
-        if attrs.get("inbounds") is not None and not any(attrs["inbounds"].values):
-            del attrs["inbounds"]   # all false: what the text leaves out
+        inbounds = attrs.get("inbounds")
+        if isinstance(inbounds, DenseArrayAttr) and not any(inbounds.values) and \
+                len(inbounds.values) == len(groups[opdef.operand_index("index")]):
+            del attrs["inbounds"]   # all false, one per index: what the text leaves out
         op = _make(opdef, operands, result_types, attrs, location, self.r.spelling(opdef))
         if opdef.regions:
             n = source.count("number of regions")

@@ -259,9 +259,13 @@ class TypeTable:
             raise ReadError(f"unknown type tag {tag}", at)
         self._since(*composite, source, at)
         try:
-            return _DECODERS[tag](self, source)
+            result = _DECODERS[tag](self, source)
         except ValueError as exc:  # a type constructor refusing its parameters
             raise ReadError(f"invalid type: {exc}", at) from None
+        problem = result.own_error()    # nested types were checked when they were read
+        if problem is not None:
+            raise ReadError(problem, at)
+        return result
 
     def _element(self, source: Source) -> Type:
         return self.read_ref(source)

@@ -68,12 +68,15 @@ class Writer:
         self.debug_lists: list[list[int]] = []
         self.section_order = list(WRITE_ORDER)
         self.pad_functions = True
+        #: Sections the file this module was read from had, written even when empty.
+        self.seeded_sections: set[int] = set()
         if seed is not None and seed.version == version:
             self.strings.seed(seed.strings)
             self.types.seed(seed.types)
             self.constants.seed(seed.constants, seed.constant_keys or None)
             self.debug.seed(seed.debug, seed.debug_keys or None)
             self.pad_functions = seed.pad_functions
+            self.seeded_sections = set(seed.section_order)
             self.section_order = seed.section_order + [s for s in WRITE_ORDER
                                                        if s not in seed.section_order]
 
@@ -105,7 +108,7 @@ class Writer:
         if globals_ is not None:
             payloads[GLOBAL] = (globals_, 1)
         payloads[FUNC] = (self._func_section(functions), 8)
-        if len(self.constants):
+        if len(self.constants) or CONSTANT in self.seeded_sections:
             payloads[CONSTANT] = (self._table_payload(self.constants, 8), 8)
         debug = self._debug_section()
         if debug is not None:
@@ -255,7 +258,7 @@ class Writer:
         return position + 1
 
     def _debug_section(self) -> bytes | None:
-        if not self.debug_lists and not len(self.debug):
+        if not self.debug_lists and not len(self.debug) and DEBUG not in self.seeded_sections:
             return None
         sink = Sink()
         sink.varint(len(self.debug_lists))
