@@ -168,7 +168,7 @@ def flash_attention(q, k, v, o, scale: float, bq: ct.Constant[int], bk: ct.Const
     i = ct.bid(0)
     qt = ct.load(q, (i, 0), (bq, d))
     m = ct.full((bq, 1), -math.inf, dtype=ct.float32)
-    l = ct.zeros((bq, 1), dtype=ct.float32)
+    denom = ct.zeros((bq, 1), dtype=ct.float32)
     acc = ct.zeros((bq, d), dtype=ct.float32)
     for j in range(ct.num_tiles(k, 0, (bk, d))):
         kt = ct.load(k, (j, 0), (bk, d))
@@ -177,10 +177,10 @@ def flash_attention(q, k, v, o, scale: float, bq: ct.Constant[int], bk: ct.Const
         m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
         p = ct.exp(s - m_new)
         alpha = ct.exp(m - m_new)
-        l = l * alpha + ct.sum(p, axis=1, keepdims=True)
+        denom = denom * alpha + ct.sum(p, axis=1, keepdims=True)
         acc = ct.mma(ct.astype(p, ct.float16), vt, acc * alpha)
         m = m_new
-    ct.store(o, (i, 0), ct.astype(acc / l, ct.float16))
+    ct.store(o, (i, 0), ct.astype(acc / denom, ct.float16))
 
 
 # ---- reduce and scan --------------------------------------------------------------------

@@ -115,17 +115,19 @@ class SSANames:
         return [(bounds[i], bounds[i + 1] - bounds[i]) for i in range(len(starts))]
 
     def use(self, value: Value) -> str:
-        """How a use of `value` is spelled: ``%name``, ``%3``, or ``%3#1`` inside a group."""
+        """How a use of `value` is spelled: ``%name``, ``%3``, or ``%3#1`` inside a group of
+        several results (``%3#0`` for the group's first, as MLIR spells it)."""
+        owner = getattr(value, "owner", None)
+        if isinstance(owner, Operation) and len(owner.results) > 1:
+            for start, size in self.result_groups(owner):
+                if start <= value.index < start + size:
+                    base = self.names.get(owner.results[start], "<<UNKNOWN>>")
+                    if size == 1:
+                        return "%" + base
+                    return f"%{base}#{value.index - start}"
         name = self.names.get(value)
         if name is not None:
             return "%" + name
-        owner = getattr(value, "owner", None)
-        if isinstance(owner, Operation):
-            # A result after the first of its group.
-            starts = self.groups.get(owner, [0])
-            start = max(s for s in starts if s <= value.index)
-            base = self.names.get(owner.results[start], "<<UNKNOWN>>")
-            return f"%{base}#{value.index - start}"
         return "%<<UNKNOWN SSA VALUE>>"
 
 
