@@ -316,7 +316,7 @@ def conversions(x, halves, ints, bits, flags, tile: ct.Constant[int]):
     t = ct.load(x, (i,), (tile,))
     h = ct.astype(ct.astype(t, ct.bfloat16), ct.float16)
     ct.store(halves, (i,), h)
-    n = ct.astype(t * 100.0, ct.int32)
+    n = ct.astype(ct.where(ct.isnan(t), 0.0, t) * 100.0, ct.int32)   # NaN to int is UB
     ct.store(ints, (i,), n + ct.astype(ct.astype(n, ct.float32) * 0.5, ct.int32)
              + ct.astype(ct.astype(n, ct.int8), ct.int32))
     ct.store(bits, (i,), ct.bitcast(t, ct.int32))
