@@ -1,5 +1,6 @@
 """A long fuzz campaign against the bytecode reader: mutated valid files must read as a
-module or fail with a `TileIRError` diagnostic, never crash, hang or exhaust memory.
+module or fail with a `TileIRError` diagnostic, never crash, hang or exhaust memory (and a
+module read must print, and write back to bytes that read back to the same text).
 
 Run: ``python tests/bytecode/fuzz_campaign.py [N] [seed]`` (N = 100,000 inputs by default).
 The mutators and the property are those of `test_fuzz.py` (see `mutators.py`), driven here by
@@ -138,7 +139,8 @@ def report(tally: Tally, seconds: float, seeds: int, out: Path) -> None:
     print("mutations applied: " + ", ".join(f"{k} {v:,}" for k, v in
                                             sorted(tally.mutators.items())))
     print(f"slowest input: {tally.slowest[0] * 1000:.1f} ms, {tally.slowest[1]}")
-    print(f"crashes: {crashes:,} ({len(tally.crashes)} distinct)")
+    print(f"failures (crashes, hangs, bad diagnostics, round-trip problems): {crashes:,} "
+          f"({len(tally.crashes)} distinct)")
     for crash in tally.crashes.values():
         print(f"\n  {crash.count:,} x {crash.signature}; first input: {crash.path}")
         print("    " + crash.summary.replace("\n", "\n    "))

@@ -5,11 +5,13 @@ plain `random`).
 A mutator takes a `random.Random`-like object, the bytes to mutate and the whole corpus (for
 splices) and returns new bytes.  `read_outcome` reads one input and says what happened:
 ``"module"`` or the class of the `TileIRError` raised; any other exception propagates (that is
-a crash of the reader), as does a broken diagnostic (`DiagnosticProblem`).
+a crash of the reader), as does a broken diagnostic (`DiagnosticProblem`) or a module that
+does not survive being written and read again (`RoundTripProblem`).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import re
@@ -320,12 +322,53 @@ def split_functions(payload: bytes) -> tuple[list[tuple[bytes, bytes]], bytes] |
     return functions, payload[pos:]
 
 
+@functools.lru_cache(maxsize=256)
+def _body_spans(data: bytes) -> tuple[tuple[int, int, int], ...] | None:
+    """(entry start, body start, body end) of each function, relative to the Func payload,
+    as tileir's reader finds them (the only way past optimization hints, whose size only
+    decoding tells); None when that fails (the file is already broken)."""
+    from tileir.bytecode.encoding import Source
+    from tileir.bytecode.reader import Reader
+    from tileir.bytecode.sections import CONSTANT, FUNC, STRING, TYPE
+    try:
+        reader = Reader(data)
+        source = Source(reader.data)
+        reader._header(source)
+        payloads = reader._sections(source)
+        reader._strings(*payloads[STRING])
+        reader._types(*payloads.get(TYPE, (len(data), len(data))))
+        if CONSTANT in payloads:
+            reader._constants(*payloads[CONSTANT])
+        infos = reader._function_table(*payloads[FUNC])
+    except Exception:       # any failure just means: no spans
+        return None
+    base = payloads[FUNC][0]
+    return tuple((i["at"] - base, i["body"][0] - base, i["body"][1] - base) for i in infos)
+
+
+def split_hinted_functions(data: bytes, payload: bytes
+                           ) -> tuple[list[tuple[bytes, bytes]], bytes] | None:
+    """`split_functions` for a Func payload whose functions may have hints, using the spans
+    tileir's reader finds in the whole file `data`."""
+    spans = _body_spans(data)
+    if not spans:
+        return None
+    functions = []
+    for at, start, end in spans:
+        length = encode_varint(end - start)
+        if payload[start - len(length):start] != length:
+            return None             # a length written with a redundant varint byte
+        functions.append((payload[at:start - len(length)], payload[start:end]))
+    return functions, payload[spans[-1][2]:]
+
+
 def mutate_body(rng: random.Random, data: bytes, corpus: Sequence[bytes]) -> bytes:
     """The body of one function mutated byte-wise, its length and every framing around it
     kept valid, so that the op records themselves get fuzzed."""
     sections = split_sections(data)
     funcs = [s for s in sections or [] if s.ident == 2]
-    table = split_functions(funcs[-1].payload) if funcs else None
+    table = (split_functions(funcs[-1].payload) or
+             split_hinted_functions(data, funcs[-1].payload)) if funcs else None
     if not table or not table[0]:
         return mutate_payload(rng, data, corpus)
     functions, _ = table
@@ -375,11 +418,13 @@ class DiagnosticProblem(AssertionError):
     """A `TileIRError` that is not a usable diagnostic (empty message, offset off the file)."""
 
 
-def check_error(err: TileIRError, data: bytes) -> None:
-    """An error from the reader must say something and, when it names a byte offset, one
-    inside the file (the end included)."""
+def check_error(err: TileIRError, data: bytes | None) -> None:
+    """An error must say something and, when it comes from reading `data` and names a byte
+    offset, one inside the file (the end included)."""
     if not str(err).strip() or not err.message.strip():
         raise DiagnosticProblem(f"{type(err).__name__} with an empty message")
+    if data is None:
+        return
     offset = getattr(err, "offset", None)
     if offset is not None and not (isinstance(offset, int) and 0 <= offset <= len(data)):
         raise DiagnosticProblem(f"offset {offset!r} outside a {len(data)}-byte file: {err}")
@@ -402,19 +447,38 @@ def shape(err: TileIRError) -> str:
 
 
 def read_outcome(data: bytes) -> tuple[str, TileIRError | None]:
-    """Read `data` as the tools do (verified); for a module, also print it and write it back
-    at its file's version (with and without the file's layout).  ``("module", None)`` or ``(category, error)``; any exception
+    """Read `data` as the tools do (verified); for a module, also print it, write it back
+    at its file's version (with and without the file's layout) and read that again (it must
+    print the same).  ``("module", None)`` or ``(category, error)``; any exception
     other than a `TileIRError` propagates."""
     try:
         module = from_bytecode(data)
     except TileIRError as err:
         check_error(err, data)
         return category(err), err
-    str(module)
+    text = str(module)
     version = module.bytecode_layout.version  # type: ignore[attr-defined]
     for keep_layout in (True, False):
         try:
-            to_bytecode(module, version, keep_layout=keep_layout)
-        except TileIRError as err:
-            check_error(err, data)
+            written = to_bytecode(module, version, keep_layout=keep_layout)
+        except TileIRError as err:   # a module the writer refuses: fine, if it says why
+            check_error(err, None)
+            continue
+        check_reread(written, text, keep_layout)
     return "module", None
+
+
+class RoundTripProblem(AssertionError):
+    """A module read from (mutated) bytecode, written back, reads back differently."""
+
+
+def check_reread(written: bytes, text: str, keep_layout: bool) -> None:
+    """What the writer made of a read module must read back (verified) to the same text."""
+    try:
+        again = str(from_bytecode(written))
+    except TileIRError as err:
+        raise RoundTripProblem(f"written with keep_layout={keep_layout}, it does not read "
+                               f"back: {err}") from None
+    if again != text:
+        raise RoundTripProblem(f"written with keep_layout={keep_layout}, it reads back as "
+                               f"different text")
