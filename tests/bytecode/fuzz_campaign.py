@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import collections
 import random
+import re
 import resource
 import signal
 import sys
@@ -67,7 +68,10 @@ def signature(exc: BaseException) -> tuple[str, str]:
     ours = [f for f in frames if "/tileir/" in f.filename] or frames
     where = f"{Path(ours[-1].filename).name}:{ours[-1].lineno}" if ours else "?"
     tail = "".join(traceback.format_list(frames[-4:]))
-    return f"{type(exc).__name__} at {where}", f"{tail}{type(exc).__name__}: {exc}"[:2000]
+    key = f"{type(exc).__name__} at {where}"
+    if isinstance(exc, AssertionError):     # a property broken: tell the problems apart
+        key += ": " + re.sub(r"\d+", "N", str(exc))[:100]
+    return key, f"{tail}{type(exc).__name__}: {exc}"[:2000]
 
 
 def record_crash(tally: Tally, exc: BaseException, data: bytes, out: Path) -> None:
@@ -82,12 +86,13 @@ def record_crash(tally: Tally, exc: BaseException, data: bytes, out: Path) -> No
     crash.count += 1
 
 
-def run_one(tally: Tally, data: bytes, label: str, out: Path, limit: int) -> None:
+def run_one(tally: Tally, data: bytes, label: str, out: Path, limit: int,
+            verify: bool = True) -> None:
     """Read one input under the time limit and record its outcome."""
     start = time.perf_counter()
     signal.alarm(limit)
     try:
-        outcome, err = M.read_outcome(data)
+        outcome, err = M.read_outcome(data, verify)
     except (Exception, RecursionError, MemoryError) as exc:   # a crash: anything else
         signal.alarm(0)
         record_crash(tally, exc, data, out)
@@ -104,7 +109,8 @@ def run_one(tally: Tally, data: bytes, label: str, out: Path, limit: int) -> Non
         tally.shapes[M.shape(err)] += 1
 
 
-def campaign(n: int, seed: int, out: Path, limit: int, progress: int = 10_000) -> Tally:
+def campaign(n: int, seed: int, out: Path, limit: int, verify: bool = True,
+             progress: int = 10_000) -> Tally:
     """`n` mutated inputs (1 to 3 mutations of a random seed file each)."""
     rng = random.Random(seed)
     seeds = M.all_seeds()
@@ -115,7 +121,7 @@ def campaign(n: int, seed: int, out: Path, limit: int, progress: int = 10_000) -
         chosen = rng.choice(seeds)
         data, names = M.mutate(rng, chosen.data, corpus, rng.randint(1, 3))
         tally.mutators.update(names)
-        run_one(tally, data, f"#{i} {chosen.name} {'+'.join(names)}", out, limit)
+        run_one(tally, data, f"#{i} {chosen.name} {'+'.join(names)}", out, limit, verify)
         tally.inputs += 1
         if progress and tally.inputs % progress == 0:
             rate = tally.inputs / (time.perf_counter() - started)
@@ -154,6 +160,8 @@ def main() -> int:
     ap.add_argument("seed", nargs="?", type=int, default=0, help="random seed")
     ap.add_argument("--out", type=Path, help="where crashing inputs go (a temp dir)")
     ap.add_argument("--time-limit", type=int, default=10, help="seconds per input")
+    ap.add_argument("--no-verify", action="store_true",
+                    help="read without verifying, then print and write the unverified module")
     ap.add_argument("--memory-gb", type=float, default=4.0,
                     help="address-space limit, so unbounded memory shows as MemoryError")
     args = ap.parse_args()
@@ -163,9 +171,10 @@ def main() -> int:
     resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
     signal.signal(signal.SIGALRM, _on_alarm)
     warnings.simplefilter("error", RuntimeWarning)   # as the test suite configures
-    print(f"fuzzing the bytecode reader: {args.n:,} inputs, seed {args.seed}, crashes to {out}")
+    print(f"fuzzing the bytecode reader: {args.n:,} inputs, seed {args.seed}, "
+          f"{'un' if args.no_verify else ''}verified, crashes to {out}")
     start = time.perf_counter()
-    tally = campaign(args.n, args.seed, out, args.time_limit)
+    tally = campaign(args.n, args.seed, out, args.time_limit, not args.no_verify)
     report(tally, time.perf_counter() - start, len(M.all_seeds()), out)
     return 1 if tally.crashes else 0
 

@@ -22,6 +22,7 @@ from typing import Callable, Sequence
 import tileir
 from tileir.bytecode import from_bytecode, to_bytecode
 from tileir.bytecode.encoding import ReadError
+from tileir.bytecode.sections import TESTING, supported_versions
 from tileir.diagnostics import TileIRError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -446,25 +447,28 @@ def shape(err: TileIRError) -> str:
     return re.sub(r"-?\d+", "N", text)[:90]
 
 
-def read_outcome(data: bytes) -> tuple[str, TileIRError | None]:
+def read_outcome(data: bytes, verify: bool = True) -> tuple[str, TileIRError | None]:
     """Read `data` as the tools do (verified); for a module, also print it, write it back
-    at its file's version (with and without the file's layout) and read that again (it must
-    print the same).  ``("module", None)`` or ``(category, error)``; any exception
-    other than a `TileIRError` propagates."""
+    at its file's version keeping the file's layout and at every release without it, and
+    read each written file again (it must print the same).  ``("module", None)`` or
+    ``(category, error)``; any exception other than a `TileIRError` propagates.  With
+    ``verify=False`` the module is not verified before it is printed and written (what a
+    caller skipping verification gets)."""
     try:
-        module = from_bytecode(data)
+        module = from_bytecode(data, verify=verify)
     except TileIRError as err:
         check_error(err, data)
         return category(err), err
     text = str(module)
     version = module.bytecode_layout.version  # type: ignore[attr-defined]
-    for keep_layout in (True, False):
+    targets = [(version, True)] + [(v, False) for v in supported_versions() if v not in TESTING]
+    for target, keep_layout in targets:
         try:
-            written = to_bytecode(module, version, keep_layout=keep_layout)
+            written = to_bytecode(module, target, keep_layout=keep_layout)
         except TileIRError as err:   # a module the writer refuses: fine, if it says why
             check_error(err, None)
             continue
-        check_reread(written, text, keep_layout)
+        check_reread(written, text, f"at {target}, keep_layout={keep_layout}", verify)
     return "module", None
 
 
@@ -472,13 +476,12 @@ class RoundTripProblem(AssertionError):
     """A module read from (mutated) bytecode, written back, reads back differently."""
 
 
-def check_reread(written: bytes, text: str, keep_layout: bool) -> None:
-    """What the writer made of a read module must read back (verified) to the same text."""
+def check_reread(written: bytes, text: str, how: str, verify: bool) -> None:
+    """What the writer made of a read module (`how`: at which version, with which layout)
+    must read back (verified as it was) to the same text."""
     try:
-        again = str(from_bytecode(written))
+        again = str(from_bytecode(written, verify=verify))
     except TileIRError as err:
-        raise RoundTripProblem(f"written with keep_layout={keep_layout}, it does not read "
-                               f"back: {err}") from None
+        raise RoundTripProblem(f"written {how}, it does not read back: {err}") from None
     if again != text:
-        raise RoundTripProblem(f"written with keep_layout={keep_layout}, it reads back as "
-                               f"different text")
+        raise RoundTripProblem(f"written {how}, it reads back as different text")

@@ -124,7 +124,11 @@ class Reader:
                 return payloads
             if section >= NUM_SECTIONS:
                 raise ReadError(f"unknown section ID: {section}", at)
-            length = source.varint("a section length")
+            length_at = source.offset
+            try:
+                length = source.varint("a section length")
+            except ReadError:
+                raise ReadError("failed to read section length", length_at) from None
             if length > source.remaining():
                 raise source.fail(f"section length {length} exceeds remaining data size "
                                   f"{source.remaining()}")
@@ -158,7 +162,12 @@ class Reader:
         ``StringRef::substr`` does (a string whose end precedes its start runs to the
         end), so odd tables read as they do there."""
         source = Source(*_view(self.data, start, end))
-        n = source.count("number of strings", 4)
+        at = source.offset
+        n = source.varint("number of strings")
+        room = source.remaining()
+        if n > room // 4:
+            raise ReadError(f"number of strings ({n}) exceeds the maximum of {room // 4} that "
+                            f"can fit in the remaining payload of {room} bytes.", at)
         spans = []
         if n:
             source.skip_padding(4)
@@ -257,7 +266,11 @@ class Reader:
 
     def _function_table(self, start: int, end: int) -> list[dict]:
         source = Source(*_view(self.data, start, end))
-        n = source.count("number of functions", 4)
+        at = source.offset
+        n = source.varint("number of functions")
+        if n > end - start:
+            raise ReadError(f"number of functions ({n}) exceeds payload size ({end - start})",
+                            at)
         infos = []
         for _ in range(n):
             info: dict = {"at": source.offset}
@@ -352,14 +365,11 @@ class DebugTable:
     def load(self, start: int, end: int) -> None:
         source = Source(*_view(self.reader.data, start, end))
         n = source.count("number of functions with debug info", 4)
-        starts = []
-        if n:
-            source.skip_padding(4)
-            starts = [source.fixed(4, "a debug list offset") for _ in range(n)]
+        source.skip_padding(4)
+        starts = [source.fixed(4, "a debug list offset") for _ in range(n)]
         total = source.count("number of debug indices", 8)
-        if total:
-            source.skip_padding(8)
-            self.indices = [source.fixed(8, "a debug index") for _ in range(total)]
+        source.skip_padding(8)
+        self.indices = [source.fixed(8, "a debug index") for _ in range(total)]
         for i, s in enumerate(starts):
             stop = starts[i + 1] if i + 1 < n else total
             if not s <= stop <= total:

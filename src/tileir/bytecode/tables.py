@@ -95,7 +95,12 @@ def write_offset_table(blobs: list[bytes], width: int, sink: Sink) -> None:
 def read_offset_table(source: Source, width: int, what: str) -> list[tuple[int, int]]:
     """The (start, end) payload offsets of each blob of an offset table: entries span from
     their offset to the next one's, the last to the end of the payload."""
-    n = source.count(f"number of {what}", width)
+    at = source.offset
+    n = source.varint(f"number of {what}")
+    room = source.remaining()
+    if n > room // width:
+        raise ReadError(f"number of {what} ({n}) exceeds the maximum of {room // width} that "
+                        f"can fit in the remaining payload of {room} bytes.", at)
     if n == 0:
         return []
     source.skip_padding(width)
