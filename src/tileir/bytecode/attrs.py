@@ -9,7 +9,7 @@ from ..attributes import (ArrayAttr, Attribute, BoolAttr, BoundedAttr, DenseElem
                           DictAttr, DivByAttr, FloatAttr, IntegerAttr, OptimizationHintsAttr,
                           SameElementsAttr, StringAttr, TypeAttr)
 from ..types import I1, TF32, FloatType, IntegerType, TileType, Type
-from .encoding import ReadError, Sink, Source, unzigzag
+from .encoding import ReadError, Sink, Source
 
 INTEGER, FLOAT, BOOL, TYPE, STRING, ARRAY, DENSE, DIV_BY, SAME_ELEMENTS = range(1, 10)
 DICTIONARY, OPTIMIZATION_HINTS, BOUNDED = 10, 11, 12

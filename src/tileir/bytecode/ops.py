@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..attributes import Attribute, DenseArrayAttr, UnitAttr
-from ..ops.base import OPTIONAL, SINGLE, VARIADIC, AttrDef, OpDef, ValueDef
+from ..attributes import Attribute, DenseArrayAttr
+from ..ops.base import OPTIONAL, VARIADIC, AttrDef, OpDef, ValueDef
 from ..ops.registry import all_ops
 from ..types import IntegerType
 from ..versions import Version
@@ -119,10 +119,5 @@ def is_default(attr: AttrDef, value: Attribute | None) -> bool:
     return False
 
 
-def unit_set(op, name: str) -> bool:
-    return isinstance(op.attributes.get(name), UnitAttr)
-
-
-__all__ = ["ALWAYS_WRITTEN", "FlagField", "Layout", "OPTIONAL", "SINGLE", "VARIADIC",
-           "inbounds_default", "is_default", "layout", "opdef_for_opcode", "unit_set",
-           "written_attr"]
+__all__ = ["ALWAYS_WRITTEN", "FlagField", "Layout", "inbounds_default", "is_default", "layout",
+           "opdef_for_opcode", "written_attr"]

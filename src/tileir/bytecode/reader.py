@@ -17,7 +17,7 @@ from ..versions import V13_4, Version
 from . import attrs as A
 from .encoding import ReadError, Source
 from .tables import read_offset_table
-from .ops import ALWAYS_WRITTEN, layout, opdef_for_opcode
+from .ops import layout, opdef_for_opcode
 from .sections import (CONSTANT, DEBUG, END, FUNC, GLOBAL, MAGIC, NUM_SECTIONS, PRODUCER,
                        REQUIRED_ALIGNMENT, STRING, TESTING, TYPE, DebugTag, FunctionFlags,
                        Layout, min_version_text, newest_release,
@@ -247,7 +247,6 @@ class Reader:
         assert definition is not None
         for _ in range(n):
             name = self.read_string(source)
-            at = source.offset
             t = self.read_type(source)
             value = self.read_constant(source, t)
             alignment = source.varint("a global alignment")
@@ -260,7 +259,6 @@ class Reader:
                 constant = source.varint("the global constant flag")
                 if constant:
                     attrs["constant"] = UNIT
-            del at
             ops.append(_make(definition, [], [], attrs, UNKNOWN_LOC))
         return ops
 

@@ -4,9 +4,9 @@ in the reference's first-use order so that the output is byte-identical to NVIDI
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ..attributes import (UNKNOWN_LOC, ArrayAttr, Attribute, BoolAttr, CallSiteLoc,
+from ..attributes import (ArrayAttr, Attribute, BoolAttr, CallSiteLoc,
                           DenseArrayAttr, DenseElementsAttr, DICompileUnitAttr, DIFileAttr,
                           DILexicalBlockAttr, DILocAttr, DISubprogramAttr, EnumAttr,
                           FileLineColLoc, FusedLoc, IntegerAttr, Location, NameLoc,
@@ -15,14 +15,13 @@ from ..attributes import (UNKNOWN_LOC, ArrayAttr, Attribute, BoolAttr, CallSiteL
 from ..diagnostics import BytecodeError, Diagnostic, Severity, error
 from ..ir import Module, Operation, Value, location_of
 from ..ops.base import OPTIONAL, SINGLE, VARIADIC, AttrDef, OpDef
-from ..types import FunctionType, Type
+from ..types import Type
 from ..versions import Version
 from . import attrs as A
 from .encoding import Sink
 from .ops import is_default, layout, written_attr
 from .sections import (CONSTANT, DEBUG, END, FUNC, GLOBAL, MAGIC, PRODUCER, STRING, TYPE,
-                       WRITE_ORDER, DebugTag, FunctionFlags, Layout as FileLayout,
-                       min_version_text)
+                       WRITE_ORDER, DebugTag, FunctionFlags, Layout as FileLayout)
 from .tables import Table, write_offset_table
 from .types import TypeVersionError, encode_type
 
@@ -545,4 +544,4 @@ def write_bytecode(module: Module, version: Version, seed: FileLayout | None = N
     return Writer(module, version, seed).write()
 
 
-__all__ = ["WriteError", "write_bytecode", "min_version_text", "FunctionType", "UNKNOWN_LOC"]
+__all__ = ["WriteError", "write_bytecode"]
