@@ -198,16 +198,17 @@ def export(function: Any, constraints: Sequence[Any], version: str = EXPORT_VERS
 
 def launch(stream: Any, grid: int | Sequence[int], kernel: Any, kernel_args: Sequence[Any],
            *, schedule: str = "sequential", seed: int | None = None, checks: bool = True,
-           max_ops: int | None = None) -> None:
+           max_ops: int | None = None, engine: str = "auto") -> Any:
     """Run a ``@ct.kernel`` on the interpreter, as ``cuda.tile.launch(stream, grid, kernel,
     args)`` would on a GPU; `stream` is accepted and ignored.  Writes land in the argument
-    arrays; undefined behaviour raises `ExecutionError`."""
+    arrays; undefined behaviour raises `ExecutionError`.  Returns the interpreter's `Run`
+    (which engine ran)."""
     from .interp import launch as run
     constraints, flat = flatten(kernel, kernel_args)
     exported = export(kernel, constraints)
     grid = (grid,) if isinstance(grid, int) else tuple(grid)
-    run(exported.module, exported.symbol, grid, flat, schedule=schedule, seed=seed,
-        checks=checks, max_ops=max_ops)
+    return run(exported.module, exported.symbol, grid, flat, schedule=schedule, seed=seed,
+               checks=checks, max_ops=max_ops, engine=engine)
 
 
 __all__ = ["EXPORT_VERSION", "Exported", "export", "flatten", "launch"]

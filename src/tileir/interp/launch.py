@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import random as _random
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TextIO
 
 import numpy as np
@@ -312,18 +313,39 @@ class _CrossBlockRaces:
                     reader[offsets] = np.where(r < 0, me, r)
 
 
+#: The engines `launch` can use: the batched one where it applies, else one tile block at
+#: a time ("auto"); only the reference ("blocks"); or only the batched one ("batched").
+ENGINES = ("auto", "blocks", "batched")
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a launch did: the engine that ran the kernel and, when the batched engine did
+    not, why."""
+
+    engine: str
+    reason: str | None = None
+
+
 def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[int],
            args: Sequence[Any] = (), *, schedule: str = "sequential", seed: int | None = None,
-           checks: bool = True, stdout: TextIO | None = None, max_ops: int | None = None
-           ) -> None:
+           checks: bool = True, stdout: TextIO | None = None, max_ops: int | None = None,
+           engine: str = "auto") -> Run:
     """Run entry `kernel_name` of `module` on every tile block of `grid` with `args`.
 
     `max_ops` bounds the ops one tile block may execute (None: no bound): tile blocks run
     one at a time here, so a block spinning on another block's progress never ends.
 
+    `engine` picks how (see `ENGINES`); the returned `Run` says which engine ran.  Both
+    give the same results; the batched engine runs all tile blocks at once, and when it
+    meets undefined behaviour the kernel is rerun one block at a time from the memory as
+    it was, so the diagnostic is the reference engine's.
+
     Buffers passed for pointer parameters are updated in place.  Undefined behaviour and
     bad arguments raise `ExecutionError` with a diagnostic naming the op and tile block.
     """
+    if engine not in ENGINES:
+        raise _fail(f"unknown engine '{engine}'; use one of {', '.join(ENGINES)}", None)
     if isinstance(module, str):
         from ..api import parse
         module = parse(module, "<launch>")
@@ -348,9 +370,16 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     values = [_argument(memory, a, t, f"argument {i} of '{kernel_name}'", kernel, write_back)
               for i, (a, t) in enumerate(zip(args, params))]
     globals_ = {g.symbol: _map_global(memory, g) for g in module.globals}
+    order = block_order(dims, schedule, seed)
+    reason = None
+    if engine != "blocks":
+        reason = _batched(memory, kernel, values, order, dims, checks, globals_,
+                          engine == "batched", write_back, max_ops)
+        if reason is None:
+            return Run("batched")
     cross = _CrossBlockRaces(memory) if checks and not _has_strong_accesses(kernel) else None
     try:
-        for block in block_order(dims, schedule, seed):
+        for block in order:
             machine = Machine(memory, block_id=block, grid=dims, checks=checks,
                               globals=globals_, stdout=stdout, max_ops=max_ops)
             machine.run_function(kernel, values)
@@ -359,6 +388,43 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     finally:
         for copy_back in write_back:
             copy_back()
+    return Run("blocks", reason)
 
 
-__all__ = ["SCHEDULES", "block_order", "global_value", "launch"]
+def _batched(memory: Memory, kernel: Operation, values: list[Any], order: list,
+             dims: tuple[int, int, int], checks: bool, globals_: dict[str, int],
+             required: bool, write_back: list[Callable[[], None]],
+             max_ops: int | None) -> str | None:
+    """Run the kernel on the batched engine; None when it ran, else why it did not (the
+    caller then runs it one tile block at a time)."""
+    from .batch import BatchMachine, UndefinedBehaviour, analyse
+    plan = analyse(kernel)
+    reason = plan.reason
+    if reason is None and len(order) >= 1 << 24:
+        reason = "more than 2**24 tile blocks"
+    if reason is None and max_ops is not None:
+        reason = "max_ops bounds tile blocks run one at a time"
+    if reason is not None:
+        if required:
+            raise _fail(f"the batched engine cannot run this kernel: {reason}", kernel)
+        return reason
+    # A copy of memory to rerun from when the batched run stops on an error (undefined
+    # behaviour, or a failed assert, which stops the kernel whatever the checks say).
+    asserts = any(op.name == "cuda_tile.assert" for op in kernel.walk())
+    saved = [np.array(b.data) for b in memory.buffers] if checks or asserts else None
+    blocks = np.array(order, np.int64).reshape(-1, 3)
+    try:
+        BatchMachine(memory, blocks, plan, grid=dims, checks=checks,
+                     globals=globals_).run_function(kernel, values)
+    except UndefinedBehaviour:
+        if saved is None:
+            raise
+        for buffer, data in zip(memory.buffers, saved):
+            buffer.data[...] = data
+        return "undefined behaviour found; rerun one tile block at a time to report it"
+    for copy_back in write_back:
+        copy_back()
+    return None
+
+
+__all__ = ["ENGINES", "Run", "SCHEDULES", "block_order", "global_value", "launch"]

@@ -1,0 +1,158 @@
+"""Which values of a kernel differ between tile blocks, and whether the kernel can run all
+its tile blocks at once.
+
+A value is *varying* when it depends on the tile block id; every other value (kernel
+arguments, constants, loop counters of uniform loops) is the same in every tile block.
+The batched engine keeps a varying value as one array with a leading axis over the tile
+blocks and a uniform value once.  It needs control flow to be uniform (every tile block
+takes the same branch and runs the same iterations), and no op whose effect depends on the
+order of tile blocks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..semantics.memory import MemoryOrderingSemantics
+from ...ir import Operation, Value
+
+#: Ops the batched engine does not run, with the reason (the reference engine runs them).
+UNBATCHED = {
+    "atomic_rmw_tko": "atomics order tile blocks",
+    "atomic_cas_tko": "atomics order tile blocks",
+    "atomic_red_view_tko": "atomics order tile blocks",
+    "print_tko": "printing follows the order of tile blocks",
+    "alloca": "alloca gives each tile block its own memory",
+}
+#: Ops whose varying operands the batched engine cannot take (they build views, which
+#: hold one base address and one shape).
+UNIFORM_OPERANDS = {"make_tensor_view", "make_partition_view", "make_strided_view",
+                    "make_gather_scatter_view"}
+#: Ops whose results vary even when their operands do not.
+SOURCES = {"get_tile_block_id"}
+
+
+@dataclass
+class Plan:
+    """The outcome of the analysis: the varying values, or why batching is impossible."""
+
+    varying: set[Value] = field(default_factory=set)
+    reason: str | None = None
+
+
+class _Unbatchable(Exception):
+    pass
+
+
+def analyse(kernel: Operation) -> Plan:
+    """The kernel's varying values, or the reason it cannot be batched."""
+    plan = Plan()
+    try:
+        _region_ops(kernel.regions[0].block.operations, plan.varying)
+    except _Unbatchable as exc:
+        return Plan(set(), str(exc))
+    return plan
+
+
+def _name(op: Operation) -> str:
+    return op.opdef.name if op.opdef is not None else op.name
+
+
+def _region_ops(ops, varying: set[Value]) -> None:
+    for op in ops:
+        _op(op, varying)
+
+
+def _any(values, varying: set[Value]) -> bool:
+    return any(v in varying for v in values)
+
+
+def _op(op: Operation, varying: set[Value]) -> None:
+    name = _name(op)
+    if name in UNBATCHED:
+        raise _Unbatchable(f"'{op.name}': {UNBATCHED[name]}")
+    if op.opdef is not None and "memory_ordering_semantics" in op.attributes and \
+            op.enum("memory_ordering_semantics") != MemoryOrderingSemantics.WEAK:
+        raise _Unbatchable(f"'{op.name}' is not weak: it may order tile blocks")
+    inputs_vary = _any(op.operands, varying)
+    if name in UNIFORM_OPERANDS and inputs_vary:
+        raise _Unbatchable(f"'{op.name}' takes values that differ between tile blocks")
+    handler = _STRUCTURED.get(name)
+    if handler is not None:
+        handler(op, varying)
+        return
+    for region in op.regions:   # reduce and scan bodies: lanes, whatever they hold
+        for block in region.blocks:
+            _region_ops(block.operations, varying)
+    if inputs_vary or name in SOURCES:
+        varying.update(op.results)
+
+
+def _terminators(region, kinds: tuple[str, ...]):
+    """Every terminator of `kinds` that ends an iteration of `region` (nested ifs
+    included, loops and reduces not)."""
+    for block in region.blocks:
+        for op in block.operations:
+            name = _name(op)
+            if name in kinds:
+                yield op
+            elif name == "if":
+                for inner in op.regions:
+                    yield from _terminators(inner, kinds)
+
+
+def _fixpoint(op: Operation, args: list[Value], carried: list[Value], varying: set[Value],
+              kinds: tuple[str, ...]) -> None:
+    """Iterate a loop body until the set of varying carried values stops growing."""
+    region = op.regions[0]
+    while True:
+        before = len(varying)
+        for arg, init in zip(args, carried):
+            if init in varying:
+                varying.add(arg)
+        for block in region.blocks:
+            _region_ops(block.operations, varying)
+        for term in _terminators(region, kinds):
+            for arg, value in zip(args, term.operands):
+                if value in varying:
+                    varying.add(arg)
+        if len(varying) == before:
+            return
+
+
+def _for(op: Operation, varying: set[Value]) -> None:
+    lower, upper, step, *init = op.operands
+    if _any((lower, upper, step), varying):
+        raise _Unbatchable("'cuda_tile.for' bounds differ between tile blocks")
+    block = op.regions[0].block
+    _fixpoint(op, block.arguments[1:], init, varying, ("continue",))
+    ends = list(_terminators(op.regions[0], ("continue", "break")))
+    _results(op, ends, varying, init)
+
+
+def _loop(op: Operation, varying: set[Value]) -> None:
+    block = op.regions[0].block
+    _fixpoint(op, block.arguments, list(op.operands), varying, ("continue",))
+    _results(op, list(_terminators(op.regions[0], ("break",))), varying, [])
+
+
+def _if(op: Operation, varying: set[Value]) -> None:
+    if op.operands[0] in varying:
+        raise _Unbatchable("an 'if' condition differs between tile blocks")
+    for region in op.regions:
+        for block in region.blocks:
+            _region_ops(block.operations, varying)
+    ends = [t for region in op.regions for t in _terminators(region, ("yield",))]
+    _results(op, ends, varying, [])
+
+
+def _results(op: Operation, ends, varying: set[Value], init) -> None:
+    for i, result in enumerate(op.results):
+        if any(i < len(t.operands) and t.operands[i] in varying for t in ends) or \
+                (i < len(init) and init[i] in varying):
+            varying.add(result)
+
+
+_STRUCTURED = {"for": _for, "loop": _loop, "if": _if}
+
+__all__ = ["Plan", "UNBATCHED", "analyse"]
