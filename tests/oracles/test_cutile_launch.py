@@ -108,3 +108,33 @@ def test_torch_cpu_tensors_are_passed_through_dlpack() -> None:
     c = torch.zeros(64, dtype=torch.float32)
     tc.launch(None, (4,), kernel.function, (a, b, c, 16))
     assert torch.equal(c, a + 0.5)
+
+
+#: The corpus kernels the batched engine does not run, and why (the rest it must run).
+UNBATCHED = {"histogram": "atomics order tile blocks",
+             "control_flow": "an 'if' condition differs between tile blocks"}
+
+
+@pytest.mark.parametrize("checks", [True, False])
+@pytest.mark.parametrize("schedule", ["sequential", "reverse", "random"])
+@pytest.mark.parametrize("name", NAMES)
+def test_batched_engine_is_bit_identical_to_the_reference(name: str, schedule: str,
+                                                          checks: bool, tally) -> None:
+    """Every output byte of the batched engine equals the one-block-at-a-time engine's."""
+    if kernels is None:
+        pytest.skip("cuTile Python is not installed (pip install -e '.[oracles]')")
+    kernel = next(k for k in kernels.KERNELS if k.name == name)
+    inputs = kernel.launch.inputs(np.random.default_rng(11))
+    outputs, runs = [], []
+    for engine in ("blocks", "auto"):
+        args, arrays = launch_args(kernel, inputs)
+        runs.append(tc.launch(None, kernel.launch.grid, kernel.function, args,
+                              schedule=schedule, seed=5, checks=checks, engine=engine))
+        outputs.append({key: value.tobytes() for key, value in arrays.items()})
+    assert runs[0].engine == "blocks"
+    if name in UNBATCHED:
+        assert runs[1].engine == "blocks" and UNBATCHED[name] in runs[1].reason
+    else:
+        assert runs[1].engine == "batched", runs[1].reason
+    assert outputs[0] == outputs[1]
+    tally("corpus runs bit-identical on both engines", 1)
