@@ -203,6 +203,30 @@ class Memory:
         starts = addresses[active] - self._bases[flat_index]
         return flat_index, starts[:, None] + np.arange(size)
 
+    def _elements(self, addresses: np.ndarray, size: int, dtype: np.dtype,
+                  active: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """The fast path of `load` and `store`: when every active access is one whole
+        element of a single buffer at an element boundary, that buffer's bytes viewed as
+        elements and the element index of each access (inactive ones: 0); else None."""
+        picked = addresses if active is None else addresses[active]
+        if picked.size == 0:
+            return None
+        lo, hi = int(picked.min()), int(picked.max())
+        i = int(np.searchsorted(self._bases, lo, side="right")) - 1
+        if i < 0 or hi + size > self._ends[i]:
+            return None
+        base = int(self._bases[i])
+        offsets = addresses - base
+        if size > 1 and np.any((picked - base) % size):
+            return None
+        data = self.buffers[i].data
+        typed = data[:data.size - data.size % size].view(np.uint8 if dtype == np.bool_
+                                                          else dtype)
+        index = offsets // size
+        if active is not None:
+            index = np.where(active, index, 0)
+        return typed, index
+
     def load(self, addresses: np.ndarray, element_type: Type,
              mask: np.ndarray | None = None, nibbles: np.ndarray | None = None) -> np.ndarray:
         """The elements at `addresses` (shape kept); masked-off or invalid ones read 0.
@@ -216,8 +240,19 @@ class Memory:
             return _nibble_values((raw.view(np.uint8) >> shift) & np.uint8(0xF), element_type)
         size = element_size(element_type)
         dtype = numpy_dtype(element_type)
-        active = np.ones(addresses.shape, bool) if mask is None else \
+        active = None if mask is None else \
             np.broadcast_to(np.asarray(mask, bool), addresses.shape)
+        fast = self._elements(addresses, size, dtype, active)
+        if fast is not None:
+            typed, index = fast
+            values = typed[index]
+            if dtype == np.bool_:
+                values = values != 0
+            if active is not None:
+                values = np.where(active, values, np.zeros((), values.dtype))
+            return values
+        if active is None:
+            active = np.ones(addresses.shape, bool)
         raw = np.zeros(addresses.shape + (size,), np.uint8)
         flat_index, offsets = self._byte_index(addresses, size, active)
         _, inside = self._locate(addresses, size)
@@ -244,9 +279,18 @@ class Memory:
             return
         size = element_size(element_type)
         dtype = numpy_dtype(element_type)
-        active = np.ones(addresses.shape, bool) if mask is None else \
-            np.broadcast_to(np.asarray(mask, bool), addresses.shape)
         values = np.broadcast_to(np.asarray(values).astype(dtype, copy=False), addresses.shape)
+        selected = None if mask is None else \
+            np.broadcast_to(np.asarray(mask, bool), addresses.shape)
+        fast = self._elements(addresses, size, dtype, selected)
+        if fast is not None:
+            typed, index = fast
+            if selected is None:
+                typed[index.reshape(-1)] = values.reshape(-1)
+            else:
+                typed[index[selected]] = values[selected]
+            return
+        active = np.ones(addresses.shape, bool) if selected is None else selected
         if dtype == np.bool_:
             raw = values.astype(np.uint8)[..., None]
         else:

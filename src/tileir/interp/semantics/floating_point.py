@@ -299,9 +299,25 @@ def _rounded(step: Any, compute: Callable[..., tuple[Array, Array, Array]],
     """Run an exactly-known computation on the operands and round it as the op asks."""
     t = _element_type(step)
     rounding = _rounding(step)
+    native = _NATIVE.get(compute)
+    if native is not None and rounding == RoundingMode.NEAREST_EVEN and t in _CANONICAL_NAN \
+            and not _ftz(step, t):
+        return _native(native, t, operands)
     values = _inputs(step, t, *operands)
     y, s, overflow = compute(rounding, t, *values)
     return _round_exact(y, s, t, rounding, _ftz(step, t), overflow)
+
+
+def _native(operation: Callable[..., Array], t: FloatType, operands: tuple) -> Array:
+    """The fast path of `_rounded` for f32 and f64 in nearest-even without FTZ: IEEE 754
+    arithmetic in NumPy's own float32/float64 is correctly rounded, the same result as the
+    exact path; only NaNs are made canonical, as `numerics` makes them."""
+    with np.errstate(all="ignore"):
+        result = operation(*operands)
+    nan = np.isnan(result)
+    if nan.any():
+        result = np.where(nan, _CANONICAL_NAN[t], result)
+    return result
 
 
 @semantics("addf")
@@ -563,3 +579,10 @@ def mmaf_scaled(step: Any, lhs: Array, rhs: Array, acc: Array, lhs_scale: Array,
     a = to_float64(lhs, tin) * _expand_scale(lhs_scale, tscale, v, -1)
     b = to_float64(rhs, tin) * _expand_scale(rhs_scale, tscale, v, -2)
     return _matmul_round(a, b, to_float64(acc, tacc), tacc)
+
+
+#: Exact computations NumPy does correctly rounded in IEEE nearest-even for f32 and f64.
+_NATIVE: dict[Callable[..., Any], Callable[..., Array]] = {
+    _add: np.add, _mul: np.multiply, _div: np.divide, _sqrt: np.sqrt}
+#: The canonical NaN of each type with a native fast path (what the exact path returns).
+_CANONICAL_NAN = {t: from_float64(np.array(np.nan), t) for t in (F32, F64)}

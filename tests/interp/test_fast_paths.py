@@ -1,0 +1,97 @@
+"""The interpreter's fast paths give the bits of its exact paths: native IEEE arithmetic for
+f32/f64 in nearest-even, and element-wise memory access."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import function_module, run_op_text
+from tileir.interp.memory import Memory
+from tileir.interp.semantics import floating_point as fp
+from tileir.types import F32, F64
+
+WORDS = {"f32": (np.uint32, np.float32), "f64": (np.uint64, np.float64)}
+SPECIAL = {"f32": [0, 0x80000000, 1, 0x807FFFFF, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF,
+                   0x7F800000, 0xFF800000, 0x7FC00000, 0x7FA00001, 0x3F800000, 0x33800000],
+           "f64": [0, 1 << 63, 1, 0x000FFFFFFFFFFFFF, 0x7FEFFFFFFFFFFFFF, 0x7FF0000000000000,
+                   0xFFF0000000000000, 0x7FF8000000000000, 0x3FF0000000000000]}
+
+
+def _values(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Random bit patterns of every class (normals, subnormals, zeros, infinities, NaNs),
+    plus the special ones, as floats."""
+    word, dtype = WORDS[name]
+    bits = rng.integers(0, np.iinfo(word).max, n, dtype=word, endpoint=True)
+    tiny = rng.integers(0, 1 << 20, n // 4).astype(word)           # subnormals
+    near_one = (rng.integers(-30, 30, n // 4) + (127 if name == "f32" else 1023)).astype(word)
+    near_one <<= (23 if name == "f32" else 52)
+    special = np.array(SPECIAL[name], dtype=word)
+    every = np.concatenate([special, bits, tiny, near_one])
+    return every[:1 << (every.size.bit_length() - 1)].view(dtype)   # a power-of-two tile
+
+
+@pytest.mark.parametrize("name", ["f32", "f64"])
+@pytest.mark.parametrize("op", ["addf", "subf", "mulf", "divf"])
+def test_native_binary_arithmetic_matches_the_exact_path(op: str, name: str,
+                                                         monkeypatch) -> None:
+    rng = np.random.default_rng(2026)
+    lhs = _values(name, 20000, rng)
+    rhs = rng.permutation(_values(name, 20000, rng))[:lhs.size]
+    t = f"tile<{lhs.size}x{name}>"
+    text = function_module(f"%a: {t}, %b: {t}", f"%r = {op} %a, %b : {t}")
+    fast = run_op_text(text, lhs, rhs)
+    monkeypatch.setattr(fp, "_NATIVE", {})
+    exact = run_op_text(text, lhs, rhs)
+    word = WORDS[name][0]
+    assert np.array_equal(fast.view(word), exact.view(word))
+
+
+@pytest.mark.parametrize("name", ["f32", "f64"])
+def test_native_square_root_matches_the_exact_path(name: str, monkeypatch) -> None:
+    values = _values(name, 20000, np.random.default_rng(7))
+    t = f"tile<{values.size}x{name}>"
+    text = function_module(f"%a: {t}", f"%r = sqrt %a : {t}")
+    fast = run_op_text(text, values)
+    monkeypatch.setattr(fp, "_NATIVE", {})
+    exact = run_op_text(text, values)
+    word = WORDS[name][0]
+    assert np.array_equal(fast.view(word), exact.view(word))
+
+
+def test_directed_rounding_and_ftz_keep_the_exact_path() -> None:
+    # 1 + 2**-24 in f32: nearest-even gives 1, rounding up gives the next float
+    one, tiny = np.float32(1.0), np.float32(2.0 ** -24)
+    up = run_op_text(function_module("%a: tile<f32>, %b: tile<f32>",
+                                     "%r = addf %a, %b rounding<positive_inf> : tile<f32>"),
+                     np.array(one), np.array(tiny))
+    assert up.view(np.uint32) == 0x3F800001
+    flushed = run_op_text(function_module("%a: tile<f32>, %b: tile<f32>",
+                                          "%r = mulf %a, %b flush_to_zero : tile<f32>"),
+                          np.array(np.float32(2.0 ** -100)), np.array(np.float32(2.0 ** -30)))
+    assert flushed.view(np.uint32) == 0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.int64, np.bool_])
+def test_element_access_fast_path_matches_byte_access(dtype) -> None:
+    rng = np.random.default_rng(3)
+    memory = Memory()
+    array = (rng.integers(0, 2, 256) if dtype == np.bool_ else
+             rng.integers(-100, 100, 256)).astype(dtype)
+    base = memory.map(array, "a")
+    size = array.itemsize
+    from tileir.types import I1, I8, I64
+    t = {np.float32: F32, np.int8: I8, np.int64: I64, np.bool_: I1}[dtype]
+    addresses = base + size * rng.integers(0, 256, (4, 8))
+    mask = rng.integers(0, 2, (4, 8)).astype(bool)
+    loaded = memory.load(addresses, t, mask)
+    assert np.array_equal(loaded, np.where(mask, array[(addresses - base) // size], 0))
+    # an access straddling two elements takes the byte path, with the same meaning
+    values = (rng.integers(0, 2, (4, 8)) if dtype == np.bool_ else
+              rng.integers(-100, 100, (4, 8))).astype(dtype)
+    expected = array.copy()
+    for address, value, keep in zip(addresses.reshape(-1), values.reshape(-1), mask.reshape(-1)):
+        if keep:
+            expected[(address - base) // size] = value
+    memory.store(addresses, values, t, mask)
+    assert np.array_equal(array, expected)
