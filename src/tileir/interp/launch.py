@@ -412,7 +412,10 @@ def _batched(memory: Memory, kernel: Operation, values: list[Any], order: list,
     # behaviour, or a failed assert, which stops the kernel whatever the checks say).
     asserts = any(op.name == "cuda_tile.assert" for op in kernel.walk())
     saved = [np.array(b.data) for b in memory.buffers] if checks or asserts else None
-    blocks = np.array(order, np.int64).reshape(-1, 3)
+    # The order of tile blocks cannot change the result of a kernel the batched engine
+    # runs (no atomics, and two blocks touching one address is a race, reported): run them
+    # in grid order, which lets views read whole windows of memory (`batch.ops`).
+    blocks = np.array(block_order(dims, "sequential", None), np.int64).reshape(-1, 3)
     try:
         BatchMachine(memory, blocks, plan, grid=dims, checks=checks,
                      globals=globals_).run_function(kernel, values)

@@ -56,6 +56,10 @@ class BatchMachine(Machine):
                          checks=checks, globals=globals)
         self.blocks = blocks
         self.count = len(blocks)
+        #: Whether `blocks` is the whole grid in grid order (x fastest, then y, then z).
+        self.grid_order = self.count == grid[0] * grid[1] * grid[2] and bool(np.all(
+            blocks[:, 0] + grid[0] * (blocks[:, 1] + grid[1] * blocks[:, 2])
+            == np.arange(self.count)))
         self.varying = plan.varying
         self.batch_depth = 1          # values may carry the block axis
         self.grain = plan.grain

@@ -8,15 +8,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ...numerics import from_integers
-from ...types import I32, GatherScatterViewType, PartitionViewType, StridedViewType
+from ...numerics import from_integers, numpy_dtype
+from ...types import I1, I32, GatherScatterViewType, PartitionViewType, StridedViewType
 from ..memory import element_bits
 from ..semantics import SEMANTICS
 from ..semantics.common import named_operands, single
 from ..semantics.memory import checked_access, fill, size_of
 from ..semantics.views import _check_inbounds, _padding, _unsigned
 from ..step import Step
-from ..values import TensorView, Token
+from ..values import FRESH_TOKEN, TensorView, TiledView, Token
 
 BATCHED: dict[str, Callable[..., Any]] = {}
 
@@ -87,14 +87,90 @@ def coordinates(step: Step, view: Any, indices: list[np.ndarray], index_types: l
     return tensor.base + offset * size, None, inside, outside_by_dim
 
 
+def _affine(values: np.ndarray, grid: tuple[int, int, int]) -> tuple[int, ...] | None:
+    """(c0, cx, cy, cz) when every tile block's value is c0 + cx*x + cy*y + cz*z (blocks in
+    grid order), else None."""
+    flat = np.asarray(values, np.int64).reshape(-1)
+    if flat.size != grid[0] * grid[1] * grid[2]:
+        return None
+    cube = flat.reshape(grid[2], grid[1], grid[0])
+    c0 = int(cube[0, 0, 0])
+    cx = int(cube[0, 0, 1]) - c0 if grid[0] > 1 else 0
+    cy = int(cube[0, 1, 0]) - c0 if grid[1] > 1 else 0
+    cz = int(cube[1, 0, 0]) - c0 if grid[2] > 1 else 0
+    z, y, x = np.ogrid[:grid[2], :grid[1], :grid[0]]
+    if not np.array_equal(cube, c0 + cx * x + cy * y + cz * z):
+        return None
+    return c0, cx, cy, cz
+
+
+def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[Any],
+           tile_shape: tuple[int, ...]) -> np.ndarray | None:
+    """Every tile block's tile as one strided window onto the buffer (writable), when the
+    view is a partition view of whole tiles indexed affinely by the tile block id, the
+    tiles all lie inside the tensor, and no check needs the addresses; else None."""
+    machine = step.machine
+    if step.checks or not isinstance(view, TiledView) or \
+            not isinstance(view.type, PartitionViewType) or not machine.grid_order:
+        return None
+    tensor = view.tensor
+    if element_bits(tensor.element_type) < 8:
+        return None
+    grid = machine.grid
+    rank = len(tile_shape)
+    dim_map = view.type.dim_map or tuple(range(rank))
+    size = size_of(step, tensor.element_type)
+    offset = 0
+    block_strides = [0, 0, 0]
+    space = view.index_space_shape
+    for k, (value, t) in enumerate(zip(indices, index_types)):
+        coefficients = _affine(np.broadcast_to(_unsigned(value, t), (machine.count,)), grid)
+        if coefficients is None:
+            return None
+        c0, *per_axis = coefficients
+        first, last = c0, c0 + sum(c * (g - 1) for c, g in zip(per_axis, grid) if c > 0)
+        lowest = c0 + sum(c * (g - 1) for c, g in zip(per_axis, grid) if c < 0)
+        d = dim_map[k]
+        if lowest < 0 or last >= space[k] or (last + 1) * tile_shape[k] > tensor.shape[d]:
+            return None         # a partial tile or an index past the space: the slow path
+        step_bytes = tile_shape[k] * tensor.strides[d] * size
+        offset += first * step_bytes
+        for axis, c in enumerate(per_axis):
+            block_strides[axis] += c * step_bytes
+    lane_strides = [tensor.strides[dim_map[k]] * size for k in range(rank)]
+    shape = (grid[2], grid[1], grid[0]) + tuple(tile_shape)
+    strides = (block_strides[2], block_strides[1], block_strides[0]) + tuple(lane_strides)
+    start = tensor.base + offset
+    reach = [(n - 1) * s for n, s in zip(shape, strides)]
+    lo = start + sum(r for r in reach if r < 0)
+    hi = start + sum(r for r in reach if r > 0) + size
+    memory = machine.memory
+    i = int(np.searchsorted(memory._bases, lo, side="right")) - 1
+    if i < 0 or hi > memory._ends[i] or (start - int(memory._bases[i])) % size:
+        return None
+    data = memory.buffers[i].data
+    typed = data[:data.size - data.size % size].view(numpy_dtype(tensor.element_type)
+                                                    if numpy_dtype(tensor.element_type) != np.bool_
+                                                    else np.uint8)
+    first = (start - int(memory._bases[i])) // size
+    return np.lib.stride_tricks.as_strided(typed[first:], shape, strides, writeable=True)
+
+
 @batched("load_view_tko")
 def load_view_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
-    """Load every tile block's tile (one gather for all of them)."""
+    """Load every tile block's tile (one gather for all of them, or one window)."""
     if not _varying(step):
         return SEMANTICS["load_view_tko"](step, *operands)
     groups = named_operands(step, operands)
     view, token = single(groups, "view"), single(groups, "token")
     result = step.result_type(0)
+    index_types = [v.type for v in step.op.operand_group("index")]
+    whole = window(step, view, groups["index"], index_types, result.shape)
+    if whole is not None:
+        values = whole.reshape((step.machine.count,) + tuple(result.shape))
+        if result.element_type == I1:
+            values = values != 0
+        return np.array(values), token if token is not None else FRESH_TOKEN
     index_types = [v.type for v in step.op.operand_group("index")]
     addresses, nibbles, inside, outside = coordinates(step, view, groups["index"],
                                                       index_types, result.shape)
@@ -115,6 +191,11 @@ def store_view_tko(step: Step, *operands: Any) -> Token:
     tile, view, token = single(groups, "tile"), single(groups, "view"), single(groups, "token")
     tile_type = step.op.operands[0].type
     index_types = [v.type for v in step.op.operand_group("index")]
+    whole = window(step, view, groups["index"], index_types, tile_type.shape)
+    if whole is not None:
+        whole[...] = np.broadcast_to(tile, (step.machine.count,) + tuple(tile_type.shape)
+                                     ).reshape(whole.shape)
+        return token if token is not None else FRESH_TOKEN
     addresses, nibbles, inside, outside = coordinates(step, view, groups["index"],
                                                       index_types, tile_type.shape)
     if step.checks:
