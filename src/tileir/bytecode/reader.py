@@ -9,7 +9,7 @@ from ..attributes import (UNKNOWN_LOC, ArrayAttr, Attribute, CallSiteLoc, DenseA
                           FileLineColLoc, IntegerAttr, Location, StringAttr, SymbolRefAttr,
                           TypeAttr, UNIT, BoolAttr)
 from ..enums import SymbolVisibility
-from ..ir import Block, Module, Operation, Region, Value
+from ..ir import Block, Module, Operation, Region, Value, gc_paused
 from ..ops.base import OPTIONAL, SINGLE, VARIADIC, AttrDef, OpDef
 from ..ops.registry import lookup
 from ..types import FunctionType, IntegerType, TileType, Type
@@ -654,4 +654,5 @@ class BodyReader:
 
 def read_bytecode(data: bytes) -> Module:
     """The module in `data` (not yet verified); `BytecodeError` for anything malformed."""
-    return Reader(data).read()
+    with gc_paused():
+        return Reader(data).read()

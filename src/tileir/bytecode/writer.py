@@ -13,7 +13,7 @@ from ..attributes import (ArrayAttr, Attribute, BoolAttr, CallSiteLoc,
                           OpaqueAttr, OptimizationHintsAttr, StringAttr, SymbolRefAttr,
                           UnitAttr, UnknownLoc)
 from ..diagnostics import BytecodeError, Diagnostic, Severity, error
-from ..ir import Module, Operation, Value, location_of
+from ..ir import Module, Operation, Value, gc_paused, location_of
 from ..ops.base import OPTIONAL, SINGLE, VARIADIC, AttrDef, OpDef
 from ..types import Type
 from ..versions import Version
@@ -541,7 +541,8 @@ class BodyWriter:
 
 def write_bytecode(module: Module, version: Version, seed: FileLayout | None = None) -> bytes:
     """`module` as bytecode of `version` (raises `BytecodeError` for what it cannot hold)."""
-    return Writer(module, version, seed).write()
+    with gc_paused():
+        return Writer(module, version, seed).write()
 
 
 __all__ = ["WriteError", "write_bytecode"]

@@ -223,10 +223,8 @@ class OpDef:
         raise KeyError(f"'{self.name}' has no result '{name}'")
 
     def attr_def(self, name: str) -> AttrDef | None:
-        for attr in self.attrs:
-            if attr.name == name:
-                return attr
-        return None
+        """The declared attribute `name` (the first so named), or None."""
+        return self.shape.attr_by_name.get(name)
 
     def attr_default(self, name: str) -> Attribute | None:
         attr = self.attr_def(name)
@@ -236,18 +234,43 @@ class OpDef:
     def needs_segments(self) -> bool:
         """Ops with several optional/variadic operands record group sizes
         (MLIR's AttrSizedOperandSegments)."""
-        return sum(o.arity != SINGLE for o in self.operands) > 1
+        return len(self.shape.operand_variable) > 1
+
+    def value_position(self, name: str) -> tuple[bool, int, bool] | None:
+        """Where the operand or result group `name` is declared (operands first): whether
+        it is an operand, its index, and whether every group of that list is single."""
+        shape = self.shape
+        index = shape.operand_index.get(name)
+        if index is not None:
+            return True, index, not shape.operand_variable
+        index = shape.result_index.get(name)
+        if index is not None:
+            return False, index, not shape.result_variable
+        return None
+
+    @property
+    def shape(self) -> "DeclShape":
+        """Lookup tables derived from the declared operands, results and attributes, built
+        once (the verifier, parser and printer ask per op); a reassigned field is seen."""
+        shape = self.__dict__.get("_shape")
+        if shape is None or shape.operands is not self.operands or \
+                shape.results is not self.results or shape.attrs is not self.attrs:
+            shape = self.__dict__["_shape"] = DeclShape(self.operands, self.results, self.attrs)
+        return shape
 
     # ---- splitting flat operand/result lists into declared groups ------------------------------
 
     def split_operands(self, op: Any) -> list[list[Any]]:
+        """`op`'s operands grouped as declared (by its segment sizes where it needs them)."""
+        variable = self.shape.operand_variable
         return _split(self.operands, op.operands, op.attributes.get("operandSegmentSizes"),
-                      self.needs_segments)
+                      len(variable) > 1, variable)
 
     def split_results(self, op: Any) -> list[list[Any]]:
-        variable = sum(r.arity != SINGLE for r in self.results) > 1
+        """`op`'s results grouped as declared."""
+        variable = self.shape.result_variable
         return _split(self.results, op.results, op.attributes.get("resultSegmentSizes"),
-                      variable)
+                      len(variable) > 1, variable)
 
     def segment_sizes(self, groups: Sequence[Sequence[Any]]) -> DenseArrayAttr:
         return DenseArrayAttr(IntegerType(32), tuple(len(g) for g in groups))
@@ -318,13 +341,49 @@ class OpDef:
         return types
 
 
+def _position_by_name(decls: tuple) -> dict[str, int]:
+    """Each declaration's index by its name (the first one so named)."""
+    table: dict[str, int] = {}
+    for i, decl in enumerate(decls):
+        table.setdefault(decl.name, i)
+    return table
+
+
+def _variable_positions(decls: tuple) -> tuple[int, ...]:
+    """The indices of the optional and variadic groups."""
+    return tuple(i for i, d in enumerate(decls) if d.arity != SINGLE)
+
+
+class DeclShape:
+    """What `OpDef` derives from its declared fields, computed once per declaration."""
+
+    __slots__ = ("operands", "results", "attrs", "operand_index", "result_index",
+                 "operand_variable", "result_variable", "attr_by_name", "required_attrs")
+
+    def __init__(self, operands: tuple, results: tuple, attrs: tuple) -> None:
+        self.operands, self.results, self.attrs = operands, results, attrs
+        self.operand_index = _position_by_name(operands)
+        self.result_index = _position_by_name(results)
+        self.operand_variable = _variable_positions(operands)
+        self.result_variable = _variable_positions(results)
+        self.attr_by_name = {decl.name: decl for decl in reversed(attrs)}
+        #: Attributes that must be present: no default, not optional, not a unit flag.
+        self.required_attrs = tuple(d.name for d in attrs if d.default is None and
+                                    not d.optional and not d.is_unit)
+
+
 def _split(decls: Sequence[Any], values: Sequence[Any], segments: Any,
-           use_segments: bool) -> list[list[Any]]:
+           use_segments: bool, variable: Sequence[int] | None = None) -> list[list[Any]]:
+    """`values` cut into one group per declaration: by `segments` where `use_segments` and
+    they fit, else one value per single group and the rest to the variable ones."""
     if use_segments and isinstance(segments, DenseArrayAttr) and \
             len(segments.values) == len(decls) and sum(segments.values) == len(values):
         sizes = list(segments.values)
     else:
-        variable = [i for i, d in enumerate(decls) if d.arity != SINGLE]
+        if variable is None:
+            variable = [i for i, d in enumerate(decls) if d.arity != SINGLE]
+        if not variable:  # one value per group, the common case
+            return [list(values[i:i + 1]) for i in range(len(decls))]
         fixed = len(decls) - len(variable)
         spare = max(len(values) - fixed, 0)
         sizes = [1] * len(decls)

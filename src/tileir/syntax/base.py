@@ -7,6 +7,7 @@ diagnostics match NVIDIA's tools word for word.
 
 from __future__ import annotations
 
+import functools
 from contextlib import contextmanager
 from typing import Callable, Iterator, NoReturn, TypeVar
 
@@ -14,9 +15,26 @@ from ..diagnostics import ParseError, error
 from .lexer import Kind, LexError, Lexer, Source, Token
 
 T = TypeVar("T")
+_PUNCT = Kind.PUNCT
+_BARE = Kind.BARE_IDENTIFIER
 
 _DELIMITERS = {"paren": ("(", ")"), "square": ("[", "]"), "less": ("<", ">"),
                "brace": ("{", "}")}
+
+
+@functools.cache
+def enum_keywords(enum_type: type) -> dict[str, object]:
+    """Each case of a spec enum by its keyword (the first case with it, as `from_keyword`
+    finds it); built once per enum, since parsers look keywords up per op."""
+    table: dict[str, object] = {}
+    for member in enum_type:  # type: ignore[attr-defined]
+        table.setdefault(member.keyword, member)
+    return table
+
+
+def enum_case(enum_type: type, keyword: str):
+    """The case of `enum_type` spelled `keyword`; KeyError when none is (as `from_keyword`)."""
+    return enum_keywords(enum_type)[keyword]
 
 
 class BaseParser:
@@ -40,10 +58,13 @@ class BaseParser:
             raise self.error_at(exc.offset, exc.message) from None
 
     def advance(self) -> Token:
-        """Consume the current token and return it."""
+        """Consume the current token and return it (`_lex` inlined: this runs per token)."""
         token = self.token
-        self.prev_end = token.end
-        self.token = self._lex()
+        self.prev_end = token.offset + len(token.spelling)
+        try:
+            self.token = self.lexer.next()
+        except LexError as exc:
+            raise self.error_at(exc.offset, exc.message) from None
         return token
 
     def rewind(self, offset: int) -> None:
@@ -103,7 +124,8 @@ class BaseParser:
 
     def consume_punct(self, spelling: str) -> bool:
         """Consume `spelling` if it is next (MLIR parseOptional<Punct>)."""
-        if self.token.is_punct(spelling):
+        token = self.token
+        if token.spelling == spelling and token.kind is _PUNCT:
             self.advance()
             return True
         return False
@@ -114,7 +136,9 @@ class BaseParser:
             raise self.wrong_token(f"expected '{spelling}'{context}")
 
     def consume_keyword(self, keyword: str) -> bool:
-        if self.token.is_keyword(keyword):
+        """Consume the bare identifier `keyword` if it is next."""
+        token = self.token
+        if token.spelling == keyword and token.kind is _BARE:
             self.advance()
             return True
         return False

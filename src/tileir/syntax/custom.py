@@ -13,6 +13,7 @@ from ..attributes import (ArrayAttr, DenseArrayAttr, DictAttr, EnumAttr, StringA
 from ..diagnostics import ParseError
 from ..enums import AtomicRMWMode, MemoryOrderingSemantics, MemoryScope
 from ..types import TOKEN, FunctionType, IntegerType, TensorViewType, TiledView, quoted
+from .base import enum_case, enum_keywords
 from .lexer import Kind
 
 if TYPE_CHECKING:
@@ -363,9 +364,9 @@ def _keyword_case(parser: "OpParser", enum_type: type, message: str) -> EnumAttr
     """A keyword naming a case of `enum_type`, else `message` (``{keyword}`` stands for it)."""
     offset = parser.token.offset
     keyword = parser.parse_keyword()
-    if keyword not in enum_type.keywords():
+    if keyword not in enum_keywords(enum_type):
         raise parser.asm_error(offset, message.replace("{keyword}", keyword))
-    return EnumAttr(enum_type.from_keyword(keyword))
+    return EnumAttr(enum_case(enum_type, keyword))
 
 
 def _index_types(p: "Printer", indices: list) -> str:
@@ -550,10 +551,10 @@ def parse_atomic_red_view(parser: "OpParser", state: "OpState") -> None:
     mode = parser.parse_keyword()
     parser.expect_punct(",")
     value = parser.parse_ssa_use()
-    if mode not in AtomicRMWMode.keywords():
+    if mode not in enum_keywords(AtomicRMWMode):
         raise parser.asm_error(mode_offset, f"unknown atomic RMW mode: '{mode}'; expected one "
                                "of: and, or, xor, add, addf, max, min, umax, umin")
-    state.attributes["mode"] = EnumAttr(AtomicRMWMode.from_keyword(mode))
+    state.attributes["mode"] = EnumAttr(enum_case(AtomicRMWMode, mode))
     token = _parse_view_tail(parser, state, False)
     parser.expect_punct(":")
     offset: int | None = parser.token.offset

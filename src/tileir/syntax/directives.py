@@ -15,6 +15,7 @@ from ..types import IntegerType
 from ..enums import (ComparisonOrdering, ComparisonPredicate, RoundingMode, Signedness,
                      SymbolVisibility)
 from ..ops.base import AttrDef
+from .base import enum_case
 from .format import TypeOf, Var
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ def _rounding_directive(default: RoundingMode, allowed: tuple[str, ...], strict:
         listed = ", ".join(f"'{m}'" for m in allowed)
         offset = parser.token.offset
         try:
-            mode = RoundingMode.from_keyword(keyword)
+            mode = enum_case(RoundingMode, keyword)
         except KeyError:
             suffix = f", got: '{keyword}'" if strict else ""
             raise parser.asm_error(
@@ -176,7 +177,7 @@ def _print_visibility(printer: "Printer", op: "Operation", arg: Var) -> str:
 def _parse_visibility(parser: "OpParser", state: "OpState", arg: Var) -> None:
     for keyword in ("public", "private"):
         if parser.consume_keyword(keyword):
-            state.attributes[arg.name] = EnumAttr(SymbolVisibility.from_keyword(keyword))
+            state.attributes[arg.name] = EnumAttr(enum_case(SymbolVisibility, keyword))
             return
     state.attributes[arg.name] = EnumAttr(SymbolVisibility.PUBLIC)
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import bisect
 import enum
+import functools
+import itertools
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..diagnostics import Location
 
@@ -31,15 +33,18 @@ class Kind(enum.Enum):
     PUNCT = "punctuation"
 
 
-@dataclass(frozen=True)
-class Token:
-    """One token: its kind, its exact spelling, and its offset in the source text."""
+class Token(NamedTuple):
+    """One token: its kind, its exact spelling, and its offset in the source text.
+
+    A named tuple rather than a dataclass: the lexer makes one per token, and a tuple is
+    built several times faster (the fields, equality and hashing are the same)."""
 
     kind: Kind
     spelling: str
     offset: int
 
     def is_punct(self, spelling: str) -> bool:
+        """Whether this is the punctuation `spelling`."""
         return self.kind is Kind.PUNCT and self.spelling == spelling
 
     def is_keyword(self, spelling: str | None = None) -> bool:
@@ -48,6 +53,7 @@ class Token:
 
     @property
     def end(self) -> int:
+        """The offset just after the token."""
         return self.offset + len(self.spelling)
 
 
@@ -87,6 +93,28 @@ _PREFIX_ERRORS = {"#": "invalid attribute name", "%": "invalid SSA name",
 _SPACE_RE = re.compile(r"(?:\s+|//[^\n]*)+")
 
 
+def _fast_pattern() -> tuple[re.Pattern, tuple[Kind | None, ...]]:
+    """One regex for blanks then any token but strings, its alternatives in the order
+    `Lexer._general` tries the rules (so the first that matches is the same), each in its
+    own group; with the kind of each group.  The blanks are an atomic group: a failed
+    match must not back into a comment and find a token there."""
+    alternatives = [(Kind.PUNCT, r"\{-\#|\#-\}")]
+    alternatives += [(kind, pattern.pattern) for kind, pattern in _TOKEN_RES]
+    alternatives.append((Kind.PUNCT, "|".join(re.escape(p) for p in _PUNCTS)))
+    body = "|".join(f"({pattern})" for _, pattern in alternatives)
+    kinds = (None,) + tuple(kind for kind, _ in alternatives)
+    return re.compile(r"(?>(?:\s+|//[^\n]*)*)(?:" + body + ")"), kinds
+
+
+_FAST, _FAST_KINDS = _fast_pattern()
+_FAST_RE = _FAST.match
+#: Builds a `Token` from (kind, spelling, offset) without the named tuple's Python-level
+#: constructor (the lexer makes one per token).
+_new_token = functools.partial(tuple.__new__, Token)
+#: How many tokens the lexer reads ahead at a time.
+_BATCH = 256
+
+
 class LexError(Exception):
     """A character sequence that is no token; carries the offset and message."""
 
@@ -97,17 +125,69 @@ class LexError(Exception):
 
 
 class Lexer:
-    """Produces tokens on demand from a `Source`, and can be rewound."""
+    """Produces tokens on demand from a `Source`, and can be rewound.
+
+    Common tokens are lexed ahead in batches by one compiled scanner (C code, no Python
+    call per token); each buffered token remembers the position lexing started from, so a
+    token is served from the buffer only when the lexer stands exactly there.  Anything
+    else (strings, the end of the text, errors, a rewind between buffered tokens) is lexed
+    one token at a time, as before; errors are raised only when lexing reaches them.
+    """
 
     def __init__(self, source: Source) -> None:
         self.source = source
         self.pos = 0
+        self._starts: list[int] = []    # where lexing each buffered token starts
+        self._ends: list[int] = []      # the position after it
+        self._tokens: list[Token] = []
+        self._next = 0                  # the buffered token expected next
 
     def reset(self, offset: int) -> None:
         """Continue lexing at `offset` (used to split tokens such as ``x4xf32``)."""
         self.pos = offset
 
     def next(self) -> Token:
+        """The next token (from the buffer when the lexer stands where it was lexed)."""
+        i = self._next
+        starts = self._starts
+        if i < len(starts) and starts[i] == self.pos:
+            self._next = i + 1
+            self.pos = self._ends[i]
+            return self._tokens[i]
+        return self._unbuffered()
+
+    def _unbuffered(self) -> Token:
+        """The next token when it is not the one the buffer expected: found in the buffer
+        after a rewind, lexed alone between buffered tokens, or a new batch past them."""
+        pos, starts = self.pos, self._starts
+        if starts and starts[0] <= pos <= starts[-1]:
+            j = bisect.bisect_left(starts, pos)
+            self._next = j
+            if starts[j] == pos:
+                self._next = j + 1
+                self.pos = self._ends[j]
+                return self._tokens[j]
+            match = _FAST_RE(self.source.text, pos)
+            if match is None:
+                return self._general()
+            group = match.lastindex
+            self.pos = match.end()
+            return _new_token((_FAST_KINDS[group], match.group(group), match.start(group)))
+        matches = list(itertools.islice(iter(_FAST.scanner(self.source.text, pos).match, None),
+                                        _BATCH))
+        self._starts = [m.start() for m in matches]
+        self._ends = [m.end() for m in matches]
+        self._tokens = [_new_token((_FAST_KINDS[g], m.group(g), m.start(g)))
+                        for m in matches for g in (m.lastindex,)]
+        self._next = 0
+        if not matches:
+            return self._general()
+        self._next = 1
+        self.pos = self._ends[0]
+        return self._tokens[0]
+
+    def _general(self) -> Token:
+        """The next token, tried rule by rule in MLIR's order (and errors raised)."""
         text = self.source.text
         space = _SPACE_RE.match(text, self.pos)
         if space:

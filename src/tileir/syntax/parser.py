@@ -21,11 +21,12 @@ from ..attributes import (UNIT, UNKNOWN_LOC, ArrayAttr, Attribute, BoolAttr, Bou
                           SymbolRefAttr, TypeAttr)
 from ..recursion import deep_recursion
 from ..diagnostics import ParseError, error, note
-from ..ir import Block, Module, Operation, Region, Value
+from ..ir import Block, Module, Operation, Region, Value, gc_paused
 from ..ops import registry
 from ..ops.base import OPTIONAL, SINGLE, VARIADIC, OpDef
 from ..types import F8E5M3FNU, FloatType, FunctionType, IntegerType, TileType, Type, quoted
 from . import directives
+from .base import enum_case, enum_keywords
 from .format import AttrDict, Custom, Literal, OIList, Optional_, TypeOf, Var, parse_format
 from .lexer import Kind, unescape_string
 from .type_parser import TypeParser
@@ -354,7 +355,7 @@ class OpParser(TypeParser):
             if decl is not None:
                 enum_type = getattr(decl.kind, "enum_type", None)
                 return enum_type is not None and token.is_keyword() and \
-                    token.spelling in enum_type.keywords()
+                    token.spelling in enum_keywords(enum_type)
             return token.kind is Kind.PERCENT_IDENTIFIER
         return False
 
@@ -398,7 +399,7 @@ class OpParser(TypeParser):
                               self.asm_error(offset, text).diagnostics[0]])
         keyword = self.token.spelling
         try:
-            value = enum_type.from_keyword(keyword)
+            value = enum_case(enum_type, keyword)
         except KeyError:
             raise self.asm_error(offset, message.replace("{keyword}", keyword)) from None
         self.advance()
@@ -409,8 +410,8 @@ class OpParser(TypeParser):
         the two errors of the parser ODS generates for an enum parameter."""
         cls = enum_type.__name__
         offset = self.token.offset
-        if self.token.is_keyword() and self.token.spelling in enum_type.keywords():
-            return EnumAttr(enum_type.from_keyword(self.advance().spelling))
+        if self.token.is_keyword() and self.token.spelling in enum_keywords(enum_type):
+            return EnumAttr(enum_case(enum_type, self.advance().spelling))
         if self.token.is_keyword():
             self.advance()
             first = self.asm_error(offset, f"expected ::mlir::cuda_tile::{cls} to be one of: "
@@ -426,9 +427,9 @@ class OpParser(TypeParser):
         (the parser ODS generates: a listed keyword, or a string naming a case)."""
         offset = self.token.offset
         token = self.token
-        if token.is_keyword() and token.spelling in enum_type.keywords():
+        if token.is_keyword() and token.spelling in enum_keywords(enum_type):
             self.advance()
-            return EnumAttr(enum_type.from_keyword(token.spelling))
+            return EnumAttr(enum_case(enum_type, token.spelling))
         if token.kind is not Kind.STRING:
             raise self.asm_error(offset, "expected string or keyword containing one of the "
                                  f"following enum values for attribute '{name}' "
@@ -436,7 +437,7 @@ class OpParser(TypeParser):
         self.advance()
         text = unescape_string(token.spelling)
         try:
-            return EnumAttr(enum_type.from_keyword(text))
+            return EnumAttr(enum_case(enum_type, text))
         except KeyError:
             raise self.asm_error(offset, f'invalid {name} attribute specification: "{text}"') \
                 from None
@@ -1407,7 +1408,7 @@ def parse_document(text: str, filename: str | None = None, *, first_line: int = 
                    allow_unregistered: bool = False) -> list[Operation]:
     """Every top-level op of `text` (without wrapping them in a module)."""
     parser = OpParser(text, filename, first_line, allow_unregistered)
-    with deep_recursion():
+    with deep_recursion(), gc_paused():
         return parser.parse_top_level()
 
 

@@ -15,7 +15,7 @@ from ..attributes import (DIAttr, DICompileUnitAttr,
                           DILexicalBlockAttr, DILocAttr, DISubprogramAttr,
                           Location, format_named)
 from ..recursion import deep_recursion
-from ..ir import Block, Module, Operation, Region, Value
+from ..ir import Block, Module, Operation, Region, Value, gc_paused
 from ..types import FunctionType, Type
 from . import directives
 from .format import AttrDict, Custom, Literal, OIList, Optional_, Spacing, TypeOf, Var, \
@@ -110,7 +110,9 @@ class SSANames:
 
     def result_groups(self, op: Operation) -> list[tuple[int, int]]:
         """(start, size) of each printed result group."""
-        starts = self.groups.get(op, [0])
+        starts = self.groups.get(op)
+        if starts is None:  # one group: the common case
+            return [(0, len(op.results))]
         bounds = starts + [len(op.results)]
         return [(bounds[i], bounds[i + 1] - bounds[i]) for i in range(len(starts))]
 
@@ -242,7 +244,7 @@ class Printer:
         With debug info the ops are printed twice: the first pass only collects the
         locations in print order, so aliases can be numbered as MLIR numbers them.
         """
-        with deep_recursion():
+        with deep_recursion(), gc_paused():
             return self._print_top(ops, default_dialect)
 
     def _print_top(self, ops: Sequence[Operation], default_dialect: str) -> str:
@@ -330,7 +332,10 @@ class Printer:
     def declarative(self, op: Operation, elements: list) -> str:
         out: list[str] = []
         state = Spacing()
-        used = _used_names(elements)
+        used = _USED_NAMES.get(id(elements))
+        if used is None or used[0] is not elements:
+            used = _USED_NAMES[id(elements)] = (elements, _used_names(elements))
+        used = used[1]
         self._elements(op, elements, state, out, used)
         return "".join(out)
 
@@ -388,9 +393,9 @@ class Printer:
         if attr is not None:
             value = op.attr(name)
             return "" if value is None else directives.attr_syntax(attr)[0](value)
-        for i, operand in enumerate(opdef.operands):
-            if operand.name == name:
-                return self.values(op.operand_groups()[i])
+        where = opdef.value_position(name)
+        if where is not None and where[0]:
+            return self.values(op.operand_groups()[where[1]])
         region = opdef.region_index(name)
         if region is not None:
             return self.region(op.regions[region], print_entry_args=True,
@@ -488,6 +493,10 @@ def _function_type_text(fn: FunctionType) -> str:
 
 def _is_terminator(op: Operation) -> bool:
     return op.opdef is not None and "Terminator" in op.opdef.traits
+
+
+#: Per format (by id, with the format kept alive): the names it uses; ops share formats.
+_USED_NAMES: dict[int, tuple[list, set[str]]] = {}
 
 
 def _used_names(elements: list) -> set[str]:

@@ -8,8 +8,7 @@ one the reference would give, at the position of the type's ``<``.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Callable
 
 from ..diagnostics import ParseError
 from ..enums import PaddingValue, PointerAttribute
@@ -17,7 +16,7 @@ from ..types import (DIALECT, FLOAT_SPELLING_ALIASES, MLIR_FLOAT_WIDTHS, TOKEN, 
                      FloatType, FunctionType, GatherScatterViewType, IntegerType,
                      PartitionViewType, PointerType, StridedViewType, TensorViewType, TileType,
                      Type, quoted)
-from .base import BaseParser
+from .base import BaseParser, enum_case
 from .lexer import Kind
 
 _I32_MAX = (1 << 31) - 1
@@ -27,6 +26,9 @@ MAX_TYPE_NESTING = 64
 # Builtin types spelled by a keyword followed by a bracketed body, kept verbatim.
 _BRACKETED_BUILTINS = ("tensor", "vector", "memref", "complex", "tuple")
 _INTEGER_PREFIXES = ("i", "si", "ui")
+_BARE = Kind.BARE_IDENTIFIER
+#: How many distinct texts the type memo keeps per leading keyword.
+_MEMO_ENTRIES = 32
 
 
 class TypeParser(BaseParser):
@@ -37,30 +39,34 @@ class TypeParser(BaseParser):
         super().__init__(text, filename, first_line)
         self.type_aliases: dict[str, Type] = aliases if aliases is not None else {}
         self._depth = 0
+        self._short_memo: dict[str, list[tuple[str, Type]]] = {}
+        self._general_memo: dict[str, list[tuple[str, Type]]] = {}
         self._dialect_parsers: dict[str, Callable[[int], Type]] = {
             "ptr": self._ptr, "tile": self._tile, "tensor_view": self._tensor_view,
             "partition_view": self._partition_view, "strided_view": self._strided_view,
             "gather_scatter_view": self._gather_scatter_view, "token": lambda _: TOKEN,
         }
 
-    @contextmanager
-    def _nesting(self) -> Iterator[None]:
-        self._depth += 1
-        try:
-            if self._depth > MAX_TYPE_NESTING:
-                self.fail(f"types nest more than {MAX_TYPE_NESTING} deep")
-            yield
-        finally:
-            self._depth -= 1
-
     # ---- entry points --------------------------------------------------
 
     def parse_type(self) -> Type:
         """A type in MLIR's general syntax (dialect types qualified)."""
-        with self._nesting():
+        token = self.token
+        if self._depth == 0 and token.kind is _BARE:
+            known = self._recall(self._general_memo, token)
+            if known is not None:
+                return known
+        self._depth += 1
+        try:
+            if self._depth > MAX_TYPE_NESTING:
+                self.fail(f"types nest more than {MAX_TYPE_NESTING} deep")
             parsed = self.parse_optional_type()
+        finally:
+            self._depth -= 1
         if parsed is None:
             self.fail("expected non-function type")
+        if self._depth == 0 and token.kind is _BARE:
+            self._remember(self._general_memo, token, parsed)
         return parsed
 
     def parse_optional_type(self) -> Type | None:
@@ -75,8 +81,52 @@ class TypeParser(BaseParser):
 
     def parse_cuda_tile_type(self) -> Type:
         """A type inside a ``cuda_tile`` construct: the short form is allowed too."""
-        with self._nesting():
-            return self._cuda_tile_type()
+        token = self.token
+        if self._depth == 0 and token.kind is _BARE:
+            known = self._recall(self._short_memo, token)
+            if known is not None:
+                return known
+        self._depth += 1
+        try:
+            if self._depth > MAX_TYPE_NESTING:
+                self.fail(f"types nest more than {MAX_TYPE_NESTING} deep")
+            parsed = self._cuda_tile_type()
+        finally:
+            self._depth -= 1
+        if self._depth == 0 and token.kind is _BARE:
+            self._remember(self._short_memo, token, parsed)
+        return parsed
+
+    # ---- memo of outermost types --------------------------------------------------
+    # Kernels spell the same few types over and over.  An outermost type that starts with
+    # a keyword and was parsed without error is remembered with the exact text it took:
+    # the same characters at the same nesting parse to the same (immutable) type, so they
+    # are skipped.  Only texts that are one token, or end with ``>`` (a token no following
+    # character can extend), are kept; texts naming a ``!alias`` are not (an alias may be
+    # redefined).
+
+    def _recall(self, memo: dict[str, list[tuple[str, Type]]], token) -> Type | None:
+        """The remembered type spelled at `token`, with the cursor moved past it; or None."""
+        entries = memo.get(token.spelling)
+        if not entries:
+            return None
+        text, offset = self.source.text, token.offset
+        for spelled, parsed in entries:
+            if spelled == token.spelling or text.startswith(spelled, offset):
+                end = offset + len(spelled)
+                self.prev_end = end
+                self.rewind(end)
+                return parsed
+        return None
+
+    def _remember(self, memo: dict[str, list[tuple[str, Type]]], token, parsed: Type) -> None:
+        """Keep the text `parsed` was read from (see above)."""
+        spelled = self.source.text[token.offset:self.prev_end]
+        if spelled != token.spelling and (not spelled.endswith(">") or "!" in spelled):
+            return
+        entries = memo.setdefault(token.spelling, [])
+        if len(entries) < _MEMO_ENTRIES:
+            entries.append((spelled, parsed))
 
     def _cuda_tile_type(self) -> Type:
         if self.consume_keyword("token"):
@@ -174,7 +224,7 @@ class TypeParser(BaseParser):
         keyword = self.parse_keyword()
         self.expect_punct(">")
         try:
-            return PointerAttribute.from_keyword(keyword)
+            return enum_case(PointerAttribute, keyword)
         except KeyError:
             raise self.asm_error(offset, f"unknown ptr_attr kind '{keyword}', expected one "
                                  "of: " + ", ".join(PointerAttribute.keywords())) from None
@@ -252,7 +302,7 @@ class TypeParser(BaseParser):
         self.expect_punct("=")
         keyword = self.parse_keyword()
         try:
-            padding = PaddingValue.from_keyword(keyword)
+            padding = enum_case(PaddingValue, keyword)
         except KeyError:
             raise self.asm_error(offset, 'invalid padding_value attribute specification. Got "'
                                 f'{keyword}" but expect one of: '

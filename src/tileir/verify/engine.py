@@ -128,11 +128,16 @@ def _count_message(what: str, fixed: int, variable: bool, found: int) -> str | N
 def _check_counts(op: Operation) -> None:
     """The count traits ODS adds first, in its order: regions, results, operands."""
     opdef = op.opdef
+    shape = opdef.shape
+    results = len(opdef.results) - len(shape.result_variable)
+    operands = len(opdef.operands) - len(shape.operand_variable)
+    if len(op.regions) == len(opdef.region_names) and len(op.results) == results and \
+            len(op.operands) == operands and not shape.result_variable and \
+            not shape.operand_variable:
+        return  # the common case: fixed counts, all met
     counts = (("region", opdef.regions, False, len(op.regions)),
-              ("result", sum(d.arity == SINGLE for d in opdef.results),
-               any(d.arity != SINGLE for d in opdef.results), len(op.results)),
-              ("operand", sum(d.arity == SINGLE for d in opdef.operands),
-               any(d.arity != SINGLE for d in opdef.operands), len(op.operands)))
+              ("result", results, bool(shape.result_variable), len(op.results)),
+              ("operand", operands, bool(shape.operand_variable), len(op.operands)))
     for what, fixed, variable, found in counts:
         message = _count_message(what, fixed, variable, found)
         if message is not None:
@@ -163,14 +168,16 @@ def _check_segments(op: Operation) -> None:
 
 def _check_attributes(op: Operation) -> None:
     """Required attributes are present, then each present one meets its ODS constraint."""
+    attributes = op.attributes
+    for name in op.opdef.shape.required_attrs:
+        if name not in attributes:
+            raise op_error(op, f"requires attribute '{name}'")
     for decl in op.opdef.attrs:
-        required = decl.default is None and not decl.optional and not decl.is_unit
-        if required and decl.name not in op.attributes:
-            raise op_error(op, f"requires attribute '{decl.name}'")
-    for decl in op.opdef.attrs:
-        value = op.attributes.get(decl.name)
+        value = attributes.get(decl.name)
+        if value is None:
+            continue
         constraint = constraint_of(decl)
-        if value is not None and constraint is not None and not constraint.accepts(value):
+        if constraint is not None and not constraint.accepts(value):
             raise op_error(op, f"attribute '{decl.name}' failed to satisfy constraint: "
                                f"{constraint.summary}")
 

@@ -53,10 +53,13 @@ def _rank(t: Type) -> Any:
 
 def _declared(op: Any, name: str) -> Any:
     """The operand or result declaration called `name`, if any."""
-    for decl in tuple(op.opdef.operands) + tuple(op.opdef.results):
-        if decl.name == name:
-            return decl
-    return None
+    opdef = op.opdef
+    shape = opdef.shape
+    index = shape.operand_index.get(name)
+    if index is not None:
+        return opdef.operands[index]
+    index = shape.result_index.get(name)
+    return opdef.results[index] if index is not None else None
 
 
 def _type_of(op: Any, name: str) -> Any:
