@@ -116,3 +116,23 @@ def test_a_divergent_if_falls_back_to_one_block_at_a_time() -> None:
                                              "'if' condition differs between tile blocks"):
         launch(text, None, 8, [np.zeros(512, np.float32), np.zeros(512, np.float32), 512],
                engine="batched")
+
+
+def test_a_loop_value_that_starts_uniform_and_becomes_varying() -> None:
+    # acc starts as a constant tile (the same in every block) and adds the block's tile
+    # on each of 3 iterations: from the second iteration on it differs between blocks
+    text = _kernel(f"""    %x, %t = load_view_tko weak %a_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %init = constant <f32: 1.0> : tile<64xf32>
+    %three = constant <i32: 3> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %acc = for %i in (%zero to %three, step %one) : tile<i32> iter_values(%s = %init) -> (tile<64xf32>) {{
+      %r = reshape %s : tile<64xf32> -> tile<8x8xf32>
+      %back = reshape %r : tile<8x8xf32> -> tile<64xf32>
+      %next = addf %back, %x : tile<64xf32>
+      continue %next : tile<64xf32>
+    }}
+    %d = store_view_tko weak %acc, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token""")
+    blocks, auto = _same_outcome(text)
+    assert auto[0] == "batched"
+    expected = 1 + 3 * np.arange(512, dtype=np.float32)
+    assert auto[2].tobytes() == expected.tobytes()

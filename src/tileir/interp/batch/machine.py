@@ -71,10 +71,24 @@ class BatchMachine(Machine):
 
     def _spread(self, value: Value, x: Any) -> Any:
         """`x` with the block axis (a uniform tile broadcast along it)."""
-        if value in self.varying or not isinstance(value.type, TileType) or \
-                not isinstance(x, np.ndarray):
+        if not isinstance(value.type, TileType) or not isinstance(x, np.ndarray) or \
+                x.ndim > value.type.rank:
             return x
         return np.broadcast_to(x, (self.count,) + x.shape)
+
+    def _bind(self, value: Value, x: Any) -> None:
+        """Bind `x` to `value`, giving it the block axis when `value` varies (a loop value
+        varying from its second iteration starts uniform; an `if` may yield a uniform
+        value where its other branch yields a varying one)."""
+        if value in self.varying and self.batch_depth == 1:
+            x = self._spread(value, x)
+        self.env[value] = x
+
+    def run_region(self, region, args=(), batched: bool = False):
+        if not batched and self.batch_depth == 1:
+            args = [self._spread(a, x) if a in self.varying else x
+                    for a, x in zip(region.block.arguments, args)]
+        return super().run_region(region, args, batched)
 
     def execute(self, op: Operation) -> None:
         name = op.opdef.name if op.opdef is not None else op.name
@@ -85,7 +99,8 @@ class BatchMachine(Machine):
         operands = [self.env[v] for v in op.operands]
         lanes = self.batch_depth > 1     # inside a reduce/scan body: values are lanes
         if not lanes and any(v in self.varying for v in op.operands):
-            operands = [self._spread(v, x) for v, x in zip(op.operands, operands)]
+            operands = [x if v in self.varying else self._spread(v, x)
+                        for v, x in zip(op.operands, operands)]
         try:
             result = fn(step, *operands)
         except (ExecutionError, RegionExit):
@@ -99,7 +114,7 @@ class BatchMachine(Machine):
         for r, value in zip(results, values):
             if isinstance(value, np.generic):
                 value = np.asarray(value)
-            self.env[r] = value
+            self._bind(r, value)
 
     # ---- races --------------------------------------------------------------------
 
