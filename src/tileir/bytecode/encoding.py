@@ -52,6 +52,10 @@ class Sink:
         self.data += data
 
     def varint(self, value: int) -> None:
+        """`value` (taken modulo 2**64) as unsigned LEB128; most are one byte."""
+        if 0 <= value < 0x80:
+            self.data.append(value)
+            return
         value &= _MASK64
         while value >= 0x80:
             self.data.append((value & 0x7F) | 0x80)
@@ -109,7 +113,14 @@ class Source:
         return chunk
 
     def varint(self, what: str = "a varint", maximum: int | None = None) -> int:
+        """An unsigned LEB128 value (most are one byte: that case is read directly)."""
         start = self.pos
+        data = self.data
+        if start < len(data):
+            byte = data[start]
+            if byte < 0x80 and (maximum is None or byte <= maximum):
+                self.pos = start + 1
+                return byte
         result = shift = 0
         while True:
             if self.pos >= len(self.data):

@@ -96,16 +96,20 @@ def opdef_for_opcode(opcode: int) -> OpDef | None:
     return _by_opcode().get(opcode)
 
 
-def inbounds_default(op) -> DenseArrayAttr:
-    """All-false ``inbounds``, one per index operand (the 13.4 parser's default)."""
-    return DenseArrayAttr(IntegerType(1), (0,) * len(op.operand_group("index")))
+def inbounds_default(op, groups: list | None = None) -> DenseArrayAttr:
+    """All-false ``inbounds``, one per index operand (the 13.4 parser's default);
+    `groups` are the op's operand groups where the caller has them."""
+    index = groups[op.opdef.operand_index("index")] if groups is not None \
+        else op.operand_group("index")
+    return DenseArrayAttr(IntegerType(1), (0,) * len(index))
 
 
-def written_attr(op, attr: AttrDef) -> Attribute | None:
-    """The value a record stores for a required attribute: the op's, else its default."""
+def written_attr(op, attr: AttrDef, groups: list | None = None) -> Attribute | None:
+    """The value a record stores for a required attribute: the op's, else its default
+    (`groups`: the op's operand groups, where the caller has them)."""
     value = op.attributes.get(attr.name)
     if value is None and attr.name == "inbounds":
-        return inbounds_default(op)
+        return inbounds_default(op, groups)
     return value if value is not None else attr.default
 
 

@@ -471,6 +471,8 @@ class BodyReader:
         self.source = source
         self.version = reader.version
         self.locations = locations
+        self._plans: dict[int, tuple] = {}
+        self._counts: dict[str, tuple[int, int, bool, bool]] = {}
 
     def _value(self, values: list[Value]) -> Value:
         at = self.source.offset
@@ -485,24 +487,34 @@ class BodyReader:
         if depth > MAX_REGION_DEPTH:
             raise ReadError("regions are nested too deeply", at)
         opcode = source.varint("an opcode")
-        opdef = opdef_for_opcode(opcode)
-        if opdef is None or opdef.since > self.version:
-            raise ReadError(f"unsupported opcode {opcode} for bytecode version "
-                            f"{self.version}", at)
+        known = self._plans.get(opcode)
+        if known is None:
+            known = self._plans[opcode] = self._plan(opcode, at)
+        opdef, plan, written, with_flags, flag_bits, steps, simple = known
         location = next(self.locations)
-        plan = layout(opdef)
-        written = [d for d in opdef.results if d.since <= self.version]
         if plan.counted:
             count = source.count("number of results")
             types = [self.r.read_type(source) for _ in range(count)]
         else:
             types = [self.r.read_type(source) for _ in written]
-        result_types, pushed = self._result_types(opdef, written, types, at)
-        flags = source.varint("op flags") if plan.has_flags(self.version) else 0
-        present = {f.name for f in plan.flags if flags >> f.bit & 1 and f.since <= self.version}
+        if simple and len(types) == len(written):
+            # What `_result_types` gives when every result is single and written.
+            result_types, pushed = types, list(range(len(types)))
+        else:
+            result_types, pushed = self._result_types(opdef, written, types, at)
+        flags = source.varint("op flags") if with_flags else 0
+        present = {name for name, bit in flag_bits if flags >> bit & 1} if flags else set()
         attrs: dict[str, Attribute] = {}
-        for attr in opdef.attrs:
-            value = self._attr(opdef, attr, present, result_types)
+        for attr, flagged in steps:  # `_attr`, with the layout's answers looked up once
+            if flagged:
+                if attr.name not in present:
+                    continue
+                value = UNIT if attr.is_unit else \
+                    self._attr_value(opdef, attr, result_types)
+            elif attr.since > self.version:
+                value = attr.default
+            else:
+                value = self._attr_value(opdef, attr, result_types)
             if value is not None:
                 attrs[attr.name] = value
         operands, groups = self._operands(opdef, plan, present, values)
@@ -522,6 +534,23 @@ class BodyReader:
                 op.regions.append(self._region(op, values, depth))
         values.extend(op.results[i] for i in pushed)
         return op
+
+    def _plan(self, opcode: int, at: int) -> tuple:
+        """What reading an op of `opcode` needs from its declaration and layout, at this
+        file's version (worked out once per opcode): the op, its layout, the results
+        written, whether a flags varint is, the flag bits in use, and per attribute
+        whether a flag says it is present; and whether every result is single and
+        written (no count to split)."""
+        opdef = opdef_for_opcode(opcode)
+        if opdef is None or opdef.since > self.version:
+            raise ReadError(f"unsupported opcode {opcode} for bytecode version "
+                            f"{self.version}", at)
+        plan = layout(opdef)
+        written = [d for d in opdef.results if d.since <= self.version]
+        flag_bits = tuple((f.name, f.bit) for f in plan.flags if f.since <= self.version)
+        steps = tuple((attr, plan.flag("attr", attr.name) is not None) for attr in opdef.attrs)
+        simple = all(d.since <= self.version and d.arity != VARIADIC for d in opdef.results)
+        return opdef, plan, written, plan.has_flags(self.version), flag_bits, steps, simple
 
     def _result_types(self, opdef: OpDef, written, types: list[Type], at: int
                       ) -> tuple[list[Type], list[int]]:
@@ -616,17 +645,29 @@ class BodyReader:
                 else:
                     groups.append([self._value(values)])
             return [v for g in groups for v in g], groups
-        kept = [d for d in opdef.operands if d.since <= self.version]
-        if any(d.arity != SINGLE for d in opdef.operands):
+        kept, singles, kept_variable, counted = self._operand_counts(opdef)
+        if counted:
             n = source.count("number of operands")
         else:
-            n = len(kept)
+            n = kept
         operands = [self._value(values) for _ in range(n)]
-        singles = sum(d.arity == SINGLE for d in kept)
-        if n < singles or (n > singles and not any(d.arity != SINGLE for d in kept)):
+        if n < singles or (n > singles and not kept_variable):
             raise ReadError(f"'{opdef.full_name}' expects {singles} operands, the record has "
                             f"{n}", source.offset)
         return operands, []
+
+    def _operand_counts(self, opdef: OpDef) -> tuple[int, int, bool, bool]:
+        """For an unsegmented record, from the declaration (worked out once per op): how
+        many operand groups this version writes, how many of those are single, whether
+        one of those is optional or variadic, and whether a count is written."""
+        known = self._counts.get(opdef.full_name)
+        if known is None:
+            kept = [d for d in opdef.operands if d.since <= self.version]
+            known = self._counts[opdef.full_name] = (
+                len(kept), sum(d.arity == SINGLE for d in kept),
+                any(d.arity != SINGLE for d in kept),
+                any(d.arity != SINGLE for d in opdef.operands))
+        return known
 
     def _region(self, op: Operation, values: list[Value], depth: int) -> Region:
         source = self.source

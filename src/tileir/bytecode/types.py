@@ -7,7 +7,7 @@ introduced it; composite types carry their parameters, some of them version-depe
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from ..enums import PaddingValue, PointerAttribute
 from ..types import (BF16, F8E4M3FN, F8E5M2, F8E5M3FNU, F8E8M0FNU, F16, F32, F4E2M1FN, F64,
@@ -293,14 +293,33 @@ class TypeTable:
         return view
 
 
+#: Per (enum, stored value): the case and the release that introduced it (looked up
+#: once: enum construction and `since` are slow, and files repeat a few cases).
+_ENUM_CASES: dict[tuple[type, int], tuple[Any, Version]] = {}
+
+
+def enum_since(value: Any) -> Version:
+    """The release that introduced enum case `value` (remembered, as in `_enum`)."""
+    key = (type(value), int(value))
+    known = _ENUM_CASES.get(key)
+    if known is None:
+        known = _ENUM_CASES[key] = (value, value.since)
+    return known[1]
+
+
 def _enum(enum_type, source: Source, version: Version):
+    """An enum case stored as a varint, refused when invalid or newer than `version`."""
     at = source.offset
     raw = source.varint("an enum value")
-    try:
-        value = enum_type(raw)
-    except ValueError:
-        raise ReadError(f"invalid integer value for enum type: {raw}", at) from None
-    if value.since > version:
+    known = _ENUM_CASES.get((enum_type, raw))
+    if known is None:
+        try:
+            value = enum_type(raw)
+        except ValueError:
+            raise ReadError(f"invalid integer value for enum type: {raw}", at) from None
+        known = _ENUM_CASES[(enum_type, raw)] = (value, value.since)
+    value, since = known
+    if since > version:
         raise ReadError(f"enum value {raw} is not available in bytecode version {version}", at)
     return value
 

@@ -23,7 +23,7 @@ from .ops import is_default, layout, written_attr
 from .sections import (CONSTANT, DEBUG, END, FUNC, GLOBAL, MAGIC, PRODUCER, STRING, TYPE,
                        WRITE_ORDER, DebugTag, FunctionFlags, Layout as FileLayout)
 from .tables import Table, write_offset_table
-from .types import TypeVersionError, encode_type
+from .types import TypeVersionError, encode_type, enum_since
 
 #: Producer and extended global fields exist from this release.
 V_EXTENDED = Version(13, 3)
@@ -62,6 +62,7 @@ class Writer:
         self.version = version
         self.strings: Table[str] = Table()
         self.types: Table[Type] = Table()
+        self._type_refs: dict[int, tuple[Type, int]] = {}
         self.constants: Table[DenseElementsAttr] = Table(match_blobs=False)
         self.debug: Table[Attribute] = Table(match_blobs=False)
         self.debug_lists: list[list[int]] = []
@@ -85,7 +86,13 @@ class Writer:
         return self.strings.intern(s, lambda: s.encode("utf-8"))
 
     def type_ref(self, t: Type) -> int:
-        return self.types.intern(t, lambda: encode_type(t, self.version, self.type_ref))
+        """The type table index of `t` (by object first: an index, once given, stays)."""
+        known = self._type_refs.get(id(t))
+        if known is not None and known[0] is t:
+            return known[1]
+        index = self.types.intern(t, lambda: encode_type(t, self.version, self.type_ref))
+        self._type_refs[id(t)] = (t, index)
+        return index
 
     def constant_ref(self, attr: DenseElementsAttr) -> int:
         return self.constants.intern(attr, lambda: A.encode_dense(attr))
@@ -396,18 +403,20 @@ class BodyWriter:
         self.w._note_location(self.fn.debug_index, op.location)
         plan = layout(opdef)
         sink.varint(opdef.opcode)
-        self._results(op, opdef, plan.counted, sink)
-        present = self._flags(op, plan, sink)
+        result_decls = self._result_decls(op, opdef)
+        self._results(op, result_decls, plan.counted, sink)
+        groups = opdef.split_operands(op)
+        present = self._flags(op, plan, groups, sink)
         for attr in opdef.attrs:
-            self._attr(op, attr, present, sink)
-        self._operands(op, opdef, plan, present, sink)
+            self._attr(op, attr, present, groups, sink)
+        self._operands(op, opdef, plan, groups, present, sink)
         if opdef.regions:
             sink.varint(len(op.regions))
             for region in op.regions:
                 sink.varint(len(region.blocks))
                 for block in region.blocks:
                     self._block(block, sink)
-        for result, decl in self._result_decls(op, opdef):
+        for result, decl in result_decls:
             if decl.since <= self.version:
                 self._number(result)
 
@@ -423,12 +432,16 @@ class BodyWriter:
         self.next = mark
 
     def _result_decls(self, op: Operation, opdef: OpDef):
+        """Each result with its declaration."""
+        if not opdef.shape.result_variable:  # single results: the i-th is declaration i's
+            return list(zip(op.results, opdef.results))
         groups = opdef.split_results(op)
         return [(r, decl) for decl, group in zip(opdef.results, groups) for r in group]
 
-    def _results(self, op: Operation, opdef: OpDef, counted: bool, sink: Sink) -> None:
+    def _results(self, op: Operation, result_decls: list, counted: bool, sink: Sink) -> None:
+        """The result types (a count first where `counted`)."""
         kept = []
-        for result, decl in self._result_decls(op, opdef):
+        for result, decl in result_decls:
             if decl.since <= self.version:
                 kept.append(result)
             elif result in self.used:
@@ -441,10 +454,14 @@ class BodyWriter:
         for result in kept:
             sink.varint(self.w._type_at(op, result.type))
 
-    def _flags(self, op: Operation, plan, sink: Sink) -> set[str]:
+    def _flags(self, op: Operation, plan, operand_groups: list, sink: Sink) -> set[str]:
         """The flags varint; returns the names of the optional fields present."""
         present: set[str] = set()
-        groups = dict(zip((o.name for o in plan.opdef.operands), plan.opdef.split_operands(op)))
+        if not plan.flags:
+            if plan.has_flags(self.version):
+                sink.varint(0)
+            return present
+        groups = dict(zip((o.name for o in plan.opdef.operands), operand_groups))
         bits = 0
         for field_ in plan.flags:
             is_set = (field_.name in op.attributes) if field_.kind == "attr" \
@@ -461,14 +478,16 @@ class BodyWriter:
             sink.varint(bits)
         return present
 
-    def _attr(self, op: Operation, attr: AttrDef, present: set[str], sink: Sink) -> None:
+    def _attr(self, op: Operation, attr: AttrDef, present: set[str], groups: list,
+              sink: Sink) -> None:
+        """One attribute's payload, if the record has it (`groups`: the operand groups)."""
         if attr.is_unit:
             return
-        if layout(op.opdef).flag("attr", attr.name) is not None:
+        if attr.name in _flagged_attrs(op.opdef):
             if attr.name in present:
                 self._attr_value(op, attr, op.attributes[attr.name], sink)
             return
-        value = written_attr(op, attr)
+        value = written_attr(op, attr, groups)
         if attr.since > self.version:
             if not is_default(attr, op.attributes.get(attr.name)):
                 raise _fail(op, f"attribute '{attr.name}' requires bytecode version "
@@ -481,7 +500,7 @@ class BodyWriter:
     def _attr_value(self, op: Operation, attr: AttrDef, value: Attribute, sink: Sink) -> None:
         kind = attr.kind.name
         if isinstance(value, EnumAttr):
-            if value.value.since > self.version:
+            if enum_since(value.value) > self.version:
                 raise _fail(op, f"enum value for attribute '{attr.name}' is not available in "
                             f"bytecode version {self.version}")
             sink.varint(int(value.value))
@@ -512,9 +531,9 @@ class BodyWriter:
         else:
             self.w._self_contained(op, value, sink)
 
-    def _operands(self, op: Operation, opdef: OpDef, plan, present: set[str],
+    def _operands(self, op: Operation, opdef: OpDef, plan, groups: list, present: set[str],
                   sink: Sink) -> None:
-        groups = opdef.split_operands(op)
+        """The operand references (group by group where the layout is segmented)."""
         if plan.segmented:
             for decl, group in zip(opdef.operands, groups):
                 if decl.arity == OPTIONAL:
@@ -537,6 +556,19 @@ class BodyWriter:
             sink.varint(len(values))
         for value in values:
             self._ref(op, value, sink)
+
+
+#: Per op (by full name): its attributes that a flag bit marks present.
+_FLAGGED: dict[str, frozenset[str]] = {}
+
+
+def _flagged_attrs(opdef: OpDef) -> frozenset[str]:
+    """The names of `opdef`'s attributes with a flag bit in its layout (cached like it)."""
+    found = _FLAGGED.get(opdef.full_name)
+    if found is None:
+        found = _FLAGGED[opdef.full_name] = frozenset(
+            f.name for f in layout(opdef).flags if f.kind == "attr")
+    return found
 
 
 def write_bytecode(module: Module, version: Version, seed: FileLayout | None = None) -> bytes:

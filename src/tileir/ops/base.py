@@ -41,6 +41,9 @@ ANY_TYPE = TypeConstraint("any type", lambda t: True)
 # ---- fields --------------------------------------------------
 
 SINGLE, OPTIONAL, VARIADIC = "single", "optional", "variadic"
+#: The `OpDef` fields its cached properties are derived from, with the property's name.
+_DERIVED_FROM = {"operands": "shape", "results": "shape", "attrs": "shape",
+                 "name": "full_name", "dialect": "full_name"}
 
 
 @dataclass(frozen=True)
@@ -199,8 +202,9 @@ class OpDef:
     def region_index(self, name: str) -> int | None:
         return self.region_names.index(name) if name in self.region_names else None
 
-    @property
+    @cached_property
     def full_name(self) -> str:
+        """``dialect.name`` (kept until `name` or `dialect` is assigned)."""
         return f"{self.dialect}.{self.name}"
 
     def spells(self, full_name: str) -> bool:
@@ -248,15 +252,20 @@ class OpDef:
             return False, index, not shape.result_variable
         return None
 
-    @property
+    @cached_property
     def shape(self) -> "DeclShape":
         """Lookup tables derived from the declared operands, results and attributes, built
-        once (the verifier, parser and printer ask per op); a reassigned field is seen."""
-        shape = self.__dict__.get("_shape")
-        if shape is None or shape.operands is not self.operands or \
-                shape.results is not self.results or shape.attrs is not self.attrs:
-            shape = self.__dict__["_shape"] = DeclShape(self.operands, self.results, self.attrs)
-        return shape
+        once (the verifier, parser and printer ask per op); assigning one of those fields
+        drops them (see `__setattr__`)."""
+        return DeclShape(self.operands, self.results, self.attrs)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Set a field; a cached property derived from it (`shape`, `full_name`) is
+        dropped, to be derived again."""
+        object.__setattr__(self, name, value)
+        derived = _DERIVED_FROM.get(name)
+        if derived is not None:
+            self.__dict__.pop(derived, None)
 
     # ---- splitting flat operand/result lists into declared groups ------------------------------
 

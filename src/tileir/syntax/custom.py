@@ -14,6 +14,7 @@ from ..diagnostics import ParseError
 from ..enums import AtomicRMWMode, MemoryOrderingSemantics, MemoryScope
 from ..types import TOKEN, FunctionType, IntegerType, TensorViewType, TiledView, quoted
 from .base import enum_case, enum_keywords
+from .directives import type_text
 from .lexer import Kind
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def _t(t) -> str:
-    return t.format(qualified=False)
+    return type_text(t, False)
 
 
 # ---- entry and testing$func -----------------------------------------------------------------

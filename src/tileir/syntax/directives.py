@@ -65,7 +65,24 @@ _GENERIC_SYNTAX: tuple[AttrPrint, AttrParse] = (lambda v: v.format(),
                                                  lambda p: p.parse_attribute())
 
 
+#: The most entries a per-object cache below holds (it starts over when full).
+_CACHE_LIMIT = 4096
+#: `attr_syntax` per declaration (by id, with the declaration kept alive).
+_ATTR_SYNTAX_OF: dict[int, tuple[AttrDef, tuple[AttrPrint, AttrParse]]] = {}
+
+
 def attr_syntax(decl: AttrDef) -> tuple[AttrPrint, AttrParse]:
+    """The print and parse functions of ``$attr`` for an attribute declaration (made once
+    per declaration: parsers and printers ask per op)."""
+    known = _ATTR_SYNTAX_OF.get(id(decl))
+    if known is None or known[0] is not decl:
+        if len(_ATTR_SYNTAX_OF) >= _CACHE_LIMIT:
+            _ATTR_SYNTAX_OF.clear()
+        known = _ATTR_SYNTAX_OF[id(decl)] = (decl, _make_attr_syntax(decl))
+    return known[1]
+
+
+def _make_attr_syntax(decl: AttrDef) -> tuple[AttrPrint, AttrParse]:
     """The print and parse functions of ``$attr`` for an attribute declaration.
 
     Enums print as a bare keyword when "specialized" (``weak``, ``add``), otherwise
@@ -89,9 +106,24 @@ def attr_syntax(decl: AttrDef) -> tuple[AttrPrint, AttrParse]:
 # ---- types --------------------------------------------------
 
 
+#: Printed types by (id, qualified), with the type kept alive; types are immutable, and
+#: kernels print the same few (the parser shares one object per spelling) over and over.
+_TYPE_TEXT: dict[tuple[int, bool], tuple[Any, str]] = {}
+
+
+def type_text(t: Any, qualified: bool = True) -> str:
+    """``t.format(qualified)``, remembered per type object."""
+    key = (id(t), qualified)
+    known = _TYPE_TEXT.get(key)
+    if known is None or known[0] is not t:
+        if len(_TYPE_TEXT) >= _CACHE_LIMIT:
+            _TYPE_TEXT.clear()
+        known = _TYPE_TEXT[key] = (t, t.format(qualified))
+    return known[1]
+
+
 def _print_types(printer: "Printer", op: "Operation", arg: TypeOf) -> str:
-    from .printer import types_of
-    return ", ".join(t.format(qualified=False) for t in types_of(op, arg.name))
+    return ", ".join(type_text(t, False) for t in printer.types_of(op, arg.name))
 
 
 def _parse_types(parser: "OpParser", state: "OpState", arg: TypeOf) -> None:
@@ -189,8 +221,8 @@ def _print_dense(printer: "Printer", op: "Operation", value: Var, result: TypeOf
                  ) -> str:
     attr = op.attributes.get(value.name)
     assert isinstance(attr, DenseElementsAttr)
-    return (f"<{attr.type.element_type.format(qualified=False)}: {attr.literal()}> : "
-            f"{attr.type.format(qualified=False)}")
+    return (f"<{type_text(attr.type.element_type, False)}: {attr.literal()}> : "
+            f"{type_text(attr.type, False)}")
 
 
 def _parse_dense(parser: "OpParser", state: "OpState", value: Var,
@@ -228,7 +260,7 @@ def _parse_if_region(parser: "OpParser", state: "OpState", arg: Var) -> None:
 
 def _print_argument_region(printer: "Printer", op: "Operation", arg: Var) -> str:
     region = op.regions[0]
-    args = ", ".join(f"{printer.value(a)}: {a.type.format(qualified=False)}"
+    args = ", ".join(f"{printer.value(a)}: {type_text(a.type, False)}"
                      for a in region.block.arguments)
     newline = "\n" + " " * printer.indent
     return newline + f"({args}) " + printer.region(region, print_entry_args=False)

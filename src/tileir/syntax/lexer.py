@@ -94,13 +94,21 @@ _SPACE_RE = re.compile(r"(?:\s+|//[^\n]*)+")
 
 
 def _fast_pattern() -> tuple[re.Pattern, tuple[Kind | None, ...]]:
-    """One regex for blanks then any token but strings, its alternatives in the order
-    `Lexer._general` tries the rules (so the first that matches is the same), each in its
-    own group; with the kind of each group.  The blanks are an atomic group: a failed
-    match must not back into a comment and find a token there."""
+    """One regex for blanks then any token but strings, each kind in its own group; with
+    the kind of each group.  Where two rules can start with the same character, their
+    alternatives keep `Lexer._general`'s order (``{-#`` before ``{``, ``#-}`` before
+    ``#``-identifiers, floats before integers), so the first that matches is the same;
+    the others are disjoint by first character and go most common first.  The blanks are
+    an atomic group: a failed match must not back into a comment and find a token there."""
+    rules = dict((kind, pattern.pattern) for kind, pattern in _TOKEN_RES)
     alternatives = [(Kind.PUNCT, r"\{-\#|\#-\}")]
-    alternatives += [(kind, pattern.pattern) for kind, pattern in _TOKEN_RES]
+    alternatives += [(kind, rules[kind]) for kind in (Kind.PERCENT_IDENTIFIER,
+                                                      Kind.BARE_IDENTIFIER)]
     alternatives.append((Kind.PUNCT, "|".join(re.escape(p) for p in _PUNCTS)))
+    alternatives += [(kind, rules[kind]) for kind in (
+        Kind.FLOAT, Kind.INTEGER, Kind.HASH_IDENTIFIER, Kind.AT_IDENTIFIER,
+        Kind.CARET_IDENTIFIER, Kind.EXCLAMATION_IDENTIFIER)]
+    assert len(alternatives) == len(_TOKEN_RES) + 2
     body = "|".join(f"({pattern})" for _, pattern in alternatives)
     kinds = (None,) + tuple(kind for kind, _ in alternatives)
     return re.compile(r"(?>(?:\s+|//[^\n]*)*)(?:" + body + ")"), kinds
@@ -127,64 +135,63 @@ class LexError(Exception):
 class Lexer:
     """Produces tokens on demand from a `Source`, and can be rewound.
 
-    Common tokens are lexed ahead in batches by one compiled scanner (C code, no Python
-    call per token); each buffered token remembers the position lexing started from, so a
-    token is served from the buffer only when the lexer stands exactly there.  Anything
-    else (strings, the end of the text, errors, a rewind between buffered tokens) is lexed
-    one token at a time, as before; errors are raised only when lexing reaches them.
+    Common tokens are matched ahead in batches by one compiled scanner (C code, no Python
+    call per token); each buffered match remembers the position lexing started from, so it
+    is used only when the lexer stands exactly there, and it becomes a `Token` only when
+    used (a parser skipping a remembered type never pays for its tokens).  Anything else
+    (strings, the end of the text, errors, a rewind between buffered matches) is lexed one
+    token at a time, as before; errors are raised only when lexing reaches them.
     """
 
     def __init__(self, source: Source) -> None:
         self.source = source
         self.pos = 0
-        self._starts: list[int] = []    # where lexing each buffered token starts
-        self._ends: list[int] = []      # the position after it
-        self._tokens: list[Token] = []
-        self._next = 0                  # the buffered token expected next
+        self._starts: list[int] = []    # where lexing each buffered match starts
+        self._matches: list[re.Match] = []
+        self._next = 0                  # the buffered match expected next
 
     def reset(self, offset: int) -> None:
         """Continue lexing at `offset` (used to split tokens such as ``x4xf32``)."""
         self.pos = offset
 
     def next(self) -> Token:
-        """The next token (from the buffer when the lexer stands where it was lexed)."""
+        """The next token (from the buffer when the lexer stands where it was matched)."""
         i = self._next
         starts = self._starts
         if i < len(starts) and starts[i] == self.pos:
             self._next = i + 1
-            self.pos = self._ends[i]
-            return self._tokens[i]
+            match = self._matches[i]
+            group = match.lastindex
+            self.pos = match.end()
+            return _new_token((_FAST_KINDS[group], match.group(group), match.start(group)))
         return self._unbuffered()
 
     def _unbuffered(self) -> Token:
         """The next token when it is not the one the buffer expected: found in the buffer
-        after a rewind, lexed alone between buffered tokens, or a new batch past them."""
+        after a rewind, matched alone between buffered matches, or a new batch past them."""
         pos, starts = self.pos, self._starts
         if starts and starts[0] <= pos <= starts[-1]:
             j = bisect.bisect_left(starts, pos)
             self._next = j
             if starts[j] == pos:
                 self._next = j + 1
-                self.pos = self._ends[j]
-                return self._tokens[j]
-            match = _FAST_RE(self.source.text, pos)
-            if match is None:
+                match = self._matches[j]
+            else:
+                match = _FAST_RE(self.source.text, pos)
+                if match is None:
+                    return self._general()
+        else:
+            self._matches = list(itertools.islice(
+                iter(_FAST.scanner(self.source.text, pos).match, None), _BATCH))
+            self._starts = [m.start() for m in self._matches]
+            self._next = 0
+            if not self._matches:
                 return self._general()
-            group = match.lastindex
-            self.pos = match.end()
-            return _new_token((_FAST_KINDS[group], match.group(group), match.start(group)))
-        matches = list(itertools.islice(iter(_FAST.scanner(self.source.text, pos).match, None),
-                                        _BATCH))
-        self._starts = [m.start() for m in matches]
-        self._ends = [m.end() for m in matches]
-        self._tokens = [_new_token((_FAST_KINDS[g], m.group(g), m.start(g)))
-                        for m in matches for g in (m.lastindex,)]
-        self._next = 0
-        if not matches:
-            return self._general()
-        self._next = 1
-        self.pos = self._ends[0]
-        return self._tokens[0]
+            self._next = 1
+            match = self._matches[0]
+        group = match.lastindex
+        self.pos = match.end()
+        return _new_token((_FAST_KINDS[group], match.group(group), match.start(group)))
 
     def _general(self) -> Token:
         """The next token, tried rule by rule in MLIR's order (and errors raised)."""

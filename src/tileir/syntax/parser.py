@@ -268,7 +268,9 @@ class OpParser(TypeParser):
         written = spelling if "." in spelling else f"{opdef.dialect}.{spelling}"
         state = OpState(opdef, token.offset, name=written if opdef.spells(written)
                         else opdef.full_name)
-        with self.asm_context(f"custom op '{state.name}' "):
+        # `asm_context`, spelled out: this runs once per op.
+        saved, self.asm_prefix = self.asm_prefix, f"custom op '{state.name}' "
+        try:
             if opdef.custom is not None:
                 from .custom import PARSERS
                 PARSERS[opdef.custom](self, state)
@@ -277,6 +279,8 @@ class OpParser(TypeParser):
                     opdef.parsed_format = parse_format(opdef.format or "")
                 self._declarative(state, opdef.parsed_format)
             return self._finish(state, token.offset)
+        finally:
+            self.asm_prefix = saved
 
     def _builtin_module(self, offset: int) -> Operation:
         """MLIR's ``module [@name] [attributes {...}] { ... }``."""
@@ -758,14 +762,15 @@ class OpParser(TypeParser):
 
     def _define(self, name: str, values: list[Value], offset: int) -> None:
         """Bind `%name` (MLIR addDefinition): forward references to it are replaced."""
-        for scope in self._visible_scopes():
+        visible = self._visible_scopes()
+        for scope in visible:
             if name in scope.values:
                 _, previous = scope.values[name][0]
                 raise ParseError(error(f"redefinition of SSA value '%{name}'",
                                        self.source.location(offset),
                                        [note("previously defined here",
                                              self.source.location(previous))]))
-        forward = self._visible_scopes()[-1].forward.pop(name, None)
+        forward = visible[-1].forward.pop(name, None)
         for index, entry in enumerate(forward or []):
             if entry is not None and index < len(values):
                 self._replace(name, index, entry, values[index], offset)
@@ -791,11 +796,13 @@ class OpParser(TypeParser):
 
     def _lookup_entries(self, name: str) -> list | None:
         """The definitions (or forward references) of `%name` visible here, or None."""
-        visible = self._visible_scopes()
-        for scope in visible:
+        scope = None
+        for scope in reversed(self.scopes):  # `_visible_scopes`, without building the list
             if name in scope.values:
                 return scope.values[name]
-        return visible[-1].forward.get(name)
+            if scope.isolated:
+                break
+        return scope.forward.get(name)
 
     def resolve(self, use: Use, expected: Type | None) -> Value:
         """The value `use` names, checked against the type the syntax gives it

@@ -18,6 +18,7 @@ from ..recursion import deep_recursion
 from ..ir import Block, Module, Operation, Region, Value, gc_paused
 from ..types import FunctionType, Type
 from . import directives
+from .directives import type_text
 from .format import AttrDict, Custom, Literal, OIList, Optional_, Spacing, TypeOf, Var, \
     parse_format
 
@@ -334,6 +335,8 @@ class Printer:
         state = Spacing()
         used = _USED_NAMES.get(id(elements))
         if used is None or used[0] is not elements:
+            if len(_USED_NAMES) >= _CACHE_LIMIT:
+                _USED_NAMES.clear()
             used = _USED_NAMES[id(elements)] = (elements, _used_names(elements))
         used = used[1]
         self._elements(op, elements, state, out, used)
@@ -383,7 +386,7 @@ class Printer:
         if isinstance(element, Custom):
             return directives.DIRECTIVES[element.name][0](self, op, *element.args)
         if isinstance(element, TypeOf):
-            return ", ".join(t.format() for t in types_of(op, element.name))
+            return ", ".join(type_text(t) for t in types_of(op, element.name))
         raise TypeError(element)
 
     def _var(self, op: Operation, name: str) -> str:
@@ -395,7 +398,10 @@ class Printer:
             return "" if value is None else directives.attr_syntax(attr)[0](value)
         where = opdef.value_position(name)
         if where is not None and where[0]:
-            return self.values(op.operand_groups()[where[1]])
+            _, index, all_single = where
+            # With single groups only, group i is the i-th operand (as `_split` cuts them).
+            return self.values(op.operands[index:index + 1] if all_single
+                               else op.operand_groups()[index])
         region = opdef.region_index(name)
         if region is not None:
             return self.region(op.regions[region], print_entry_args=True,
@@ -462,8 +468,14 @@ class Printer:
                 for a in block.arguments) + ")"
         return f"^bb{index}{args}:"
 
+    @staticmethod
+    def types_of(op: Operation, name: str) -> list[Type]:
+        """`types_of`, for the directives (which cannot import this module at load)."""
+        return types_of(op, name)
+
     def type(self, t: Type) -> str:
-        return t.format()
+        """How `t` prints (qualified)."""
+        return type_text(t)
 
     # -- generic form --
 
@@ -485,10 +497,10 @@ class Printer:
 
 
 def _function_type_text(fn: FunctionType) -> str:
-    inputs = "(" + ", ".join(t.format() for t in fn.inputs) + ")"
+    inputs = "(" + ", ".join(type_text(t) for t in fn.inputs) + ")"
     if len(fn.results) == 1 and not isinstance(fn.results[0], FunctionType):
-        return f"{inputs} -> {fn.results[0].format()}"
-    return f"{inputs} -> (" + ", ".join(t.format() for t in fn.results) + ")"
+        return f"{inputs} -> {type_text(fn.results[0])}"
+    return f"{inputs} -> (" + ", ".join(type_text(t) for t in fn.results) + ")"
 
 
 def _is_terminator(op: Operation) -> bool:
@@ -497,6 +509,7 @@ def _is_terminator(op: Operation) -> bool:
 
 #: Per format (by id, with the format kept alive): the names it uses; ops share formats.
 _USED_NAMES: dict[int, tuple[list, set[str]]] = {}
+_CACHE_LIMIT = 1024
 
 
 def _used_names(elements: list) -> set[str]:
