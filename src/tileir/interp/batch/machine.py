@@ -17,7 +17,7 @@ taken before, so the diagnostic is exactly the reference engine's.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -66,7 +66,8 @@ def coordinates(step: Step, view: Any, indices: list[np.ndarray], index_types: l
         if isinstance(vt, GatherScatterViewType) and k == vt.sparse_dim:
             coord = idx[k].reshape(shape)
         else:
-            i = idx[k].reshape((count,) + (1,) * rank) if idx else np.zeros((count,) + (1,) * rank, np.int64)
+            i = idx[k].reshape((count,) + (1,) * rank) if idx else \
+                np.zeros((count,) + (1,) * rank, np.int64)
             if idx and step.checks and np.any(i >= space[k]):
                 raise step.fail(f"index in dimension {k} is outside the index space "
                                 f"{list(space)}")
@@ -149,9 +150,8 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
     if i < 0 or hi > memory._ends[i] or (start - int(memory._bases[i])) % size:
         return None
     data = memory.buffers[i].data
-    typed = data[:data.size - data.size % size].view(numpy_dtype(tensor.element_type)
-                                                    if numpy_dtype(tensor.element_type) != np.bool_
-                                                    else np.uint8)
+    dtype = numpy_dtype(tensor.element_type)
+    typed = data[:data.size - data.size % size].view(np.uint8 if dtype == np.bool_ else dtype)
     first = (start - int(memory._bases[i])) // size
     return np.lib.stride_tricks.as_strided(typed[first:], shape, strides, writeable=True)
 
