@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (Tile IR text lines in these tests are long by nature)
 """The batched engine: which kernels it runs, the same bytes as the reference engine, and
 undefined behaviour reported exactly as the reference reports it (planted bugs)."""
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import function_module, run_op_text
 from tileir.interp.memory import Memory
 from tileir.interp.semantics import floating_point as fp
-from tileir.types import F32, F64
+from tileir.types import F32
 
 WORDS = {"f32": (np.uint32, np.float32), "f64": (np.uint64, np.float64)}
 SPECIAL = {"f32": [0, 0x80000000, 1, 0x807FFFFF, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF,
