@@ -137,10 +137,10 @@ def test_check_warns_about_an_empty_module(tmp_path, capsys):
 def test_example_runs_the_shipped_kernels(capsys):
     assert main(["example"]) == 0
     out = capsys.readouterr().out
-    assert ("vector_add.mlir: c = a + b, 1000 f32 values in 64-element tiles, 16 tile blocks: "
-            "ok (bit-identical to NumPy's a + b)\n") in out
-    assert ("matmul_f32.mlir: C = A @ B, 40x24 by 24x56 f32 in 16x16 tiles, 12 tile blocks: ok "
-            "(equal to the exact integer product)\n") in out
+    assert ("vector_add.mlir: c = a + b, 1000 f32 values in 64-element tiles, 16 tile blocks "
+            "(batched engine): ok (bit-identical to NumPy's a + b)\n") in out
+    assert ("matmul_f32.mlir: C = A @ B, 40x24 by 24x56 f32 in 16x16 tiles, 12 tile blocks "
+            "(batched engine): ok (equal to the exact integer product)\n") in out
 
 
 def test_show_prints_bytecode_with_debug_info_as_tileirdisasm(capsys):

@@ -73,10 +73,10 @@ def run_examples(seed: int = 0) -> list[tuple[str, bool]]:
     for example in KERNELS:
         module = parse(kernel_text(example.file), example.file)
         grid, args, check = example.setup(rng)
-        launch(module, None, grid, args)
+        run = launch(module, None, grid, args)
         ok, detail = check()
         blocks = int(np.prod(grid))
         verdict = "ok" if ok else "MISMATCH"
-        lines.append((f"{example.file}: {example.what}, {blocks} tile blocks: {verdict} "
-                      f"({detail})", ok))
+        lines.append((f"{example.file}: {example.what}, {blocks} tile blocks ({run.engine} "
+                      f"engine): {verdict} ({detail})", ok))
     return lines
