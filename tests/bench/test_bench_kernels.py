@@ -1,0 +1,196 @@
+"""The five kernels of the speed benchmark (bench/kernels/*.mlir) are correct: run at small
+sizes on the interpreter and checked against NumPy and float64 math, with the benchmark's
+own check (bench/kernels_bench.py) shown to pass on them and to fail on a wrong result.
+
+Sizes: vector add 2**12 elements, softmax and layernorm 8 x 1024, matmul 128 x 128 x 128,
+attention 128 queries x 128 keys x 64.  Tolerances are stated at each check, with
+u = 2**-24 (f32 unit roundoff) and u16 = 2**-11 (f16).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import os
+import subprocess
+import sys
+from functools import lru_cache
+from importlib.util import find_spec
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tileir
+from tileir.interp import launch
+from tileir.ir import Module
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+sys.path.insert(0, str(BENCH))
+import kernels_bench as kb  # noqa: E402
+
+U32 = 2.0 ** -24
+U16 = 2.0 ** -11
+#: The reference (one tile block at a time) engine, and "auto" (the batched engine where
+#: it applies) when launch has engines.
+ENGINES = (["blocks", "auto"] if "engine" in inspect.signature(launch).parameters
+           else [None])
+
+
+@lru_cache(maxsize=None)
+def kernel(name: str) -> Module:
+    """The parsed benchmark kernel `name` (parsed once per session)."""
+    path = BENCH / "kernels" / f"{name}.mlir"
+    return tileir.parse(path.read_text(), path.name)
+
+
+def run(name: str, engine: str | None, seed: int = 0
+        ) -> tuple[kb.Problem, dict, dict, np.ndarray]:
+    """Launch problem `name` at its tiny size: (problem, dims, inputs, output)."""
+    problem = kb.PROBLEMS[name]
+    dims = problem.sizes["tiny"]
+    inputs = problem.make_inputs(dims, np.random.default_rng(seed))
+    out = problem.make_output(dims)
+    options = {"engine": engine} if engine else {}
+    launch(kernel(name), problem.entry, problem.grid(dims), problem.args(dims, inputs, out),
+           **options)
+    return problem, dims, inputs, out
+
+
+def bench_check_passes_and_catches(problem: kb.Problem, dims: dict, inputs: dict,
+                                   out: np.ndarray, wrong: float) -> None:
+    """The benchmark's check accepts `out` and rejects it with one element moved by
+    `wrong` times (1 + its magnitude), or with one element never written (NaN)."""
+    ref = problem.reference(inputs)
+    everything = (slice(None),)
+    assert kb.check(problem, dims, inputs, ref, out, everything)[0]
+    bad = out.copy()
+    value = float(bad.reshape(-1)[5])
+    bad.reshape(-1)[5] = value + wrong * (1 + abs(value))
+    assert not kb.check(problem, dims, inputs, ref, bad, everything)[0]
+    bad.reshape(-1)[5] = np.nan
+    assert not kb.check(problem, dims, inputs, ref, bad, everything)[0]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_vector_add_is_exact(engine: str | None) -> None:
+    """4 tiles of 1024: c == a + b exactly (one f32 rounding of the exact sum each)."""
+    problem, dims, x, c = run("vector_add", engine)
+    assert problem.grid(dims) == (4,)
+    np.testing.assert_array_equal(c, x["a"] + x["b"])
+    bench_check_passes_and_catches(problem, dims, x, c, 2.0 ** -20)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_softmax_rows_within_the_rounding_bound(engine: str | None) -> None:
+    """8 rows of 1024: within (2 * row spread + 10 + 4) u relative of float64 softmax."""
+    # The example kernel's derivation (tests/interp/test_kernels_dense.py) with the
+    # pairwise sum 10 levels deep for 1024 lanes: 2 (u spread + u) + 10 u + u, plus u.
+    problem, dims, x, y = run("softmax", engine)
+    x64 = x["x"].astype(np.float64)
+    e = np.exp(x64 - x64.max(axis=1, keepdims=True))
+    ref = e / e.sum(axis=1, keepdims=True)
+    spread = (x64.max(axis=1) - x64.min(axis=1)).max()
+    assert (np.abs(y - ref) <= (2 * spread + 14) * U32 * ref).all()
+    np.testing.assert_allclose(y.sum(axis=1), 1.0, rtol=1e-5)
+    bench_check_passes_and_catches(problem, dims, x, y, 1e-3)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_matmul_within_the_rounding_bound(engine: str | None) -> None:
+    """128^3 (2x2 tiles of 64x64, 4 K steps of 32): within ceil(K/32) u |A| @ |B|."""
+    # Each mmaf rounds (acc + A_tile @ B_tile) once to f32, so over ceil(K/32) steps the
+    # error is at most ceil(K/32) u (|A| @ |B|) from the float64 product.
+    problem, dims, x, c = run("matmul", engine)
+    a64, b64 = x["a"].astype(np.float64), x["b"].astype(np.float64)
+    bound = math.ceil(dims["k"] / 32) * U32 * (np.abs(a64) @ np.abs(b64))
+    assert (np.abs(c - a64 @ b64) <= bound).all()
+    bench_check_passes_and_catches(problem, dims, x, c, 1e-2)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_layernorm_within_the_rounding_bound(engine: str | None) -> None:
+    """8 rows of 1024: within 16 u (|W| (|x_hat| + 1) + |B|) of float64 layernorm."""
+    # The mean errs by up to (10 + 1) u mean|x| (a pairwise sum 10 levels deep, a divide),
+    # below 11 u of the rows' deviation here (|mean| 1 < deviation 3), which moves every
+    # x_hat by up to 11 u whatever its size (hence |x_hat| + 1); the variance (sum,
+    # divide) and rsqrt add about (10 + 3) / 2 u relative to x_hat, and the last three
+    # ops round once each: 16 u covers it (observed: about 3 u).
+    problem, dims, x, y = run("layernorm", engine)
+    x64 = x["x"].astype(np.float64)
+    centered = x64 - x64.mean(axis=1, keepdims=True)
+    xhat = centered / np.sqrt((centered ** 2).mean(axis=1, keepdims=True)
+                              + float(np.float32(kb.EPS)))
+    ref = xhat * x["w"] + x["b"]
+    bound = 16 * U32 * (np.abs(x["w"]) * (np.abs(xhat) + 1) + np.abs(x["b"]))
+    assert (np.abs(y - ref) <= bound).all()
+    bench_check_passes_and_catches(problem, dims, x, y, 1e-3)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_attention_within_the_f16_bound(engine: str | None) -> None:
+    """128 x 128 x 64 (2 query blocks, 2 key steps): within (u16 + 2**-25 Sk + 1e-5)
+    max|V| + u16 |O| + 2**-25 of float64 attention."""
+    # P rounded to f16 for P @ V errs by u16 p (2**-25 below f16's normal range), so O
+    # errs by at most u16 max|V| + 2**-25 Sk max|V| / l with l >= 1; 1e-5 max|V| covers
+    # the f32 work (scores |s| < 8 here); the final f16 rounding adds u16 |O|, or half of
+    # f16's smallest subnormal step (2**-25).
+    problem, dims, x, o = run("attention", engine)
+    q, k, v = (x[n].astype(np.float64) for n in ("q", "k", "v"))
+    s = q @ k.T * kb.SCALE
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    ref = p / p.sum(axis=1, keepdims=True) @ v
+    vmax = np.abs(v).max()
+    bound = (U16 + 2.0 ** -25 * dims["sk"] + 1e-5) * vmax + U16 * np.abs(ref) + 2.0 ** -25
+    assert o.dtype == np.float16
+    assert (np.abs(o - ref) <= bound).all()
+    bench_check_passes_and_catches(problem, dims, x, o, 0.05)
+
+
+def test_partial_launch_writes_exactly_its_region() -> None:
+    """A launch over a prefix of the grid (the benchmark's pilot) writes the rows
+    `Problem.region` names and nothing else."""
+    problem = kb.PROBLEMS["matmul"]
+    dims = problem.sizes["tiny"]
+    x = problem.make_inputs(dims, np.random.default_rng(1))
+    c = problem.make_output(dims)
+    pilot = (1,) + problem.grid(dims)[1:]
+    launch(kernel("matmul"), problem.entry, pilot, problem.args(dims, x, c))
+    region = problem.region(pilot)
+    assert region == (slice(0, 64),)
+    assert not np.isnan(c[region]).any() and np.isnan(c[64:]).all()
+    ok, _ = kb.check(problem, dims, x, problem.reference(x), c, region)
+    assert ok
+
+
+TRITON_SCRIPT = """
+import json, sys
+import numpy as np, torch
+sys.path.insert(0, sys.argv[1])
+import kernels_bench as kb, triton_kernels
+results = {}
+for name, problem in kb.PROBLEMS.items():
+    dims = problem.sizes["tiny"]
+    x = problem.make_inputs(dims, np.random.default_rng(2))
+    out = problem.make_output(dims)
+    triton_kernels.LAUNCH[name](problem.grid(dims), dims,
+                                {k: torch.from_numpy(v) for k, v in x.items()},
+                                torch.from_numpy(out))
+    results[name] = kb.check(problem, dims, x, problem.reference(x), out, (slice(None),))
+print(json.dumps(results))
+"""
+
+
+@pytest.mark.skipif(find_spec("triton") is None or find_spec("torch") is None,
+                    reason="triton or torch is not installed (pip install .[bench])")
+def test_triton_kernels_match_numpy() -> None:
+    """The Triton counterparts, under TRITON_INTERPRET=1, pass the benchmark's check."""
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    done = subprocess.run([sys.executable, "-c", TRITON_SCRIPT, str(BENCH)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    assert sorted(results) == sorted(kb.PROBLEMS)
+    for name, (ok, how) in results.items():
+        assert ok, f"{name}: {how}"
