@@ -9,7 +9,7 @@ import pytest
 from conftest import function_module, run_op_text
 from tileir.interp.memory import Memory
 from tileir.interp.semantics import floating_point as fp
-from tileir.types import F32
+from tileir.types import F16, F32, F64
 
 WORDS = {"f32": (np.uint32, np.float32), "f64": (np.uint64, np.float64)}
 SPECIAL = {"f32": [0, 0x80000000, 1, 0x807FFFFF, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF,
@@ -95,3 +95,45 @@ def test_element_access_fast_path_matches_byte_access(dtype) -> None:
             expected[(address - base) // size] = value
     memory.store(addresses, values, t, mask)
     assert np.array_equal(array, expected)
+
+
+@pytest.mark.parametrize("t,dtype", [(F32, np.float32), (F16, np.float16)])
+def test_nearest_rounding_by_cast_matches_the_general_path(t, dtype) -> None:
+    """y and the sign of the exact value's tail, rounded: random doubles over a wide range,
+    exact midpoints between neighbours (where the tail decides), the overflow midpoint,
+    subnormal halves, zeros, infinities and NaN."""
+    from tileir.enums import RoundingMode
+    rng = np.random.default_rng(5)
+    r = rng.standard_normal(4096).astype(dtype)
+    up = np.nextafter(r, np.full(r.shape, np.inf, dtype))
+    big = np.finfo(dtype).max.astype(np.float64)
+    ulp = big - np.nextafter(np.finfo(dtype).max, np.zeros((), dtype)).astype(np.float64)
+    tiny = np.finfo(dtype).smallest_subnormal.astype(np.float64)
+    y = np.concatenate([
+        rng.standard_normal(4096) * 10.0 ** rng.integers(-50, 50, 4096),
+        (r.astype(np.float64) + up.astype(np.float64)) / 2,
+        [big, big + ulp / 2, -(big + ulp / 2), big + ulp / 4, np.inf, -np.inf, np.nan, 0.0,
+         -0.0, tiny / 2, -tiny / 2, tiny * 1.5, tiny * 2.5, tiny / 4]])
+    word = np.uint32 if dtype == np.float32 else np.uint16
+    for sign in (-1, 0, 1):
+        s = np.full(y.shape, sign, np.int8)
+        fast = fp._round_nearest_cast(y, s, t)
+        general = fp._round_general(y, s, t, RoundingMode.NEAREST_EVEN, False)
+        assert np.array_equal(fast.view(word), general.view(word))
+
+
+@pytest.mark.parametrize("k", [1, 7, 32, 64, 128])
+def test_sliced_matrix_product_matches_the_k_loop(k: int, monkeypatch) -> None:
+    """mmaf's sum through float64 products of exact slices equals the double-float k loop,
+    also for rows mixing magnitudes 2**60 apart."""
+    rng = np.random.default_rng(k)
+    a = rng.standard_normal((3, 8, k)).astype(np.float32).astype(np.float64)
+    a[..., ::3] *= 2.0 ** -60
+    b = rng.standard_normal((3, k, 8)).astype(np.float32).astype(np.float64)
+    c = rng.standard_normal((3, 8, 8)).astype(np.float32).astype(np.float64)
+    outputs = []
+    for sliced in (True, False):
+        if not sliced:
+            monkeypatch.setattr(fp, "_matmul_sliced", lambda *args: None)
+        outputs.append([fp._matmul_round(a, b, c, t).tobytes() for t in (F32, F16, F64)])
+    assert outputs[0] == outputs[1]

@@ -36,7 +36,7 @@ import numpy as np
 from ...enums import ComparisonOrdering, ComparisonPredicate, RoundingMode
 from ...numerics import (as_signed, float_format, flush_subnormals, from_float64,
                          from_words, to_float64, to_words)
-from ...types import F32, F64, FloatType
+from ...types import F16, F32, F64, FloatType
 from .registry import semantics
 
 Array = np.ndarray
@@ -149,6 +149,14 @@ def _round_exact(y: Array, s: Array, t: FloatType, rounding: RoundingMode,
     of the (tiny) difference; `overflow` marks finite exact values beyond float64's range."""
     y = np.asarray(y, dtype=np.float64)
     s = np.asarray(s, dtype=np.int8)
+    if rounding is RoundingMode.NEAREST_EVEN and not ftz and t in _CAST:
+        return _round_nearest_cast(y, s, t)
+    return _round_general(y, s, t, rounding, ftz, overflow)
+
+
+def _round_general(y: Array, s: Array, t: FloatType, rounding: RoundingMode,
+                   ftz: bool, overflow: Array | None = None) -> Array:
+    """`_round_exact` for every type and mode, through `numerics.from_float64`."""
     if t != F64:
         # Only where y is a value of t or a midpoint between two does the tail matter; there
         # the next float64 towards the exact value is neither, and rounds as the exact value.
@@ -522,6 +530,98 @@ def fpowi(step: Any, source: Array, exponent: Array) -> Array:
 # --------------------------------------------------------------------------------------
 
 
+#: Exponents beyond which the sliced product falls back to the k loop (no overflow of the
+#: float64 products, no slice unit below float64's normal range).
+_SLICE_RANGE = (-1020, 480)
+
+
+def _slices(x: Array, axis: int, width: int) -> tuple[list[Array], int] | None:
+    """`x` (float64, finite) as a sum of slices, each holding at most `width` + 1 significant
+    bits counted from the largest magnitude along `axis`: slice s is a multiple of
+    ``2**(e - width*(s+1))`` where ``|x| < 2**e`` along the axis (Ozaki's error-free split),
+    and the smallest slice unit's exponent.  None when the exponents leave the range where
+    the products stay exact."""
+    biggest = np.max(np.abs(x), axis=axis, keepdims=True)
+    _, e = np.frexp(np.where(biggest > 0, biggest, 1.0))     # |x| < 2**e
+    e = e.astype(np.int64)
+    rest = x
+    out: list[Array] = []
+    lowest = 0
+    for s in range(64):
+        if not np.any(rest):
+            return out, lowest
+        unit = e - width * (s + 1)
+        lowest = int(np.min(unit))
+        if np.min(unit) < _SLICE_RANGE[0]:
+            return None
+        sigma = np.ldexp(3.0, unit + 51)          # fl(r + sigma) - sigma: r to a multiple
+        hi = (rest + sigma) - sigma               # of 2**unit (|r| << sigma)
+        out.append(hi)
+        rest = rest - hi                          # exact
+    return None
+
+
+def _matmul_sliced(lhs: Array, rhs: Array, acc: Array) -> tuple[Array, Array] | None:
+    """``sum_k lhs[..., i, k] * rhs[..., k, j] + acc`` as a double-float64 (hi, lo), from
+    float64 matrix products of slices whose every partial sum is exact, so the result does
+    not depend on the order BLAS adds in; None when the inputs are not all finite or span
+    too wide a range (the caller then runs the k loop)."""
+    if not (np.all(np.isfinite(lhs)) and np.all(np.isfinite(rhs)) and
+            np.all(np.isfinite(acc))):
+        return None
+    k = np.shape(lhs)[-1]
+    # products of two slices hold 2*width + 2 bits; k of them must sum within 53 bits
+    width = (53 - 2 - max(k - 1, 1).bit_length()) // 2
+    for x in (lhs, rhs):
+        biggest = float(np.max(np.abs(x))) if x.size else 0.0
+        if biggest and np.frexp(biggest)[1] > _SLICE_RANGE[1]:
+            return None
+    sliced_a = _slices(lhs, -1, width)
+    sliced_b = _slices(rhs, -2, width)
+    if sliced_a is None or sliced_b is None or sliced_a[1] + sliced_b[1] < -1020:
+        return None                     # a product of slice units below float64's normals
+    a, b = sliced_a[0], sliced_b[0]
+    hi = np.array(acc, dtype=np.float64)
+    lo = np.zeros(hi.shape)
+    for total in range(max(len(a) + len(b) - 1, 0)):   # larger products first
+        for s in range(max(0, total - len(b) + 1), min(total, len(a) - 1) + 1):
+            product = np.matmul(a[s], b[total - s])   # exact: see `width`
+            hi, t = _two_sum(hi, product)
+            lo = lo + t
+    return hi, lo
+
+
+def _round_nearest_cast(y: Array, s: Array, t: FloatType) -> Array:
+    """`_round_exact` to nearest even for f32 and f16 through NumPy's correctly rounded
+    cast: the cast rounds y itself; only where y is exactly a midpoint between two values
+    of t does the tail's sign `s` decide instead of evenness.  Values whose cast overflows
+    take the general path (the midpoint next to infinity)."""
+    dtype = _CAST[t]
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = y.astype(dtype)
+        back = r.astype(np.float64)
+        beyond = np.where(y > back, np.inf, -np.inf).astype(dtype)
+        other = np.nextafter(r, beyond)
+        other64 = other.astype(np.float64)
+        midpoint = (y != back) & ((back + other64) * 0.5 == y)
+    decide = midpoint & (s != 0)
+    if decide.any():
+        up = (s > 0) == (other64 > back)     # the tail points to the other neighbour
+        r = np.where(decide & up, other, r)
+    zero = (y == 0) & (s != 0)               # a tiny exact value: zero with its sign
+    if zero.any():
+        r = np.where(zero, np.copysign(np.zeros((), dtype), s.astype(dtype)), r)
+    hard = np.isinf(r) & np.isfinite(y)
+    if hard.any():
+        general = _round_general(np.where(hard, y, 0.0), s, t, RoundingMode.NEAREST_EVEN,
+                                 False)
+        r = np.where(hard, general, r)
+    nan = np.isnan(r)
+    if nan.any():
+        r = np.where(nan, _CANONICAL_NAN[t], r)
+    return r
+
+
 def _matmul_round(lhs: Array, rhs: Array, acc: Array, out: FloatType) -> Array:
     """sum_k lhs[..., i, k] * rhs[..., k, j] + acc[..., i, j], rounded once to `out`.
 
@@ -531,6 +631,14 @@ def _matmul_round(lhs: Array, rhs: Array, acc: Array, out: FloatType) -> Array:
     nearest even.  That is the correctly rounded exact value unless the sum cancels below
     about K * 2**-104 of sum |lhs * rhs|, so it is at least as accurate as any hardware order.
     """
+    sliced = _matmul_sliced(lhs, rhs, acc)
+    if sliced is not None:
+        hi, lo = sliced
+        y = hi + lo
+        rest = (hi - y) + lo
+        finite = np.isfinite(y)
+        return _round_exact(y, _sign(np.where(finite, rest, 0.0)), out,
+                            RoundingMode.NEAREST_EVEN, False, np.zeros(y.shape, bool))
     hi = np.array(acc, dtype=np.float64)
     lo = np.zeros(hi.shape)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -585,4 +693,7 @@ def mmaf_scaled(step: Any, lhs: Array, rhs: Array, acc: Array, lhs_scale: Array,
 _NATIVE: dict[Callable[..., Any], Callable[..., Array]] = {
     _add: np.add, _mul: np.multiply, _div: np.divide, _sqrt: np.sqrt}
 #: The canonical NaN of each type with a native fast path (what the exact path returns).
-_CANONICAL_NAN = {t: from_float64(np.array(np.nan), t) for t in (F32, F64)}
+_CANONICAL_NAN = {t: from_float64(np.array(np.nan), t) for t in (F32, F64, F16)}
+#: Types NumPy casts float64 to with correct rounding to nearest even (bf16 is not: its
+#: cast may round twice).
+_CAST = {F32: np.float32, F16: np.float16}
