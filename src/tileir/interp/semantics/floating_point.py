@@ -24,7 +24,9 @@ direction (or to nearest, 24 >= 2*11 + 2 bits) equals our single rounding.
 flush_to_zero (f32 only) flushes subnormal inputs, then rounds, then flushes the result
 (spec 5.1: rounding first, FTZ on the rounded result).  NaN results of arithmetic are the
 canonical NaN of `numerics` (f32 0x7fffffff); negf and absf only touch the sign bit.
-mmaf accumulates in a fixed order with a double-float64 sum: see `_matmul_round`.
+mmaf sums exactly computed float64 matrix products of operand slices (`_matmul_sliced`), or
+for non-finite or extreme inputs runs a double-float64 k loop; either is rounded once: see
+`_matmul_round`.
 """
 
 from __future__ import annotations
@@ -626,10 +628,13 @@ def _matmul_round(lhs: Array, rhs: Array, acc: Array, out: FloatType) -> Array:
     """sum_k lhs[..., i, k] * rhs[..., k, j] + acc[..., i, j], rounded once to `out`.
 
     The spec fixes no order of accumulation.  This model is deterministic and independent
-    of the array's batch shape: starting from acc, the products (exact, by TwoProd) are added
-    for k = 0, 1, ..., K-1 into a double-float64 sum (TwoSum), which is then rounded once to
-    nearest even.  That is the correctly rounded exact value unless the sum cancels below
-    about K * 2**-104 of sum |lhs * rhs|, so it is at least as accurate as any hardware order.
+    of the array's batch shape: the operands are split into slices whose products sum
+    exactly in float64 (`_matmul_sliced`: each slice product is an exact matrix product, in
+    any order), and acc and those few exact products are added into a double-float64 sum;
+    for non-finite or extreme inputs, the products (exact, by TwoProd) are added for
+    k = 0, 1, ..., K-1 into the double-float64 sum instead.  The sum is rounded once to
+    nearest even: the correctly rounded exact value unless it cancels below about 2**-104 of
+    the largest term, so at least as accurate as any hardware order.
     """
     sliced = _matmul_sliced(lhs, rhs, acc)
     if sliced is not None:
