@@ -85,8 +85,11 @@ def _inputs(step: Any, t: FloatType, *values: Array) -> list[Array]:
 
 def _finish(step: Any, t: FloatType, x: Array) -> Array:
     """Round float64 values `x` (nearest even) to the result type, flushing if FTZ applies."""
-    return from_float64(np.asarray(x, dtype=np.float64), t, RoundingMode.NEAREST_EVEN,
-                        _ftz(step, t))
+    x = np.asarray(x, dtype=np.float64)
+    ftz = _ftz(step, t)
+    if t in _CAST and not ftz:
+        return _round_nearest_cast(x, np.zeros(x.shape, np.int8), t)
+    return from_float64(x, t, RoundingMode.NEAREST_EVEN, ftz)
 
 
 def _two_sum(a: Array, b: Array) -> tuple[Array, Array]:
