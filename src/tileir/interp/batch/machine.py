@@ -133,8 +133,12 @@ class BatchMachine(Machine):
         blocks, starts = np.nonzero(active.reshape(self.count, -1))
         flat = addresses.reshape(self.count, -1)[blocks, starts]
         grains = max(size // self.grain, 1)       # every access covers whole grains
-        covered = (flat[:, None] // self.grain + np.arange(grains)).reshape(-1)
-        keys = _pairs(np.repeat(blocks, grains), covered)
+        if grains == 1:
+            covered = flat // self.grain
+        else:
+            covered = (flat[:, None] // self.grain + np.arange(grains)).reshape(-1)
+            blocks = np.repeat(blocks, grains)
+        keys = _pairs(blocks, covered)
         ident = len(self.accesses)
         n = ident
         if n and keys.size:
@@ -169,9 +173,13 @@ BLOCK_BITS = 24
 def _pairs(blocks: np.ndarray, addresses: np.ndarray) -> np.ndarray:
     """One key per (grain, tile block) pair, unique and sorted by grain then block (sorting,
     which is several times faster than NumPy's hash-based unique on large arrays)."""
-    keys = np.sort((addresses.astype(np.int64) << BLOCK_BITS) | blocks.astype(np.int64))
+    keys = (addresses.astype(np.int64) << BLOCK_BITS) | blocks.astype(np.int64)
     if keys.size > 1:
-        keys = keys[np.r_[True, keys[1:] != keys[:-1]]]
+        step = keys[1:] > keys[:-1]
+        if not step.all():          # views in grid order usually give sorted keys already
+            keys = np.sort(keys)
+            step = keys[1:] != keys[:-1]
+        keys = keys[np.r_[True, step]]
     return keys
 
 
@@ -196,11 +204,11 @@ class BlockRaces:
             raise step.fail("races with another tile block: both write one address")
         memory = self.memory
         addresses = grains * self.grain
-        index = np.searchsorted(memory._bases, addresses, side="right") - 1
-        cuts = np.flatnonzero(np.r_[True, index[1:] != index[:-1], True])
-        for start, stop in zip(cuts[:-1], cuts[1:]):   # keys are sorted: runs per buffer
-            i = int(index[start])
-            if i < 0:
+        # keys are sorted, so each buffer's keys are one run: cut at the buffers' bounds
+        firsts = np.searchsorted(addresses, memory._bases)
+        lasts = np.searchsorted(addresses, memory._ends)
+        for i, (start, stop) in enumerate(zip(firsts, lasts)):
+            if start == stop:
                 continue
             base = int(memory._bases[i])
             offsets = (addresses[start:stop] - base) // self.grain
