@@ -591,45 +591,12 @@ class BodyReader:
         return self._attr_value(opdef, attr, result_types)
 
     def _attr_value(self, opdef: OpDef, attr: AttrDef, result_types: list[Type]) -> Attribute:
-        source = self.source
-        at = source.offset
-        kind = attr.kind
-        enum_type = getattr(kind, "enum_type", None)
+        """An attribute stored in the record, read as its kind says (`_ATTR_READERS`)."""
+        enum_type = getattr(attr.kind, "enum_type", None)
         if enum_type is not None:
-            return EnumAttr(_enum(enum_type, source, self.version))
-        name = kind.name
-        if name in ("i64", "i32"):
-            width = 64 if name == "i64" else 32
-            raw = source.varint("an integer attribute")
-            if raw >> width:
-                raise ReadError(f"value {raw} does not fit in i{width}", at)
-            value = raw - (1 << width) if raw >> (width - 1) else raw
-            return IntegerAttr(value, IntegerType(width))
-        if name == "bool":
-            return BoolAttr(bool(source.byte("a boolean attribute")))
-        if name in ("str", "symbol_name"):
-            return StringAttr(self.r.read_string(source))
-        if name == "symbol_ref":
-            return SymbolRefAttr(self.r.read_string(source))
-        if name == "dense_i32_array":
-            values = source.fixed_list(4, "an array attribute")
-            for v in values:
-                if v in _I32_LIMITS:
-                    raise ReadError(f"array contains unsupported value {v}", at)
-            return DenseArrayAttr(IntegerType(32), tuple(values))
-        if name == "dense_bool_array":
-            return DenseArrayAttr(IntegerType(1), tuple(int(b != 0) for b in
-                                                        source.fixed_list(1, "a bool array",
-                                                                          signed=False)))
-        if name == "dense":
-            if not result_types:
-                raise ReadError(f"'{opdef.full_name}' has no result type for its constant", at)
-            return self.r.read_constant(source, result_types[0])
-        if name == "array":
-            return A.read_array_payload(source, self.r)
-        if name == "optimization_hints":
-            return A.read_hints_payload(source, self.r)
-        return A.decode_attr(source, self.r)
+            return EnumAttr(_enum(enum_type, self.source, self.version))
+        read = _ATTR_READERS.get(attr.kind.name, _read_tagged)
+        return read(self, opdef, result_types, self.source.offset)
 
     def _operands(self, opdef: OpDef, plan, present: set[str], values: list[Value]
                   ) -> tuple[list[Value], list[list[Value]]]:
@@ -691,6 +658,79 @@ class BodyReader:
                                 f"terminator operation, but {what}", source.offset)
             del values[mark:]
         return region
+
+
+def _read_integer(width: int):
+    """A reader of an i32/i64 attribute: a zero-extended varint."""
+    def read(body: BodyReader, opdef: OpDef, result_types: list[Type], at: int) -> Attribute:
+        raw = body.source.varint("an integer attribute")
+        if raw >> width:
+            raise ReadError(f"value {raw} does not fit in i{width}", at)
+        return IntegerAttr(raw - (1 << width) if raw >> (width - 1) else raw,
+                           IntegerType(width))
+    return read
+
+
+def _read_bool(body: BodyReader, opdef: OpDef, result_types: list[Type], at: int) -> Attribute:
+    return BoolAttr(bool(body.source.byte("a boolean attribute")))
+
+
+def _read_string(body: BodyReader, opdef: OpDef, result_types: list[Type],
+                 at: int) -> Attribute:
+    return StringAttr(body.r.read_string(body.source))
+
+
+def _read_symbol(body: BodyReader, opdef: OpDef, result_types: list[Type],
+                 at: int) -> Attribute:
+    return SymbolRefAttr(body.r.read_string(body.source))
+
+
+def _read_i32_array(body: BodyReader, opdef: OpDef, result_types: list[Type],
+                    at: int) -> Attribute:
+    values = body.source.fixed_list(4, "an array attribute")
+    for v in values:
+        if v in _I32_LIMITS:
+            raise ReadError(f"array contains unsupported value {v}", at)
+    return DenseArrayAttr(IntegerType(32), tuple(values))
+
+
+def _read_bool_array(body: BodyReader, opdef: OpDef, result_types: list[Type],
+                     at: int) -> Attribute:
+    flags = body.source.fixed_list(1, "a bool array", signed=False)
+    return DenseArrayAttr(IntegerType(1), tuple(int(b != 0) for b in flags))
+
+
+def _read_dense(body: BodyReader, opdef: OpDef, result_types: list[Type],
+                at: int) -> Attribute:
+    """A constant index; the constant's type is the op's result type."""
+    if not result_types:
+        raise ReadError(f"'{opdef.full_name}' has no result type for its constant", at)
+    return body.r.read_constant(body.source, result_types[0])
+
+
+def _read_array(body: BodyReader, opdef: OpDef, result_types: list[Type],
+                at: int) -> Attribute:
+    return A.read_array_payload(body.source, body.r)
+
+
+def _read_hints(body: BodyReader, opdef: OpDef, result_types: list[Type],
+                at: int) -> Attribute:
+    return A.read_hints_payload(body.source, body.r)
+
+
+def _read_tagged(body: BodyReader, opdef: OpDef, result_types: list[Type],
+                 at: int) -> Attribute:
+    """Any other kind (assume predicates): a self-contained, tagged attribute."""
+    return A.decode_attr(body.source, body.r)
+
+
+#: How an op record stores an attribute, by the attribute's kind (enums aside).
+_ATTR_READERS = {
+    "i64": _read_integer(64), "i32": _read_integer(32), "bool": _read_bool,
+    "str": _read_string, "symbol_name": _read_string, "symbol_ref": _read_symbol,
+    "dense_i32_array": _read_i32_array, "dense_bool_array": _read_bool_array,
+    "dense": _read_dense, "array": _read_array, "optimization_hints": _read_hints,
+}
 
 
 def read_bytecode(data: bytes) -> Module:
