@@ -498,38 +498,13 @@ class BodyWriter:
         self._attr_value(op, attr, value, sink)
 
     def _attr_value(self, op: Operation, attr: AttrDef, value: Attribute, sink: Sink) -> None:
-        kind = attr.kind.name
-        if isinstance(value, EnumAttr):
-            if enum_since(value.value) > self.version:
-                raise _fail(op, f"enum value for attribute '{attr.name}' is not available in "
-                            f"bytecode version {self.version}")
-            sink.varint(int(value.value))
-        elif kind in ("i64", "i32"):
-            width = 64 if kind == "i64" else 32
-            sink.varint(value.value & ((1 << width) - 1))  # type: ignore[attr-defined]
-        elif isinstance(value, BoolAttr):
-            sink.byte(int(value.value))
-        elif isinstance(value, StringAttr):
-            sink.varint(self.w.string_ref(value.value))
-        elif isinstance(value, SymbolRefAttr):
-            sink.varint(self.w.string_ref(value.name))
-        elif isinstance(value, DenseArrayAttr):
-            sink.varint(len(value.values))
-            for v in value.values:
-                sink.fixed(v, 1 if value.element_type.width == 1 else 4)
-        elif isinstance(value, DenseElementsAttr):
-            sink.varint(self.w.constant_ref(value))
-        elif isinstance(value, ArrayAttr):
-            try:
-                A.write_array_payload(value, self.w, sink)
-            except (A.UnencodableAttr, TypeVersionError) as exc:
-                raise _fail(op, f"failed to serialize attribute '{attr.name}': {exc}") from None
-        elif isinstance(value, OptimizationHintsAttr):
-            A.write_hints_payload(value, self.w, sink)
-        elif isinstance(value, OpaqueAttr):
-            raise _fail(op, f"failed to serialize attribute '{attr.name}'")
-        else:
+        """An attribute as an op record stores it, by its value's class (`_ATTR_WRITERS`);
+        other classes take the self-contained tagged form."""
+        write = _ATTR_WRITERS.get(type(value))
+        if write is None:
             self.w._self_contained(op, value, sink)
+        else:
+            write(self, op, attr, value, sink)
 
     def _operands(self, op: Operation, opdef: OpDef, plan, groups: list, present: set[str],
                   sink: Sink) -> None:
@@ -569,6 +544,82 @@ def _flagged_attrs(opdef: OpDef) -> frozenset[str]:
         found = _FLAGGED[opdef.full_name] = frozenset(
             f.name for f in layout(opdef).flags if f.kind == "attr")
     return found
+
+
+def _write_enum(body: BodyWriter, op: Operation, attr: AttrDef, value: EnumAttr,
+                sink: Sink) -> None:
+    """A varint of the case, refused when the case is newer than the version."""
+    if enum_since(value.value) > body.version:
+        raise _fail(op, f"enum value for attribute '{attr.name}' is not available in "
+                    f"bytecode version {body.version}")
+    sink.varint(int(value.value))
+
+
+def _write_integer(body: BodyWriter, op: Operation, attr: AttrDef, value: IntegerAttr,
+                   sink: Sink) -> None:
+    """A varint of the value, zero-extended from its width (an integer held by an
+    attribute of another kind takes the tagged form)."""
+    width = {"i64": 64, "i32": 32}.get(attr.kind.name)
+    if width is None:
+        body.w._self_contained(op, value, sink)
+        return
+    sink.varint(value.value & ((1 << width) - 1))
+
+
+def _write_bool(body: BodyWriter, op: Operation, attr: AttrDef, value: BoolAttr,
+                sink: Sink) -> None:
+    sink.byte(int(value.value))
+
+
+def _write_string(body: BodyWriter, op: Operation, attr: AttrDef, value: StringAttr,
+                  sink: Sink) -> None:
+    sink.varint(body.w.string_ref(value.value))
+
+
+def _write_symbol(body: BodyWriter, op: Operation, attr: AttrDef, value: SymbolRefAttr,
+                  sink: Sink) -> None:
+    sink.varint(body.w.string_ref(value.name))
+
+
+def _write_dense_array(body: BodyWriter, op: Operation, attr: AttrDef,
+                       value: DenseArrayAttr, sink: Sink) -> None:
+    """A count, then one byte per i1 element or four per i32 element."""
+    sink.varint(len(value.values))
+    size = 1 if value.element_type.width == 1 else 4
+    for v in value.values:
+        sink.fixed(v, size)
+
+
+def _write_dense(body: BodyWriter, op: Operation, attr: AttrDef, value: DenseElementsAttr,
+                 sink: Sink) -> None:
+    sink.varint(body.w.constant_ref(value))
+
+
+def _write_array(body: BodyWriter, op: Operation, attr: AttrDef, value: ArrayAttr,
+                 sink: Sink) -> None:
+    try:
+        A.write_array_payload(value, body.w, sink)
+    except (A.UnencodableAttr, TypeVersionError) as exc:
+        raise _fail(op, f"failed to serialize attribute '{attr.name}': {exc}") from None
+
+
+def _write_hints(body: BodyWriter, op: Operation, attr: AttrDef,
+                 value: OptimizationHintsAttr, sink: Sink) -> None:
+    A.write_hints_payload(value, body.w, sink)
+
+
+def _write_opaque(body: BodyWriter, op: Operation, attr: AttrDef, value: OpaqueAttr,
+                  sink: Sink) -> None:
+    raise _fail(op, f"failed to serialize attribute '{attr.name}'")
+
+
+#: How an op record stores an attribute, by the class of its value.
+_ATTR_WRITERS = {
+    EnumAttr: _write_enum, IntegerAttr: _write_integer, BoolAttr: _write_bool,
+    StringAttr: _write_string, SymbolRefAttr: _write_symbol,
+    DenseArrayAttr: _write_dense_array, DenseElementsAttr: _write_dense,
+    ArrayAttr: _write_array, OptimizationHintsAttr: _write_hints, OpaqueAttr: _write_opaque,
+}
 
 
 def write_bytecode(module: Module, version: Version, seed: FileLayout | None = None) -> bytes:
