@@ -3,10 +3,9 @@ any failure is a `BytecodeError` at a byte offset with the reference's message."
 
 from __future__ import annotations
 
-from ..attributes import (UNKNOWN_LOC, ArrayAttr, Attribute, CallSiteLoc, DenseArrayAttr,
-                          DenseElementsAttr, DICompileUnitAttr, DictAttr, DIFileAttr,
-                          DILexicalBlockAttr, DILocAttr, DISubprogramAttr, EnumAttr,
-                          FileLineColLoc, IntegerAttr, Location, StringAttr, SymbolRefAttr,
+from ..attributes import (UNKNOWN_LOC, ArrayAttr, Attribute, DenseArrayAttr,
+                          DenseElementsAttr, DictAttr, EnumAttr,
+                          IntegerAttr, Location, StringAttr, SymbolRefAttr,
                           TypeAttr, UNIT, BoolAttr)
 from ..enums import SymbolVisibility
 from ..ir import Block, Module, Operation, Region, Value, gc_paused
@@ -15,11 +14,12 @@ from ..ops.registry import lookup
 from ..types import FunctionType, IntegerType, TileType, Type
 from ..versions import V13_4, Version
 from . import attrs as A
+from .debug import BY_TAG
 from .encoding import ReadError, Source
 from .tables import read_offset_table
 from .ops import layout, opdef_for_opcode
 from .sections import (CONSTANT, DEBUG, END, FUNC, GLOBAL, MAGIC, NUM_SECTIONS, PRODUCER,
-                       REQUIRED_ALIGNMENT, STRING, TESTING, TYPE, DebugTag, FunctionFlags,
+                       REQUIRED_ALIGNMENT, STRING, TESTING, TYPE, FunctionFlags,
                        Layout, min_version_text, newest_release,
                        supported_versions)
 from .types import TypeTable, _enum
@@ -428,36 +428,19 @@ class DebugTable:
         return value
 
     def _decode(self, source: Source) -> Attribute:
-        tag = source.varint("a debug info tag")
-        r = self.reader
-        if tag == DebugTag.COMPILE_UNIT:
-            return DICompileUnitAttr(self._ref(source, (DIFileAttr,), "file"))  # type: ignore
-        if tag == DebugTag.FILE:
-            return DIFileAttr(r.read_string(source), r.read_string(source))
-        scopes = (DISubprogramAttr, DILexicalBlockAttr)
-        if tag == DebugTag.LEXICAL_BLOCK:
-            scope = self._ref(source, scopes, "scope")
-            file = self._ref(source, (DIFileAttr,), "file")
-            return DILexicalBlockAttr(scope, file, source.varint("a line"),  # type: ignore
-                                      source.varint("a column"))
-        if tag == DebugTag.LOC:
-            scope = self._ref(source, scopes, "scope")
-            name = r.read_string(source)
-            loc = FileLineColLoc(name, source.varint("a line"), source.varint("a column"))
-            return DILocAttr(loc, scope)  # type: ignore[arg-type]
-        if tag == DebugTag.SUBPROGRAM:
-            file = self._ref(source, (DIFileAttr,), "file")
-            line = source.varint("a line")
-            name = r.read_string(source)
-            linkage = r.read_string(source)
-            unit = self._ref(source, (DICompileUnitAttr,), "compile unit")
-            return DISubprogramAttr(file, line, name, linkage, unit,  # type: ignore[arg-type]
-                                    source.varint("a scope line"))
-        if tag == DebugTag.CALL_SITE:
-            callee = self._ref(source, (Location,), "callee")
-            caller = self._ref(source, (Location,), "caller")
-            return CallSiteLoc(callee, caller)  # type: ignore[arg-type]
-        return UNKNOWN_LOC
+        """One debug attribute record, by `debug.BY_TAG` (unknown tags: unknown)."""
+        record = BY_TAG.get(source.varint("a debug info tag"))
+        if record is None:
+            return UNKNOWN_LOC
+        values = []
+        for field in record.fields:
+            if field.kind == "ref":
+                values.append(self._ref(source, field.refers_to, field.what))
+            elif field.kind == "str":
+                values.append(self.reader.read_string(source))
+            else:
+                values.append(source.varint(f"a {field.what}"))
+        return record.build(*values)
 
 
 # ---- function bodies --------------------------------------------------

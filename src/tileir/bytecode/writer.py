@@ -7,8 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..attributes import (ArrayAttr, Attribute, BoolAttr, CallSiteLoc,
-                          DenseArrayAttr, DenseElementsAttr, DICompileUnitAttr, DIFileAttr,
-                          DILexicalBlockAttr, DILocAttr, DISubprogramAttr, EnumAttr,
+                          DenseArrayAttr, DenseElementsAttr, DILocAttr, EnumAttr,
                           FileLineColLoc, FusedLoc, IntegerAttr, Location, NameLoc,
                           OpaqueAttr, OptimizationHintsAttr, StringAttr, SymbolRefAttr,
                           UnitAttr, UnknownLoc)
@@ -18,10 +17,11 @@ from ..ops.base import OPTIONAL, SINGLE, VARIADIC, AttrDef, OpDef
 from ..types import Type
 from ..versions import Version
 from . import attrs as A
+from .debug import RECORDS, dependencies
 from .encoding import Sink
 from .ops import is_default, layout, written_attr
 from .sections import (CONSTANT, DEBUG, END, FUNC, GLOBAL, MAGIC, PRODUCER, STRING, TYPE,
-                       WRITE_ORDER, DebugTag, FunctionFlags, Layout as FileLayout)
+                       WRITE_ORDER, FunctionFlags, Layout as FileLayout)
 from .tables import Table, write_offset_table
 from .types import TypeVersionError, encode_type, enum_since
 
@@ -258,7 +258,7 @@ class Writer:
         found = self.debug.index.get(attr)
         if found is not None:
             return found + 1
-        for dependency in _di_dependencies(attr):
+        for dependency in dependencies(attr):
             self._di_index(dependency)
         position, _ = self.debug.reserve(attr)
         return position + 1
@@ -292,60 +292,22 @@ class Writer:
         return bytes(sink.data)
 
     def _encode_di(self, attr: Attribute | None) -> bytes:
+        """A debug attribute's record, laid out by `debug.RECORDS` (strings interned now,
+        in the order the reference writer interns them)."""
+        record = RECORDS.get(type(attr))
         sink = Sink()
-        ref = self._di_index
-        if isinstance(attr, DICompileUnitAttr):
-            sink.varint(DebugTag.COMPILE_UNIT)
-            sink.varint(ref(attr.file))
-        elif isinstance(attr, DIFileAttr):
-            sink.varint(DebugTag.FILE)
-            sink.varint(self.string_ref(attr.name))
-            sink.varint(self.string_ref(attr.directory))
-        elif isinstance(attr, DILexicalBlockAttr):
-            sink.varint(DebugTag.LEXICAL_BLOCK)
-            for part in (ref(attr.scope), ref(attr.file), attr.line, attr.column):
-                sink.varint(part)
-        elif isinstance(attr, DILocAttr):
-            loc = attr.location
-            assert isinstance(loc, FileLineColLoc)
-            sink.varint(DebugTag.LOC)
-            sink.varint(ref(attr.scope))
-            sink.varint(self.string_ref(loc.file))
-            sink.varint(loc.line)
-            sink.varint(loc.column)
-        elif isinstance(attr, DISubprogramAttr):
-            sink.varint(DebugTag.SUBPROGRAM)
-            sink.varint(ref(attr.file))
-            sink.varint(attr.line)
-            sink.varint(self.string_ref(attr.name))
-            sink.varint(self.string_ref(attr.linkage_name))
-            sink.varint(ref(attr.compile_unit))
-            sink.varint(attr.scope_line)
-        elif isinstance(attr, CallSiteLoc):
-            sink.varint(DebugTag.CALL_SITE)
-            sink.varint(ref(attr.callee))
-            sink.varint(ref(attr.caller))
+        if record is None:
+            return bytes(sink.data)
+        sink.varint(record.tag)
+        encode = {"ref": self._di_index, "str": self.string_ref, "int": int}
+        for field in record.fields:
+            sink.varint(encode[field.kind](field.get(attr)))
         return bytes(sink.data)
 
 
 def _reserved(loc: Attribute) -> bool:
     """Locations stored as index 0: unknown and plain file:line:col."""
     return isinstance(loc, (UnknownLoc, FileLineColLoc))
-
-
-def _di_dependencies(attr: Attribute) -> tuple[Attribute, ...]:
-    """The debug attributes `attr` refers to, registered before it."""
-    if isinstance(attr, DICompileUnitAttr):
-        return (attr.file,)
-    if isinstance(attr, DILexicalBlockAttr):
-        return (attr.scope, attr.file)
-    if isinstance(attr, DILocAttr):
-        return (attr.scope,)
-    if isinstance(attr, DISubprogramAttr):
-        return (attr.file, attr.compile_unit)
-    if isinstance(attr, CallSiteLoc):
-        return (attr.callee, attr.caller)
-    return ()
 
 
 def _section(out: Sink, section: int, payload: bytes, alignment: int) -> None:
