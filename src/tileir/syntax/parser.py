@@ -23,12 +23,12 @@ from ..recursion import deep_recursion
 from ..diagnostics import ParseError, error, note
 from ..ir import Block, Module, Operation, Region, Value, gc_paused
 from ..ops import registry
-from ..ops.base import OPTIONAL, SINGLE, VARIADIC, OpDef
+from ..ops.base import VARIADIC, OpDef
 from ..types import F8E5M3FNU, FloatType, FunctionType, IntegerType, TileType, Type, quoted
-from . import directives
 from .base import enum_case, enum_keywords
-from .format import AttrDict, Custom, Literal, OIList, Optional_, TypeOf, Var, parse_format
-from .lexer import Kind, unescape_string
+from .compiled import compile_parse_plan, run_parse_plan
+from .format import Literal, Optional_, Var, parse_format
+from .lexer import Kind, Token, unescape_string
 from .type_parser import TypeParser
 
 #: Items tileirdisasm prints at top level without their module.
@@ -41,6 +41,9 @@ _DENSE_ELEMENTS = ("i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 o
 _LATER_DENSE_ELEMENTS = (F8E5M3FNU,)
 #: Ops nest; this bound keeps hostile input from exhausting Python's stack.
 MAX_OP_NESTING = 200
+#: Per op definition (kept alive, with the format it was compiled from): its parse plan.
+_PARSE_PLANS: dict[int, tuple[OpDef, list, list]] = {}
+_PLAN_CACHE_LIMIT = 1024
 
 
 @dataclass
@@ -123,6 +126,9 @@ class OpParser(TypeParser):
         self.users: dict[int, list[tuple[Operation, int]]] = {}
         #: Offsets of uses whose name was never defined (reported at the end).
         self.undeclared: list[int] = []
+        #: Per (spelling, default dialect) of a custom op found before: its definition,
+        #: its name as written, and the prefix of its AsmParser errors.
+        self.op_names: dict[tuple[str, str], tuple[OpDef, str, str]] = {}
 
     # ---- top level --------------------------------------------------
 
@@ -219,11 +225,15 @@ class OpParser(TypeParser):
             op = self._custom_operation(default_dialect)
         else:
             raise self.wrong_token("expected operation name in quotes")
-        op.location = self._trailing_location(op.location)
+        token = self.token
+        if token.kind is Kind.BARE_IDENTIFIER and token.spelling == "loc":
+            op.location = self.parse_location_spec()
+        if not results:
+            return op
         expected = sum(c for _, c, _ in results)
-        if results and not op.results:
+        if not op.results:
             raise self.error_at(results[0][2], "cannot name an operation with no results")
-        if results and expected != len(op.results):
+        if expected != len(op.results):
             raise self.error_at(results[0][2], f"operation defines {len(op.results)} results "
                                 f"but was provided {expected} to bind")
         pos = 0
@@ -244,6 +254,31 @@ class OpParser(TypeParser):
 
     def _custom_operation(self, default_dialect: str) -> Operation:
         token = self.advance()
+        known = self.op_names.get((token.spelling, default_dialect))
+        if known is None:
+            found = self._custom_name(token, default_dialect)
+            if isinstance(found, Operation):
+                return found
+            known = self.op_names[(token.spelling, default_dialect)] = found
+        opdef, name, prefix = known
+        state = OpState(opdef, token.offset, name=name)
+        # `asm_context`, spelled out: this runs once per op.
+        saved, self.asm_prefix = self.asm_prefix, prefix
+        try:
+            if opdef.custom is not None:
+                from .custom import PARSERS
+                PARSERS[opdef.custom](self, state)
+            else:
+                run_parse_plan(self, state, self._parse_plan(opdef))
+            return self._finish(state, token.offset)
+        finally:
+            self.asm_prefix = saved
+
+    def _custom_name(self, token: Token,
+                     default_dialect: str) -> tuple[OpDef, str, str] | Operation:
+        """What the custom op spelled `token` is: its definition, its name as written and
+        the prefix of its AsmParser errors (or, for ``module``, the builtin module parsed);
+        errors for unknown ops."""
         spelling = token.spelling
         if "." in spelling:
             opdef = self._lookup_def(spelling)
@@ -266,21 +301,8 @@ class OpParser(TypeParser):
             raise self.error_at(token.offset, f"custom op '{spelling}' is unknown (tried "
                                 f"'{tried}.{spelling}' as well)")
         written = spelling if "." in spelling else f"{opdef.dialect}.{spelling}"
-        state = OpState(opdef, token.offset, name=written if opdef.spells(written)
-                        else opdef.full_name)
-        # `asm_context`, spelled out: this runs once per op.
-        saved, self.asm_prefix = self.asm_prefix, f"custom op '{state.name}' "
-        try:
-            if opdef.custom is not None:
-                from .custom import PARSERS
-                PARSERS[opdef.custom](self, state)
-            else:
-                if opdef.parsed_format is None:
-                    opdef.parsed_format = parse_format(opdef.format or "")
-                self._declarative(state, opdef.parsed_format)
-            return self._finish(state, token.offset)
-        finally:
-            self.asm_prefix = saved
+        name = written if opdef.spells(written) else opdef.full_name
+        return opdef, name, f"custom op '{name}' "
 
     def _builtin_module(self, offset: int) -> Operation:
         """MLIR's ``module [@name] [attributes {...}] { ... }``."""
@@ -297,52 +319,19 @@ class OpParser(TypeParser):
         op.regions.append(region)
         return op
 
-    def _declarative(self, state: OpState, elements: list) -> None:
-        for element in elements:
-            self._element(state, element)
-
-    def _element(self, state: OpState, element: Any) -> None:
-        if isinstance(element, Literal):
-            if element.text in ("", " "):
-                return
-            if element.text[0].isalpha() or element.text[0] == "_":
-                self.expect_keyword(element.text)
-            else:
-                self.expect_punct(element.text)
-        elif isinstance(element, Var):
-            self._var(state, element.name)
-        elif isinstance(element, Custom):
-            directives.DIRECTIVES[element.name][1](self, state, *element.args)
-        elif isinstance(element, TypeOf):
-            directives.DIRECTIVES["CudaTileType"][1](self, state, element)
-        elif isinstance(element, AttrDict):
-            if element.with_keyword:
-                if self.consume_keyword("attributes"):
-                    self.parse_attr_dict_body(state.discardable)
-            else:
-                self.parse_optional_attr_dict(state.discardable)
-        elif isinstance(element, Optional_):
-            if self._group_present(state, element.elements[0]):
-                for child in element.elements:
-                    if isinstance(child, Var) and self._is_unit(state, child.name):
-                        continue
-                    self._element(state, child)
-                self._mark_unit(state, element)
-        elif isinstance(element, OIList):
-            seen: set[str] = set()
-            while True:
-                for keyword, var in element.clauses:
-                    if keyword not in seen and self.consume_keyword(keyword):
-                        seen.add(keyword)
-                        state.attributes[var] = UNIT
-                        break
-                else:
-                    break
-
     @staticmethod
-    def _is_unit(state: OpState, name: str) -> bool:
-        decl = state.opdef.attr_def(name)
-        return decl is not None and decl.is_unit
+    def _parse_plan(opdef: OpDef) -> list:
+        """`opdef`'s declarative format compiled into a parse plan (once per format: see
+        `compiled`)."""
+        if opdef.parsed_format is None:
+            opdef.parsed_format = parse_format(opdef.format or "")
+        cached = _PARSE_PLANS.get(id(opdef))
+        if cached is None or cached[0] is not opdef or cached[1] is not opdef.parsed_format:
+            if len(_PARSE_PLANS) >= _PLAN_CACHE_LIMIT:
+                _PARSE_PLANS.clear()
+            cached = _PARSE_PLANS[id(opdef)] = (
+                opdef, opdef.parsed_format, compile_parse_plan(opdef.parsed_format, opdef))
+        return cached[2]
 
     def _mark_unit(self, state: OpState, group: Optional_) -> None:
         decl = state.opdef.attr_def(group.anchor)
@@ -363,29 +352,9 @@ class OpParser(TypeParser):
             return token.kind is Kind.PERCENT_IDENTIFIER
         return False
 
-    def _var(self, state: OpState, name: str) -> None:
+    def _region_var(self, state: OpState, name: str) -> None:
+        """A region ``$name`` of a declarative format."""
         opdef = state.opdef
-        decl = opdef.attr_def(name)
-        if decl is not None:
-            state.attributes[name] = directives.attr_syntax(decl)[1](self)
-            return
-        for operand in opdef.operands:
-            if operand.name == name:
-                state.operand_offsets[name] = self.token.offset
-                if operand.arity == SINGLE:
-                    state.uses[name] = [self.parse_ssa_use()]
-                elif operand.arity == OPTIONAL:
-                    state.uses[name] = [self.parse_ssa_use()] \
-                        if self.token.kind is Kind.PERCENT_IDENTIFIER else []
-                else:
-                    uses = []
-                    if self.token.kind is Kind.PERCENT_IDENTIFIER:
-                        uses.append(self.parse_ssa_use())
-                        while self.consume_punct(","):
-                            uses.append(self.parse_ssa_use())
-                    state.uses[name] = uses
-                return
-        # A region.
         terminator = opdef.implicit_terminator
         state.regions[name] = self.parse_region_for(
             state, [], terminator=None if opdef.name == "module" else terminator,

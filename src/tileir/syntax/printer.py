@@ -9,6 +9,7 @@ first use) and printed after the top-level op.
 
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 from ..attributes import (DIAttr, DICompileUnitAttr,
@@ -19,8 +20,8 @@ from ..ir import Block, Module, Operation, Region, Value, gc_paused
 from ..types import FunctionType, Type
 from . import directives
 from .directives import type_text
-from .format import AttrDict, Custom, Literal, OIList, Optional_, Spacing, TypeOf, Var, \
-    parse_format
+from .compiled import ELEMENT, GROUP, OILIST, TEXT, VAR, compile_print_plan
+from .format import Custom, OIList, Optional_, TypeOf, Var, parse_format
 
 INDENT = 2
 
@@ -34,6 +35,8 @@ class SSANames:
     def __init__(self, top: Operation, generic: bool) -> None:
         self.generic = generic
         self.names: dict[Value, str] = {}
+        #: How each value's uses are spelled, once asked (the names are final by then).
+        self.spelled: dict[Value, str] = {}
         self.groups: dict[Operation, list[int]] = {}
         self.next_value = 0
         self.next_arg = 0
@@ -118,6 +121,13 @@ class SSANames:
         return [(bounds[i], bounds[i + 1] - bounds[i]) for i in range(len(starts))]
 
     def use(self, value: Value) -> str:
+        """How a use of `value` is spelled (see `_spell`), remembered per value."""
+        spelled = self.spelled.get(value)
+        if spelled is None:
+            spelled = self.spelled[value] = self._spell(value)
+        return spelled
+
+    def _spell(self, value: Value) -> str:
         """How a use of `value` is spelled: ``%name``, ``%3``, or ``%3#1`` inside a group of
         several results (``%3#0`` for the group's first, as MLIR spells it)."""
         owner = getattr(value, "owner", None)
@@ -134,7 +144,9 @@ class SSANames:
         return "%<<UNKNOWN SSA VALUE>>"
 
 
+@functools.lru_cache(maxsize=4096)
 def _sanitize(name: str) -> str:
+    """`name` made a valid SSA suffix (remembered: ops repeat the same hook names)."""
     out = []
     for ch in name:
         if ch.isalnum() or ch in "$._-":
@@ -272,7 +284,9 @@ class Printer:
         return self.names.use(value)
 
     def values(self, values: Sequence[Value]) -> str:
-        return ", ".join(self.value(v) for v in values)
+        assert self.names is not None
+        use = self.names.use
+        return ", ".join([use(v) for v in values])
 
     def location(self, loc: Location) -> str:
         if not self.debuginfo:
@@ -288,7 +302,7 @@ class Printer:
 
     def op_text(self, op: Operation, default_dialect: str) -> str:
         """One op at the current indentation, regions included (may span lines)."""
-        loc_text = self.location(op.location)
+        loc_text = self.location(op.location) if self.debuginfo else ""
         prefix = self._results(op)
         opdef = op.opdef
         if op.name == "builtin.module" and not self.generic:
@@ -312,6 +326,8 @@ class Printer:
         if not op.results:
             return ""
         assert self.names is not None
+        if len(op.results) == 1 and op not in self.names.groups:  # the common case
+            return "%" + self.names.names[op.results[0]] + " = "
         parts = []
         for start, size in self.names.result_groups(op):
             text = "%" + self.names.names[op.results[start]]
@@ -331,54 +347,39 @@ class Printer:
         return self.declarative(op, opdef.parsed_format)
 
     def declarative(self, op: Operation, elements: list) -> str:
+        """`op` printed by its declarative format, through the format's print plan (compiled
+        once per format: see `compiled`)."""
         out: list[str] = []
-        state = Spacing()
-        used = _USED_NAMES.get(id(elements))
-        if used is None or used[0] is not elements:
-            if len(_USED_NAMES) >= _CACHE_LIMIT:
-                _USED_NAMES.clear()
-            used = _USED_NAMES[id(elements)] = (elements, _used_names(elements))
-        used = used[1]
-        self._elements(op, elements, state, out, used)
+        cached = _PLANS.get(id(elements))
+        if cached is None or cached[0] is not elements or cached[1] is not op.opdef:
+            if len(_PLANS) >= _CACHE_LIMIT:
+                _PLANS.clear()
+            cached = _PLANS[id(elements)] = (elements, op.opdef, _used_names(elements),
+                                             compile_print_plan(elements, op.opdef))
+        self._run_plan(op, cached[3], out, cached[2])
         return "".join(out)
 
-    def _elements(self, op: Operation, elements: list, state: Spacing, out: list[str],
-                  used: set[str]) -> None:
-        for element in elements:
-            if isinstance(element, Literal):
-                if element.text in ("", " "):
-                    if state.whitespace(element.text):
-                        out.append(" ")
-                    continue
-                if state.before_literal(element.text):
-                    out.append(" ")
-                out.append(element.text)
-            elif isinstance(element, Optional_):
-                present = _present(op, element.anchor)
-                anchor = op.opdef.attr_def(element.anchor) if op.opdef else None
-                elided = element.anchor if anchor is not None and anchor.is_unit else None
-                children = [e for e in element.elements
-                            if not (isinstance(e, Var) and e.name == elided)]
-                if present:
-                    self._elements(op, children, state, out, used)
-                else:
-                    # The generated code advances the state even when nothing prints.
-                    self._elements(op, children, state, [], used)
-            elif isinstance(element, OIList):
-                for keyword, var in element.clauses:
-                    if _present(op, var):
-                        if state.before_literal(keyword):
-                            out.append(" ")
-                        out.append(keyword)
-                    else:
-                        state.before_literal(keyword)
-            elif isinstance(element, AttrDict):
-                out.append(self.attr_dict(op, used, element.with_keyword))
-                state.after_attr_dict()
+    def _run_plan(self, op: Operation, plan: list, out: list[str], used: set[str]) -> None:
+        """Append to `out` what `plan`'s steps print for `op` (the spaces are in the plan)."""
+        for step in plan:
+            kind = step[0]
+            if kind == TEXT:
+                out.append(step[1])
+            elif kind == VAR:
+                if step[1]:
+                    out.append(step[1])
+                out.append(self._var(op, step[2]))
+            elif kind == ELEMENT:
+                if step[1]:
+                    out.append(step[1])
+                out.append(self._element(op, step[2]))
+            elif kind == GROUP:
+                # An absent group still runs, into a list thrown away (see `compiled`).
+                self._run_plan(op, step[2], out if _present(op, step[1]) else [], used)
+            elif kind == OILIST:
+                out.extend(text for var, text in step[1] if _present(op, var))
             else:
-                if state.before_element():
-                    out.append(" ")
-                out.append(self._element(op, element))
+                out.append(self.attr_dict(op, used, step[1]))
 
     def _element(self, op: Operation, element: object) -> str:
         if isinstance(element, Var):
@@ -507,8 +508,9 @@ def _is_terminator(op: Operation) -> bool:
     return op.opdef is not None and "Terminator" in op.opdef.traits
 
 
-#: Per format (by id, with the format kept alive): the names it uses; ops share formats.
-_USED_NAMES: dict[int, tuple[list, set[str]]] = {}
+#: Per format (by id, with the format and its op definition kept alive): the names it uses
+#: and its print plan; ops share formats.
+_PLANS: dict[int, tuple[list, object, set[str], list]] = {}
 _CACHE_LIMIT = 1024
 
 
