@@ -9,14 +9,14 @@ from typing import Any, Callable
 import numpy as np
 
 from ...numerics import from_integers, numpy_dtype
-from ...types import I1, I32, GatherScatterViewType, PartitionViewType, StridedViewType
+from ...types import I1, I32, PartitionViewType
 from ..memory import element_bits
 from ..semantics import SEMANTICS
 from ..semantics.common import named_operands, single
-from ..semantics.memory import checked_access, fill, size_of
-from ..semantics.views import _check_inbounds, _padding, _unsigned
+from ..semantics.memory import size_of
+from ..semantics.views import _unsigned
 from ..step import Step
-from ..values import FRESH_TOKEN, TensorView, TiledView, Token
+from ..values import FRESH_TOKEN, TiledView, Token
 
 BATCHED: dict[str, Callable[..., Any]] = {}
 
@@ -39,53 +39,6 @@ def get_tile_block_id(step: Step) -> tuple[np.ndarray, ...]:
     """Each tile block's (x, y, z) coordinates, along the block axis."""
     blocks = step.machine.blocks
     return tuple(from_integers(blocks[:, k].astype(np.int64), I32) for k in range(3))
-
-
-def coordinates(step: Step, view: Any, indices: list[np.ndarray], index_types: list[Any],
-                tile_shape: tuple[int, ...]
-                ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, list]:
-    """`views.tile_coordinates` for every tile block at once: indices carry the block
-    axis, and so do the addresses, nibbles and masks returned."""
-    count = step.machine.count
-    tensor = view if isinstance(view, TensorView) else view.tensor
-    vt = None if isinstance(view, TensorView) else view.type
-    rank = len(tile_shape)
-    full = (count,) + tuple(tile_shape)
-    idx = [_unsigned(np.broadcast_to(v, (count,) + np.shape(v)[np.ndim(v) - t.rank:]), t)
-           for v, t in zip(indices, index_types)]
-    space = () if vt is None else view.index_space_shape
-    dim_map = getattr(vt, "dim_map", None) or tuple(range(rank))
-    offset = np.zeros(full, np.int64)
-    inside = np.ones(full, bool)
-    outside_by_dim = []
-    for k in range(rank):
-        shape = [count] + [1] * rank
-        shape[k + 1] = tile_shape[k]
-        lane = np.arange(tile_shape[k], dtype=np.int64).reshape(shape[1:])
-        d = dim_map[k]
-        if isinstance(vt, GatherScatterViewType) and k == vt.sparse_dim:
-            coord = idx[k].reshape(shape)
-        else:
-            i = idx[k].reshape((count,) + (1,) * rank) if idx else \
-                np.zeros((count,) + (1,) * rank, np.int64)
-            if idx and step.checks and np.any(i >= space[k]):
-                raise step.fail(f"index in dimension {k} is outside the index space "
-                                f"{list(space)}")
-            if isinstance(vt, PartitionViewType):
-                start = i * tile_shape[k]
-            elif isinstance(vt, StridedViewType):
-                start = i * vt.traversal_strides[k]
-            else:
-                start = i
-            coord = start + lane
-        ok = coord < tensor.shape[d]
-        outside_by_dim.append(~np.broadcast_to(ok, full))
-        inside &= ok
-        offset = offset + np.where(ok, coord, 0) * tensor.strides[d]
-    if element_bits(tensor.element_type) == 4:
-        return tensor.base + offset // 2, offset % 2, inside, outside_by_dim
-    size = size_of(step, tensor.element_type)
-    return tensor.base + offset * size, None, inside, outside_by_dim
 
 
 def _affine(values: np.ndarray, grid: tuple[int, int, int]) -> tuple[int, ...] | None:
@@ -158,53 +111,46 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
 
 @batched("load_view_tko")
 def load_view_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
-    """Load every tile block's tile (one gather for all of them, or one window)."""
-    if not _varying(step):
-        return SEMANTICS["load_view_tko"](step, *operands)
+    """Every tile block's tile through one window when `window` applies, else the
+    reference semantics (which take indices with the block axis)."""
     groups = named_operands(step, operands)
-    view, token = single(groups, "view"), single(groups, "token")
     result = step.result_type(0)
-    index_types = [v.type for v in step.op.operand_group("index")]
-    whole = window(step, view, groups["index"], index_types, result.shape)
-    if whole is not None:
-        values = whole.reshape((step.machine.count,) + tuple(result.shape))
-        if result.element_type == I1:
-            values = values != 0
-        return np.array(values), token if token is not None else FRESH_TOKEN
-    index_types = [v.type for v in step.op.operand_group("index")]
-    addresses, nibbles, inside, outside = coordinates(step, view, groups["index"],
-                                                      index_types, result.shape)
-    if step.checks:
-        _check_inbounds(step, outside)
-    t = result.element_type
-    result_token = checked_access(step, addresses, t, inside, False, token)
-    values = step.machine.memory.load(addresses, t, inside, nibbles)
-    return fill(values, inside, _padding(view, t)), result_token
+    whole = _window(step, groups, result.shape)
+    if whole is None:
+        return SEMANTICS["load_view_tko"](step, *operands)
+    values = whole.reshape((step.machine.count,) + tuple(result.shape))
+    if result.element_type == I1:
+        values = values != 0
+    return np.array(values), _token(groups)
 
 
 @batched("store_view_tko")
 def store_view_tko(step: Step, *operands: Any) -> Token:
-    """Store every tile block's tile (one scatter for all of them)."""
-    if not _varying(step):
-        return SEMANTICS["store_view_tko"](step, *operands)
+    """Every tile block's tile through one window when `window` applies, else the
+    reference semantics."""
     groups = named_operands(step, operands)
-    tile, view, token = single(groups, "tile"), single(groups, "view"), single(groups, "token")
-    tile_type = step.op.operands[0].type
+    shape = tuple(step.op.operands[0].type.shape)
+    whole = _window(step, groups, shape)
+    if whole is None:
+        return SEMANTICS["store_view_tko"](step, *operands)
+    tile = single(groups, "tile")
+    whole[...] = np.broadcast_to(tile, (step.machine.count,) + shape).reshape(whole.shape)
+    return _token(groups)
+
+
+def _window(step: Step, groups: dict[str, list[Any]], tile_shape: tuple[int, ...]
+            ) -> np.ndarray | None:
+    """`window` for a view access whose operands vary between tile blocks."""
+    if not _varying(step):
+        return None
     index_types = [v.type for v in step.op.operand_group("index")]
-    whole = window(step, view, groups["index"], index_types, tile_type.shape)
-    if whole is not None:
-        whole[...] = np.broadcast_to(tile, (step.machine.count,) + tuple(tile_type.shape)
-                                     ).reshape(whole.shape)
-        return token if token is not None else FRESH_TOKEN
-    addresses, nibbles, inside, outside = coordinates(step, view, groups["index"],
-                                                      index_types, tile_type.shape)
-    if step.checks:
-        _check_inbounds(step, outside)
-    t = tile_type.element_type
-    result_token = checked_access(step, addresses, t, inside, True, token)
-    tile = np.broadcast_to(tile, addresses.shape)
-    step.machine.memory.store(addresses, tile, t, inside, nibbles)
-    return result_token
+    return window(step, single(groups, "view"), groups["index"], index_types, tile_shape)
 
 
-__all__ = ["BATCHED", "coordinates"]
+def _token(groups: dict[str, list[Any]]) -> Token:
+    """The access's result token when no check logs it: its input token."""
+    token = single(groups, "token")
+    return token if token is not None else FRESH_TOKEN
+
+
+__all__ = ["BATCHED", "window"]

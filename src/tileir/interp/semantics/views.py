@@ -114,51 +114,59 @@ def _unsigned(value: np.ndarray, t: Any) -> np.ndarray:
 
 
 def tile_coordinates(step: Step, view: Any, indices: list[np.ndarray], index_types: list[Any],
-                     tile_shape: tuple[int, ...]
+                     tile_shape: tuple[int, ...], batch: tuple[int, ...] = ()
                      ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, list]:
     """Byte addresses of every element of the tile at `indices`, their nibbles (4-bit
     types, else None), the in-bounds mask, and the per-dimension out-of-bounds masks (for
-    ``inbounds``)."""
+    ``inbounds``).
+
+    Indices may carry leading batch axes (one tile per batch element, as the batched
+    engine gives them); so then do the results, whose leading axes are the indices' batch
+    shape broadcast with `batch`."""
     tensor = view if isinstance(view, TensorView) else view.tensor
     vt = None if isinstance(view, TensorView) else view.type
     rank = len(tile_shape)
     idx = [_unsigned(v, t) for v, t in zip(indices, index_types)]
+    lead = np.broadcast_shapes(batch, *(np.shape(i)[:np.ndim(i) - t.rank]
+                                        for i, t in zip(idx, index_types)))
+    full = tuple(lead) + tuple(tile_shape)
     space = () if vt is None else view.index_space_shape
     dim_map = getattr(vt, "dim_map", None) or tuple(range(rank))
-    offset = np.zeros(tile_shape, np.int64)
-    inside = np.ones(tile_shape, bool)
+    offset = np.zeros(full, np.int64)
+    inside = np.ones(full, bool)
     outside_by_dim = []
     for k in range(rank):
-        lane = np.arange(tile_shape[k], dtype=np.int64)
-        d = dim_map[k]
-        if isinstance(vt, GatherScatterViewType) and k == vt.sparse_dim:
-            coord = idx[k].reshape(-1)
-        else:
-            if idx:
-                i = int(idx[k])
-                if step.checks and i >= space[k]:
-                    raise step.fail(f"index {i} in dimension {k} is outside the index space "
-                                    f"{list(space)}")
-            else:
-                i = 0
-            if isinstance(vt, PartitionViewType):
-                start = i * tile_shape[k]
-            elif isinstance(vt, StridedViewType):
-                start = i * vt.traversal_strides[k]
-            else:
-                start = i
-            coord = start + lane
         shape = [1] * rank
         shape[k] = tile_shape[k]
-        coord = coord.reshape(shape)
+        lane = np.arange(tile_shape[k], dtype=np.int64).reshape(shape)
+        d = dim_map[k]
+        if isinstance(vt, GatherScatterViewType) and k == vt.sparse_dim:
+            coord = np.broadcast_to(idx[k], lead + (tile_shape[k],)).reshape(lead + tuple(shape))
+        else:
+            i = np.broadcast_to(idx[k], lead).reshape(lead + (1,) * rank) if idx else \
+                np.zeros((), np.int64)
+            if idx and step.checks and np.any(i >= space[k]):
+                bad = int(i.reshape(-1)[np.argmax(i.reshape(-1) >= space[k])])
+                raise step.fail(f"index {bad} in dimension {k} is outside the index space "
+                                f"{list(space)}")
+            coord = i * _START_STEP.get(type(vt), lambda vt, k, size: 1)(vt, k, tile_shape[k]) \
+                + lane
         ok = coord < tensor.shape[d]
-        outside_by_dim.append(~np.broadcast_to(ok, tile_shape))
+        outside_by_dim.append(~np.broadcast_to(ok, full))
         inside &= ok
         offset = offset + np.where(ok, coord, 0) * tensor.strides[d]
     if element_bits(tensor.element_type) == 4:
         return tensor.base + offset // 2, offset % 2, inside, outside_by_dim
     size = size_of(step, tensor.element_type)
     return tensor.base + offset * size, None, inside, outside_by_dim
+
+
+#: How far apart consecutive indices of a view's dimension k start, in elements (a tensor
+#: view and a gather/scatter view's dense dimensions: 1).
+_START_STEP = {
+    PartitionViewType: lambda vt, k, size: size,
+    StridedViewType: lambda vt, k, size: vt.traversal_strides[k],
+}
 
 
 def _check_inbounds(step: Step, outside_by_dim: list[np.ndarray]) -> None:
@@ -205,8 +213,9 @@ def store_view_tko(step: Step, *operands: Any) -> Token:
     tile, view, token = single(groups, "tile"), single(groups, "view"), single(groups, "token")
     tile_type = step.op.operands[0].type
     index_types = [v.type for v in step.op.operand_group("index")]
+    lead = np.shape(tile)[:np.ndim(tile) - tile_type.rank]     # a batch of tiles
     addresses, nibbles, inside, outside = tile_coordinates(step, view, groups["index"],
-                                                           index_types, tile_type.shape)
+                                                           index_types, tile_type.shape, lead)
     if step.checks:
         _check_inbounds(step, outside)
     t = tile_type.element_type
