@@ -43,6 +43,7 @@ from .semantics.core import dense_values
 from .machine import Machine
 from .memory import Memory, element_bits, host_address
 from .pointers import from_byte_address
+from .races import BlockRaces, grain_of
 
 SCHEDULES = ("sequential", "reverse", "random")
 
@@ -249,68 +250,28 @@ def _has_strong_accesses(kernel: Operation) -> bool:
 
 
 class _CrossBlockRaces:
-    """Which tile block last wrote, and which blocks read, every byte of every buffer.
+    """The reference engine's check of races between tile blocks: each block's accesses,
+    once it has run, go to one `BlockRaces` (conflicts with the blocks before it)."""
 
-    Per mapped buffer (keyed by its base): `writer` (block number, -1 for none), `reader`
-    (the first block that read the byte, -1 for none) and `shared` (read by two or more
-    blocks).  A block's accesses are checked against the blocks before it, then
-    recorded: O(bytes accessed).
-    """
-
-    def __init__(self, memory: Memory) -> None:
-        self.memory = memory
-        self.state: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    def __init__(self, memory: Memory, kernel: Operation) -> None:
+        self.grain = grain_of(kernel)
+        self.races = BlockRaces(memory, self.grain)
         self.blocks: list[tuple[int, int, int]] = []
-
-    def _parts(self, addresses: np.ndarray) -> list[tuple[int, np.ndarray]]:
-        """(buffer base, offsets) for byte `addresses` in buffers still mapped; bytes of
-        an unmapped alloca (private to the block that made it) are left out."""
-        buffers = self.memory.buffers
-        bases = np.array([b.base for b in buffers], np.int64)
-        ends = np.array([b.base + b.size for b in buffers], np.int64)
-        index = np.searchsorted(bases, addresses, side="right") - 1
-        mapped = index >= 0
-        mapped[mapped] &= addresses[mapped] < ends[index[mapped]]
-        parts = []
-        for i in np.unique(index[mapped]):
-            base = int(bases[i])
-            if base not in self.state:
-                size = buffers[int(i)].size
-                self.state[base] = (np.full(size, -1, np.int64), np.full(size, -1, np.int64),
-                                    np.zeros(size, bool))
-            parts.append((base, addresses[mapped & (index == i)] - base))
-        return parts
 
     def add(self, machine: Machine) -> None:
         """Report a conflict of `machine`'s accesses with earlier blocks, then record them."""
         me = len(self.blocks)
         self.blocks.append(machine.block_id)
         for access in machine.accesses:
-            for i, offsets in self._parts(access.bytes):
-                writer, reader, shared = self.state[i]
-                w = writer[offsets]
-                other = (w >= 0) & (w != me)
-                if access.write:
-                    r = reader[offsets]
-                    other |= ((r >= 0) & (r != me)) | shared[offsets]
-                if other.any():
-                    k = int(np.argmax(other))
-                    block = w[k] if w[k] >= 0 and w[k] != me else reader[offsets][k]
-                    who = (f"tile block {self.blocks[block]}" if 0 <= block != me
-                           else "other tile blocks")
-                    address = i + int(offsets[k])
-                    raise machine.step(access.op).fail(
-                        f"races with {who} on address {address:#x}: two tile blocks access "
-                        "it, one writes, and nothing orders them")
-        for access in machine.accesses:
-            for i, offsets in self._parts(access.bytes):
-                writer, reader, shared = self.state[i]
-                if access.write:
-                    writer[offsets] = me
-                else:
-                    r = reader[offsets]
-                    shared[offsets] |= (r >= 0) & (r != me)
-                    reader[offsets] = np.where(r < 0, me, r)
+            grains = np.unique(access.bytes // self.grain)
+            conflict = self.races.add(grains, np.full(grains.shape, me, np.int32),
+                                      access.write)
+            if conflict is not None:
+                who = (f"tile block {self.blocks[conflict.other]}" if conflict.other >= 0
+                       else "other tile blocks")
+                raise machine.step(access.op).fail(
+                    f"races with {who} on address {conflict.address:#x}: two tile blocks "
+                    "access it, one writes, and nothing orders them")
 
 
 #: The engines `launch` can use: the batched one where it applies, else one tile block at
@@ -377,7 +338,8 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
                           engine == "batched", write_back, max_ops)
         if reason is None:
             return Run("batched")
-    cross = _CrossBlockRaces(memory) if checks and not _has_strong_accesses(kernel) else None
+    cross = _CrossBlockRaces(memory, kernel) if checks and not _has_strong_accesses(kernel) \
+        else None
     try:
         for block in order:
             machine = Machine(memory, block_id=block, grid=dims, checks=checks,

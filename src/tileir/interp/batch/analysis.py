@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ..semantics.memory import MemoryOrderingSemantics
 from ...ir import Operation, Value
+from ..races import grain_of
 
 #: Ops the batched engine does not run, with the reason (the reference engine runs them).
 UNBATCHED = {
@@ -54,31 +55,8 @@ def analyse(kernel: Operation) -> Plan:
         _region_ops(kernel.regions[0].block.operations, plan.varying)
     except _Unbatchable as exc:
         return Plan(set(), str(exc))
-    plan.grain = _grain(kernel)
+    plan.grain = grain_of(kernel)
     return plan
-
-
-def _grain(kernel: Operation) -> int:
-    """The gcd of the element sizes of every memory access of the kernel (1 for 4-bit
-    elements and when there is none)."""
-    from math import gcd
-
-    from ..memory import element_bits
-    grain = 0
-    for op in kernel.walk():
-        if _name(op) not in _ACCESSES:
-            continue
-        kind, index = _ACCESSES[_name(op)]
-        t = (op.results if kind == "result" else op.operands)[index].type
-        element = getattr(t, "element_type", None)
-        bits = element_bits(element) if element is not None else 8
-        grain = gcd(grain, max(bits // 8, 1) if bits >= 8 else 1)
-    return grain or 1
-
-
-#: Memory ops and the result or operand whose tile type holds the elements accessed.
-_ACCESSES = {"load_view_tko": ("result", 0), "load_ptr_tko": ("result", 0),
-             "store_view_tko": ("operand", 0), "store_ptr_tko": ("operand", 1)}
 
 
 def _name(op: Operation) -> str:

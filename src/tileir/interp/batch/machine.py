@@ -26,6 +26,7 @@ from ...ir import Operation, Value
 from ...types import TileType
 from ..machine import Access, Machine, _bits
 from ..memory import Memory
+from ..races import BlockRaces
 from ..semantics import SEMANTICS
 from ..step import Step
 from ..values import FRESH_TOKEN, RegionExit, Token
@@ -151,7 +152,9 @@ class BatchMachine(Machine):
                 earlier = self.accesses[int(i)]
                 if _meet(earlier.bytes, keys):
                     raise step.fail("races with an earlier access of its tile block")
-        self.races.add(step, keys, write)
+        conflict = self.races.add(keys >> BLOCK_BITS, keys & ((1 << BLOCK_BITS) - 1), write)
+        if conflict is not None:
+            raise step.fail("races with another tile block")
         self._record(Access(ident, step.op, keys, write, atomic))
         return token.with_access(ident)
 
@@ -183,56 +186,4 @@ def _pairs(blocks: np.ndarray, addresses: np.ndarray) -> np.ndarray:
     return keys
 
 
-class BlockRaces:
-    """Which tile block wrote and which read every grain of every buffer, to find two tile
-    blocks touching one grain, one of them writing, with nothing ordering them."""
-
-    def __init__(self, memory: Memory, grain: int) -> None:
-        self.memory = memory
-        self.grain = grain
-        self.state: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-
-    def add(self, step: Step, keys: np.ndarray, write: bool) -> None:
-        """Report a conflict of this access (unique (grain, block) keys of every block)
-        with the accesses of other blocks, then record it."""
-        if not keys.size:
-            return
-        grains = keys >> BLOCK_BITS
-        blocks = (keys & ((1 << BLOCK_BITS) - 1)).astype(np.int32)
-        same = grains[1:] == grains[:-1]          # the same grain, another block
-        if write and np.any(same):
-            raise step.fail("races with another tile block: both write one address")
-        memory = self.memory
-        addresses = grains * self.grain
-        # keys are sorted, so each buffer's keys are one run: cut at the buffers' bounds
-        firsts = np.searchsorted(addresses, memory._bases)
-        lasts = np.searchsorted(addresses, memory._ends)
-        for i, (start, stop) in enumerate(zip(firsts, lasts)):
-            if start == stop:
-                continue
-            base = int(memory._bases[i])
-            offsets = (addresses[start:stop] - base) // self.grain
-            who = blocks[start:stop]
-            if base not in self.state:
-                size = -(-memory.buffers[i].size // self.grain)
-                self.state[base] = (np.full(size, -1, np.int32), np.full(size, -1, np.int32),
-                                    np.zeros(size, bool))
-            writer, reader, shared = self.state[base]
-            w = writer[offsets]
-            other = (w >= 0) & (w != who)
-            if write:
-                r = reader[offsets]
-                other |= ((r >= 0) & (r != who)) | shared[offsets]
-            if other.any():
-                raise step.fail("races with another tile block")
-            if write:
-                writer[offsets] = who
-            else:
-                r = reader[offsets]
-                twice = offsets[1:] == offsets[:-1]       # read by several blocks at once
-                repeated = np.r_[False, twice] | np.r_[twice, False]
-                shared[offsets] |= ((r >= 0) & (r != who)) | repeated
-                reader[offsets] = np.where(r < 0, who, r)
-
-
-__all__ = ["BatchMachine", "BatchStep", "BlockRaces", "UndefinedBehaviour"]
+__all__ = ["BatchMachine", "BatchStep", "UndefinedBehaviour"]
