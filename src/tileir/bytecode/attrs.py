@@ -273,6 +273,8 @@ def _dec_dict(source: Source, lookup: Lookup, depth: int) -> Attribute:
 
 def read_dict_payload(source: Source, lookup: Lookup, depth: int = 0
                       ) -> tuple[tuple[str, Attribute], ...]:
+    """varint n, then n (non-empty key, attribute) pairs; sorted by key, as MLIR keeps a
+    dictionary."""
     n = source.count("number of dictionary entries", 2)
     entries = []
     for i in range(n):
@@ -281,22 +283,17 @@ def read_dict_payload(source: Source, lookup: Lookup, depth: int = 0
         if not key:
             raise ReadError(f"invalid empty attribute name for DictionaryAttr element {i}", at)
         entries.append((key, decode_attr(source, lookup, depth + 1)))
-    return tuple(sorted(entries, key=lambda e: e[0]))   # MLIR dictionaries sort their keys
+    return tuple(sorted(entries, key=lambda e: e[0]))
 
 
 def read_hints_payload(source: Source, lookup: Lookup) -> OptimizationHintsAttr:
-    n = source.count("number of optimization hint entries", 2)
-    entries = []
-    for i in range(n):
-        at = source.offset
-        key = lookup.read_string(source)
-        if not key:
-            raise ReadError(f"invalid empty attribute name for DictionaryAttr element {i}", at)
-        value = decode_attr(source, lookup, 1)
+    """A dictionary payload whose values, one per architecture, are dictionaries."""
+    at = source.offset
+    entries = read_dict_payload(source, lookup)
+    for key, value in entries:
         if not isinstance(value, DictAttr):
             raise ReadError(f"optimization hints for '{key}' must be a dictionary", at)
-        entries.append((key, value))
-    return OptimizationHintsAttr(tuple(sorted(entries, key=lambda e: e[0])))
+    return OptimizationHintsAttr(entries)
 
 
 def _dec_hints(source: Source, lookup: Lookup, depth: int) -> Attribute:

@@ -51,22 +51,12 @@ class TypeParser(BaseParser):
 
     def parse_type(self) -> Type:
         """A type in MLIR's general syntax (dialect types qualified)."""
-        token = self.token
-        if self._depth == 0 and token.kind is _BARE:
-            known = self._recall(self._general_memo, token)
-            if known is not None:
-                return known
-        self._depth += 1
-        try:
-            if self._depth > MAX_TYPE_NESTING:
-                self.fail(f"types nest more than {MAX_TYPE_NESTING} deep")
-            parsed = self.parse_optional_type()
-        finally:
-            self._depth -= 1
+        return self._outermost(self._general_memo, self._general_type)
+
+    def _general_type(self) -> Type:
+        parsed = self.parse_optional_type()
         if parsed is None:
             self.fail("expected non-function type")
-        if self._depth == 0 and token.kind is _BARE:
-            self._remember(self._general_memo, token, parsed)
         return parsed
 
     def parse_optional_type(self) -> Type | None:
@@ -81,20 +71,26 @@ class TypeParser(BaseParser):
 
     def parse_cuda_tile_type(self) -> Type:
         """A type inside a ``cuda_tile`` construct: the short form is allowed too."""
+        return self._outermost(self._short_memo, self._cuda_tile_type)
+
+    def _outermost(self, memo, parse) -> Type:
+        """`parse()` under the nesting bound; an outermost type is looked up in, and
+        remembered in, `memo` by its text."""
         token = self.token
-        if self._depth == 0 and token.kind is _BARE:
-            known = self._recall(self._short_memo, token)
+        outermost = self._depth == 0 and token.kind is _BARE
+        if outermost:
+            known = self._recall(memo, token)
             if known is not None:
                 return known
         self._depth += 1
         try:
             if self._depth > MAX_TYPE_NESTING:
                 self.fail(f"types nest more than {MAX_TYPE_NESTING} deep")
-            parsed = self._cuda_tile_type()
+            parsed = parse()
         finally:
             self._depth -= 1
-        if self._depth == 0 and token.kind is _BARE:
-            self._remember(self._short_memo, token, parsed)
+        if outermost:
+            self._remember(memo, token, parsed)
         return parsed
 
     # ---- memo of outermost types --------------------------------------------------
