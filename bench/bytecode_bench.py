@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from syntax_bench import best_of, module_text  # noqa: E402
+from syntax_bench import best_of, module_text, print_table  # noqa: E402
 
 from tileir import parse  # noqa: E402
 from tileir.bytecode import from_bytecode, to_bytecode  # noqa: E402
@@ -54,11 +54,7 @@ def main() -> None:
     ]
     print(f"module: {count} ops, {len(data):,} bytes of bytecode {args.version}, "
           f"{len(text):,} characters of text")
-    print(f"{'task':<22}{'best s':>10}{'median s':>10}{'ops/s':>12}{'x baseline':>12}")
-    base = rows[-1][1][0]
-    for name, (best, median) in rows:
-        print(f"{name:<22}{best:>10.4f}{median:>10.4f}{count / best:>12,.0f}"
-              f"{best / base:>12.2f}")
+    print_table(rows, count)
 
 
 if __name__ == "__main__":

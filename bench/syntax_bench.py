@@ -79,11 +79,17 @@ def main() -> None:
         ("baseline: lex only", best_of(lambda: lex_all(text), args.repeat)),
     ]
     print(f"module: {count} ops, {len(text):,} characters")
+    print_table(rows, count)
+
+
+def print_table(rows: list[tuple[str, tuple[float, float]]], ops: int) -> None:
+    """Best and median seconds, ops per second and the ratio to the last row (the baseline
+    measured in the same run)."""
     print(f"{'task':<22}{'best s':>10}{'median s':>10}{'ops/s':>12}{'x baseline':>12}")
     base = rows[-1][1][0]
     for name, (best, median) in rows:
-        print(f"{name:<22}{best:>10.4f}{median:>10.4f}{count / best:>12,.0f}"
-              f"{best / base:>12.1f}")
+        print(f"{name:<22}{best:>10.4f}{median:>10.4f}{ops / best:>12,.0f}"
+              f"{best / base:>12.2f}")
 
 
 if __name__ == "__main__":
