@@ -72,21 +72,30 @@ def test_directed_rounding_and_ftz_keep_the_exact_path() -> None:
     assert flushed.view(np.uint32) == 0
 
 
+@pytest.mark.parametrize("path", ["elements", "bytes"])
 @pytest.mark.parametrize("dtype", [np.float32, np.int8, np.int64, np.bool_])
-def test_element_access_fast_path_matches_byte_access(dtype) -> None:
+def test_element_and_byte_access_mean_the_same(dtype, path: str, monkeypatch) -> None:
+    """Masked loads and stores (repeated addresses: the last lane in row-major order wins)
+    through the element fast path and through the byte path give NumPy's answer."""
+    from tileir.types import I1, I8, I64
+    taken = []
+    if path == "bytes":
+        monkeypatch.setattr(Memory, "_elements", lambda *args: None)
+    else:
+        fast = Memory._elements
+        monkeypatch.setattr(Memory, "_elements",
+                            lambda *args: taken.append(fast(*args)) or taken[-1])
     rng = np.random.default_rng(3)
     memory = Memory()
     array = (rng.integers(0, 2, 256) if dtype == np.bool_ else
              rng.integers(-100, 100, 256)).astype(dtype)
     base = memory.map(array, "a")
     size = array.itemsize
-    from tileir.types import I1, I8, I64
     t = {np.float32: F32, np.int8: I8, np.int64: I64, np.bool_: I1}[dtype]
     addresses = base + size * rng.integers(0, 256, (4, 8))
     mask = rng.integers(0, 2, (4, 8)).astype(bool)
     loaded = memory.load(addresses, t, mask)
     assert np.array_equal(loaded, np.where(mask, array[(addresses - base) // size], 0))
-    # an access straddling two elements takes the byte path, with the same meaning
     values = (rng.integers(0, 2, (4, 8)) if dtype == np.bool_ else
               rng.integers(-100, 100, (4, 8))).astype(dtype)
     expected = array.copy()
@@ -95,6 +104,20 @@ def test_element_access_fast_path_matches_byte_access(dtype) -> None:
             expected[(address - base) // size] = value
     memory.store(addresses, values, t, mask)
     assert np.array_equal(array, expected)
+    if path == "elements":
+        assert taken and all(r is not None for r in taken), "the fast path did not run"
+
+
+def test_an_access_across_elements_takes_the_byte_path() -> None:
+    """A 4-byte access starting mid-element is not element-aligned: the fast path declines
+    and the bytes are read as they lie (little-endian)."""
+    memory = Memory()
+    array = np.arange(8, dtype=np.uint8)
+    base = memory.map(array, "a")
+    assert memory._elements(np.array([base + 1]), 4, np.dtype(np.float32), None) is None
+    from tileir.types import I32
+    assert memory.load(np.array([base + 1]), I32)[0] == int.from_bytes(bytes([1, 2, 3, 4]),
+                                                                        "little")
 
 
 @pytest.mark.parametrize("t,dtype", [(F32, np.float32), (F16, np.float16)])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..semantics.memory import MemoryOrderingSemantics
+from ...enums import MemoryOrderingSemantics
 from ...ir import Operation, Value
 from ..races import grain_of
 
