@@ -137,3 +137,21 @@ def test_a_loop_value_that_starts_uniform_and_becomes_varying() -> None:
     assert auto[0] == "batched"
     expected = 1 + 3 * np.arange(512, dtype=np.float32)
     assert auto[2].tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("schedule", ["sequential", "reverse", "random"])
+def test_shipped_examples_give_the_same_bytes_on_both_engines(schedule: str) -> None:
+    """The README's example kernels: each engine's output passes its check, and the two
+    outputs are byte for byte the same (the reference engine stays tested without the
+    optional cuTile corpus)."""
+    from tileir.cli.examples import KERNELS
+    for example in KERNELS:
+        results = []
+        for engine in ("blocks", "batched"):
+            grid, args, check = example.setup(np.random.default_rng(9))
+            run = launch(kernel_text(example.file), None, grid, args, engine=engine,
+                         schedule=schedule, seed=2)
+            assert run.engine == engine
+            assert check()[0], f"{example.file} on the {engine} engine"
+            results.append([a.tobytes() for a in args if isinstance(a, np.ndarray)])
+        assert results[0] == results[1], example.file
