@@ -155,3 +155,130 @@ def test_shipped_examples_give_the_same_bytes_on_both_engines(schedule: str) -> 
             assert check()[0], f"{example.file} on the {engine} engine"
             results.append([a.tobytes() for a in args if isinstance(a, np.ndarray)])
         assert results[0] == results[1], example.file
+
+
+# ---- race checks over footprints (checks on, strided windows) -----------------------------
+
+
+def _no_keys(monkeypatch) -> None:
+    """Make turning a box into keys fail the test: the geometry alone must decide."""
+    from tileir.interp.batch import footprints
+
+    def refuse(self, grain):
+        raise AssertionError("a box was turned into keys")
+    monkeypatch.setattr(footprints.Box, "keys", refuse)
+
+
+def test_in_place_update_is_decided_by_geometry(monkeypatch) -> None:
+    # each block loads its tile of c, doubles it and stores it back, ordered by the token:
+    # the load and store are one box, whose elements never share a byte
+    _no_keys(monkeypatch)
+    text = _kernel(f"""    %x, %t = load_view_tko weak %c_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %y = addf %x, %x : tile<64xf32>
+    %d = store_view_tko weak %y, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token""")
+    c = np.arange(512, dtype=np.float32)
+    run = launch(text, None, 8, [np.zeros(512, np.float32), c, 512], engine="batched")
+    assert run.engine == "batched"
+    assert c.tobytes() == (2 * np.arange(512, dtype=np.float32)).tobytes()
+
+
+def test_reading_the_next_blocks_tile_while_it_writes_its_own_is_a_race() -> None:
+    # block b reads tile b + 1 of c and writes tile b: blocks b and b + 1 meet on tile b + 1
+    text = _kernel(f"""    %one = constant <i32: 1> : tile<i32>
+    %next = addi %block, %one : tile<i32>
+    %x, %t = load_view_tko weak %c_tiles[%next] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %d = store_view_tko weak %x, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token""")
+    outcomes = []
+    for engine in ("blocks", "auto"):
+        c = np.arange(512, dtype=np.float32)
+        with pytest.raises(ExecutionError) as caught:
+            launch(text, None, 7, [np.zeros(512, np.float32), c, 512], engine=engine)
+        outcomes.append((str(caught.value), c.tobytes()))
+    assert "op races with tile block (0, 0, 0) on address" in outcomes[0][0]
+    assert outcomes[0][0].endswith("(tile block (1, 0, 0))")
+    assert outcomes[1] == outcomes[0]     # same diagnostic, same memory left behind
+
+
+def test_reading_the_next_tile_of_a_buffer_nobody_writes_is_no_race(monkeypatch) -> None:
+    _no_keys(monkeypatch)
+    text = _kernel(f"""    %one = constant <i32: 1> : tile<i32>
+    %next = addi %block, %one : tile<i32>
+    %x, %t = load_view_tko weak %a_tiles[%next] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %y, %u = load_view_tko weak %a_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %s = addf %x, %y : tile<64xf32>
+    %d = store_view_tko weak %s, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token""")
+    a = np.arange(512, dtype=np.float32)
+    c = np.zeros(512, np.float32)
+    assert launch(text, None, 7, [a, c, 512], engine="batched").engine == "batched"
+    assert c[:448].tobytes() == (a[64:] + a[:448]).tobytes()
+
+
+def test_undefined_behaviour_restores_only_written_buffers(monkeypatch) -> None:
+    # the journal copies c (written) and not a (only read) before the rerun
+    from tileir.interp import memory as memory_module
+    touched = []
+    original = memory_module.Journal.touch
+
+    def spy(self, data):
+        touched.append(data.ctypes.data)
+        original(self, data)
+    monkeypatch.setattr(memory_module.Journal, "touch", spy)
+    # each block stores its tile of a into its tile of c, then (ordered) into tile 0 of c:
+    # the second store is where blocks race, after the first has written c
+    text = _kernel(f"""    %x, %t = load_view_tko weak %a_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %d = store_view_tko weak %x, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token
+    %e = store_view_tko weak %x, %c_tiles[%zero] token = %d : tile<64xf32>, {VIEW}, tile<i32> -> token""")
+    a = np.arange(512, dtype=np.float32)
+    c = np.full(512, 7.0, np.float32)
+    with pytest.raises(ExecutionError, match=r"races with tile block \(0, 0, 0\)"):
+        launch(text, None, 8, [a, c, 512], engine="auto")
+    assert touched and set(touched) == {c.ctypes.data}
+    # the rerun started from c as it was: blocks 0 and 1 ran whole (block 1's accesses are
+    # checked against block 0's once it has run), the others never did
+    assert c.tobytes() == np.r_[a[64:128], a[64:128], np.full(384, 7.0, np.float32)].tobytes()
+
+
+def test_box_geometry() -> None:
+    from tileir.interp.batch.footprints import Box
+    rows = Box(1000, (1, 2, 3, 4, 8), (0, 4 * 8 * 3 * 4, 8 * 4, 8 * 3 * 4, 4), 4)
+    assert (rows.lo, rows.hi) == (1000, 1000 + 4 * 8 * 3 * 4 * 2)
+    assert rows.disjoint()
+    assert not Box(0, (1, 1, 4, 64), (0, 0, 0, 4), 4).disjoint()     # every block, one tile
+    assert not Box(0, (1, 1, 4, 64), (0, 0, 128, 4), 4).disjoint()   # tiles overlap by half
+    assert Box(0, (1, 1, 4, 64), (0, 0, 256, 4), 4).disjoint()
+    keys = Box(64, (1, 1, 2, 2), (0, 0, 8, 4), 4).keys(4)
+    assert (keys >> 24).tolist() == [16, 17, 18, 19] and (keys & 0xFFFFFF).tolist() == [0, 0, 1, 1]
+
+
+def test_a_tile_every_block_reads_is_decided_by_geometry(monkeypatch) -> None:
+    # every block reads tile 0 of a (the same addresses in all blocks) and adds it to its
+    # own tile: read-only sharing, no keys needed
+    from tileir.interp.batch import footprints
+    _no_keys(monkeypatch)
+    monkeypatch.setattr(footprints.Uniform, "keys", footprints.Box.keys)   # refused too
+    text = _kernel(f"""    %w, %t0 = load_view_tko weak %a_tiles[%zero] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %x, %t = load_view_tko weak %a_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %s = addf %x, %w : tile<64xf32>
+    %d = store_view_tko weak %s, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token""")
+    a = np.arange(512, dtype=np.float32)
+    c = np.zeros(512, np.float32)
+    assert launch(text, None, 8, [a, c, 512], engine="batched").engine == "batched"
+    assert c.tobytes() == (a + np.tile(a[:64], 8)).tobytes()
+
+
+def test_a_tile_every_block_reads_while_block_zero_writes_it_unordered() -> None:
+    # every block reads tile 0 of c, and writes its own tile without a token ordering the
+    # read before: block 0 races with itself (and the others read what it writes)
+    text = _kernel(f"""    %w, %t0 = load_view_tko weak %c_tiles[%zero] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %d = store_view_tko weak %w, %c_tiles[%block] token = %token : tile<64xf32>, {VIEW}, tile<i32> -> token""")
+    blocks, auto = _same_outcome(text)
+    assert blocks[0] == "error" and "races with 'cuda_tile.load_view_tko'" in blocks[1]
+    assert blocks[1].endswith("(tile block (0, 0, 0))")
+
+
+def test_every_block_storing_the_same_tile_is_a_race() -> None:
+    # a uniform store: the same tile written by every block
+    text = _kernel(f"""    %w, %t0 = load_view_tko weak %a_tiles[%zero] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %d = store_view_tko weak %w, %c_tiles[%zero] token = %t0 : tile<64xf32>, {VIEW}, tile<i32> -> token""")
+    blocks, auto = _same_outcome(text)
+    assert blocks[0] == "error" and "races with tile block (0, 0, 0)" in blocks[1]

@@ -41,7 +41,7 @@ from ..types import FloatType, IntegerType, PointerType, TileType
 from ..ir import location_of
 from .semantics.core import dense_values
 from .machine import Machine
-from .memory import Memory, element_bits, host_address
+from .memory import Journal, Memory, element_bits, host_address
 from .pointers import from_byte_address
 from .races import BlockRaces, grain_of
 
@@ -370,10 +370,11 @@ def _batched(memory: Memory, kernel: Operation, values: list[Any], order: list,
         if required:
             raise _fail(f"the batched engine cannot run this kernel: {reason}", kernel)
         return reason
-    # A copy of memory to rerun from when the batched run stops on an error (undefined
+    # What memory held, to rerun from when the batched run stops on an error (undefined
     # behaviour, or a failed assert, which stops the kernel whatever the checks say).
     asserts = any(op.name == "cuda_tile.assert" for op in kernel.walk())
-    saved = [np.array(b.data) for b in memory.buffers] if checks or asserts else None
+    journal = Journal(memory) if checks or asserts else None
+    memory.journal = journal
     # The order of tile blocks cannot change the result of a kernel the batched engine
     # runs (no atomics, and two blocks touching one address is a race, reported): run them
     # in grid order, which lets views read whole windows of memory (`batch.ops`).
@@ -382,11 +383,12 @@ def _batched(memory: Memory, kernel: Operation, values: list[Any], order: list,
         BatchMachine(memory, blocks, plan, grid=dims, checks=checks,
                      globals=globals_).run_function(kernel, values)
     except UndefinedBehaviour:
-        if saved is None:
+        if journal is None:
             raise
-        for buffer, data in zip(memory.buffers, saved):
-            buffer.data[...] = data
+        journal.restore()
         return "undefined behaviour found; rerun one tile block at a time to report it"
+    finally:
+        memory.journal = None
     for copy_back in write_back:
         copy_back()
     return None

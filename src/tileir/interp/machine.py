@@ -37,11 +37,12 @@ from .values import FRESH_TOKEN, RegionExit, Token
 
 @dataclass
 class Access:
-    """One memory operation of a tile block, for the race check: its bytes and kind."""
+    """One memory operation of a tile block, for the race check: its bytes (the batched
+    engine: its `batch.footprints.Footprint`) and kind."""
 
     id: int
     op: Operation
-    bytes: np.ndarray
+    bytes: Any
     write: bool
     atomic: bool
 

@@ -96,6 +96,8 @@ class Memory:
         self._ends = np.zeros(0, np.int64)
         self._next = FIRST_ADDRESS
         self._unmapped: list[Buffer] = []   # the latest unmapped buffers, for diagnostics
+        #: When set, told of every buffer about to be written (see `Journal`).
+        self.journal: Journal | None = None
 
     def map(self, array: np.ndarray, name: str = "") -> int:
         """Map `array` (C-contiguous; its bytes are shared, not copied) and return its base.
@@ -285,6 +287,7 @@ class Memory:
         fast = self._elements(addresses, size, dtype, selected)
         if fast is not None:
             typed, index = fast
+            self.writing(typed)
             if selected is None:
                 typed[index.reshape(-1)] = values.reshape(-1)
             else:
@@ -302,8 +305,15 @@ class Memory:
         chosen = raw[active]
         for i in np.unique(flat_index):
             rows = flat_index == i
+            self.writing(self.buffers[int(i)].data)
             self.buffers[int(i)].data[offsets[rows]] = chosen[rows]
 
+
+    def writing(self, data: np.ndarray) -> None:
+        """Tell the journal, if any, that the buffer holding `data` (its bytes, or a view
+        of them) is about to be written."""
+        if self.journal is not None:
+            self.journal.touch(data)
 
     def _store_nibbles(self, addresses: np.ndarray, values: np.ndarray, t: Type,
                        mask: np.ndarray | None, nibbles: np.ndarray | None) -> None:
@@ -319,12 +329,40 @@ class Memory:
             rows = active & (index == i)
             offsets = addresses[rows] - self._bases[i]
             data = self.buffers[int(i)].data
+            self.writing(data)
             np.bitwise_and.at(data, offsets, ~(np.uint8(0xF) << shift[rows]))
             np.bitwise_or.at(data, offsets, words[rows] << shift[rows])
+
+
+class Journal:
+    """The contents of every buffer before its first write, so a run can be undone: the
+    batched engine reruns a kernel one tile block at a time from the memory as it was when
+    it meets undefined behaviour.  Only written buffers are copied (a kernel's inputs,
+    usually most of its memory, are not)."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self.saved: dict[int, tuple[np.ndarray, np.ndarray]] = {}   # by first byte's address
+
+    def touch(self, data: np.ndarray) -> None:
+        """Save the buffer holding `data` unless it was saved before."""
+        address = host_address(data)
+        for buffer in self.memory.buffers:
+            first = host_address(buffer.data)
+            if first <= address < first + max(buffer.size, 1):
+                if first not in self.saved:
+                    self.saved[first] = (buffer.data, buffer.data.copy())
+                return
+
+    def restore(self) -> None:
+        """Put every saved buffer back as it was."""
+        for data, copy in self.saved.values():
+            data[...] = copy
+        self.saved.clear()
 
 
 #: One byte, the unit a 4-bit element is read through.
 IntegerByte = IntegerType(8)
 
-__all__ = ["ALIGNMENT", "Buffer", "GAP", "Memory", "MemoryFault", "element_bits",
+__all__ = ["ALIGNMENT", "Buffer", "GAP", "Journal", "Memory", "MemoryFault", "element_bits",
            "element_size", "host_address"]

@@ -26,11 +26,12 @@ from ...ir import Operation, Value
 from ...types import TileType
 from ..machine import Access, Machine, _bits
 from ..memory import Memory
-from ..races import BlockRaces
 from ..semantics import SEMANTICS
 from ..step import Step
 from ..values import FRESH_TOKEN, RegionExit, Token
 from .analysis import Plan
+from .footprints import (BLOCK_BITS, BlockFootprints, Footprint, Keys, Uniform,
+                         overlap_within_blocks, pair_keys)
 from .ops import BATCHED
 
 
@@ -64,7 +65,7 @@ class BatchMachine(Machine):
         self.varying = plan.varying
         self.batch_depth = 1          # values may carry the block axis
         self.grain = plan.grain
-        self.races = BlockRaces(memory, plan.grain) if checks else None
+        self.races = BlockFootprints(memory, plan.grain) if checks else None
 
     def step(self, op: Operation) -> Step:
         return BatchStep(op, block_id=self.block_id, grid=self.grid, checks=self.checks,
@@ -121,69 +122,62 @@ class BatchMachine(Machine):
 
     def access(self, step: Step, addresses: np.ndarray, size: int, mask: np.ndarray | None,
                write: bool, token: Token | None, atomic: bool = False) -> Token:
-        """Log an access of every tile block (addresses carry the block axis, or are the
-        same for all); report races within a tile block and between tile blocks."""
+        """Log an access of every tile block given address by address (addresses carry
+        the block axis, or are the same for all); see `log`."""
         token = token if token is not None else FRESH_TOKEN
         if not self.checks:
             return token
         addresses = np.asarray(addresses, np.int64)
         if not any(v in self.varying for v in step.op.operands):   # the same in all blocks
-            addresses = np.broadcast_to(addresses, (self.count,) + addresses.shape)
+            if mask is not None:
+                addresses = addresses[np.broadcast_to(np.asarray(mask, bool), addresses.shape)]
+            grains = pair_keys(np.zeros(addresses.size, np.int64), addresses.reshape(-1),
+                               self.grain, size) >> BLOCK_BITS
+            return self.log(step, Uniform(grains, self.count, self.grain), write, token, atomic)
         active = np.ones(addresses.shape, bool) if mask is None else \
             np.broadcast_to(np.asarray(mask, bool), addresses.shape)
         blocks, starts = np.nonzero(active.reshape(self.count, -1))
         flat = addresses.reshape(self.count, -1)[blocks, starts]
-        grains = max(size // self.grain, 1)       # every access covers whole grains
-        if grains == 1:
-            covered = flat // self.grain
-        else:
-            covered = (flat[:, None] // self.grain + np.arange(grains)).reshape(-1)
-            blocks = np.repeat(blocks, grains)
-        keys = _pairs(blocks, covered)
-        ident = len(self.accesses)
-        n = ident
-        if n and keys.size:
-            kinds = self._kinds[:n]
-            candidates = np.ones(n, bool) if write else kinds[:, 0].copy()
+        keys = pair_keys(blocks, flat, self.grain, size)
+        lo = int(keys[0] >> BLOCK_BITS) * self.grain if keys.size else 0
+        hi = (int(keys[-1] >> BLOCK_BITS) + 1) * self.grain if keys.size else 0
+        return self.log(step, Keys(keys, lo, hi), write, token, atomic)
+
+    def log(self, step: Step, footprint: Footprint, write: bool, token: Token | None,
+            atomic: bool = False) -> Token:
+        """Log an access of every tile block, ordered after `token`; its result token.
+        Reports (as `UndefinedBehaviour`) a race inside a tile block with an earlier
+        access no token orders before this one, and a race between tile blocks."""
+        token = token if token is not None else FRESH_TOKEN
+        n = len(self.accesses)
+        if n and not footprint.empty:
+            ranges, kinds = self._ranges[:n], self._kinds[:n]
+            candidates = (ranges[:, 0] < footprint.hi) & (footprint.lo < ranges[:, 1])
+            if not write:
+                candidates &= kinds[:, 0]
             if atomic:
                 candidates &= ~kinds[:, 1]
-            candidates &= ~_bits(token.after, n)
+            if candidates.any():
+                candidates &= ~_bits(token.after, n)
             for i in np.flatnonzero(candidates):
-                earlier = self.accesses[int(i)]
-                if _meet(earlier.bytes, keys):
+                if overlap_within_blocks(self.accesses[int(i)].bytes, footprint, self.grain):
                     raise step.fail("races with an earlier access of its tile block")
-        conflict = self.races.add(keys >> BLOCK_BITS, keys & ((1 << BLOCK_BITS) - 1), write)
-        if conflict is not None:
+        if self.races.add(footprint, write) is not None:
             raise step.fail("races with another tile block")
-        self._record(Access(ident, step.op, keys, write, atomic))
+        ident = n
+        self._record(Access(ident, step.op, footprint, write, atomic))
         return token.with_access(ident)
 
-
-def _meet(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two sorted arrays of unique keys share one."""
-    if not a.size or not b.size or a[-1] < b[0] or b[-1] < a[0]:
-        return False
-    small, large = (a, b) if a.size <= b.size else (b, a)
-    where = np.searchsorted(large, small)
-    where[where == large.size] = large.size - 1
-    return bool(np.any(large[where] == small))
-
-
-#: (grain, tile block) pairs are keyed as ``grain << BLOCK_BITS | block``.
-BLOCK_BITS = 24
-
-
-def _pairs(blocks: np.ndarray, addresses: np.ndarray) -> np.ndarray:
-    """One key per (grain, tile block) pair, unique and sorted by grain then block (sorting,
-    which is several times faster than NumPy's hash-based unique on large arrays)."""
-    keys = (addresses.astype(np.int64) << BLOCK_BITS) | blocks.astype(np.int64)
-    if keys.size > 1:
-        step = keys[1:] > keys[:-1]
-        if not step.all():          # views in grid order usually give sorted keys already
-            keys = np.sort(keys)
-            step = keys[1:] != keys[:-1]
-        keys = keys[np.r_[True, step]]
-    return keys
+    def _record(self, access: Access) -> None:
+        """Append `access` (its `bytes` a footprint) to the log and to the arrays of byte
+        ranges [lo, hi) and kinds the race filter reads."""
+        n = len(self.accesses)
+        if n == len(self._ranges):
+            self._ranges = np.resize(self._ranges, (2 * n + 8, 2))
+            self._kinds = np.resize(self._kinds, (2 * n + 8, 2))
+        self._ranges[n] = (access.bytes.lo, access.bytes.hi)
+        self._kinds[n] = (access.write, access.atomic)
+        self.accesses.append(access)
 
 
 __all__ = ["BatchMachine", "BatchStep", "UndefinedBehaviour"]

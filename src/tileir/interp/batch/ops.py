@@ -17,6 +17,7 @@ from ..semantics.memory import size_of
 from ..semantics.views import _unsigned
 from ..step import Step
 from ..values import FRESH_TOKEN, TiledView, Token
+from .footprints import Box
 
 BATCHED: dict[str, Callable[..., Any]] = {}
 
@@ -59,12 +60,13 @@ def _affine(values: np.ndarray, grid: tuple[int, int, int]) -> tuple[int, ...] |
 
 
 def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[Any],
-           tile_shape: tuple[int, ...]) -> np.ndarray | None:
-    """Every tile block's tile as one strided window onto the buffer (writable), when the
-    view is a partition view of whole tiles indexed affinely by the tile block id, the
-    tiles all lie inside the tensor, and no check needs the addresses; else None."""
+           tile_shape: tuple[int, ...]) -> tuple[np.ndarray, Box] | None:
+    """Every tile block's tile as one strided window onto the buffer (writable), and its
+    footprint, when the view is a partition view of whole tiles indexed affinely by the
+    tile block id and the tiles all lie inside the tensor and inside one mapped buffer at
+    aligned addresses (so no check of the reference path can fail); else None."""
     machine = step.machine
-    if step.checks or not isinstance(view, TiledView) or \
+    if not isinstance(view, TiledView) or \
             not isinstance(view.type, PartitionViewType) or not machine.grid_order:
         return None
     tensor = view.tensor
@@ -100,13 +102,15 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
     hi = start + sum(r for r in reach if r > 0) + size
     memory = machine.memory
     i = int(np.searchsorted(memory._bases, lo, side="right")) - 1
-    if i < 0 or hi > memory._ends[i] or (start - int(memory._bases[i])) % size:
+    if i < 0 or lo < memory._bases[i] or hi > memory._ends[i] or start % size or \
+            (start - int(memory._bases[i])) % size:
         return None
     data = memory.buffers[i].data
     dtype = numpy_dtype(tensor.element_type)
     typed = data[:data.size - data.size % size].view(np.uint8 if dtype == np.bool_ else dtype)
     first = (start - int(memory._bases[i])) // size
-    return np.lib.stride_tricks.as_strided(typed[first:], shape, strides, writeable=True)
+    whole = np.lib.stride_tricks.as_strided(typed[first:], shape, strides, writeable=True)
+    return whole, Box(start, shape, strides, size)
 
 
 @batched("load_view_tko")
@@ -115,13 +119,15 @@ def load_view_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
     reference semantics (which take indices with the block axis)."""
     groups = named_operands(step, operands)
     result = step.result_type(0)
-    whole = _window(step, groups, result.shape)
-    if whole is None:
+    found = _window(step, groups, result.shape)
+    if found is None:
         return SEMANTICS["load_view_tko"](step, *operands)
+    whole, box = found
+    token = _log(step, groups, box, False)
     values = whole.reshape((step.machine.count,) + tuple(result.shape))
     if result.element_type == I1:
         values = values != 0
-    return np.array(values), _token(groups)
+    return np.array(values), token
 
 
 @batched("store_view_tko")
@@ -130,16 +136,19 @@ def store_view_tko(step: Step, *operands: Any) -> Token:
     reference semantics."""
     groups = named_operands(step, operands)
     shape = tuple(step.op.operands[0].type.shape)
-    whole = _window(step, groups, shape)
-    if whole is None:
+    found = _window(step, groups, shape)
+    if found is None:
         return SEMANTICS["store_view_tko"](step, *operands)
+    whole, box = found
+    token = _log(step, groups, box, True)
     tile = single(groups, "tile")
+    step.machine.memory.writing(whole)
     whole[...] = np.broadcast_to(tile, (step.machine.count,) + shape).reshape(whole.shape)
-    return _token(groups)
+    return token
 
 
 def _window(step: Step, groups: dict[str, list[Any]], tile_shape: tuple[int, ...]
-            ) -> np.ndarray | None:
+            ) -> tuple[np.ndarray, Box] | None:
     """`window` for a view access whose operands vary between tile blocks."""
     if not _varying(step):
         return None
@@ -147,9 +156,12 @@ def _window(step: Step, groups: dict[str, list[Any]], tile_shape: tuple[int, ...
     return window(step, single(groups, "view"), groups["index"], index_types, tile_shape)
 
 
-def _token(groups: dict[str, list[Any]]) -> Token:
-    """The access's result token when no check logs it: its input token."""
+def _log(step: Step, groups: dict[str, list[Any]], box: Box, write: bool) -> Token:
+    """The access's result token: logged for the race checks when they are on, else its
+    input token."""
     token = single(groups, "token")
+    if step.checks:
+        return step.machine.log(step, box, write, token)
     return token if token is not None else FRESH_TOKEN
 
 
