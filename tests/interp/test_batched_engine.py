@@ -4,6 +4,8 @@ undefined behaviour reported exactly as the reference reports it (planted bugs).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -282,3 +284,54 @@ def test_every_block_storing_the_same_tile_is_a_race() -> None:
     %d = store_view_tko weak %w, %c_tiles[%zero] token = %t0 : tile<64xf32>, {VIEW}, tile<i32> -> token""")
     blocks, auto = _same_outcome(text)
     assert blocks[0] == "error" and "races with tile block (0, 0, 0)" in blocks[1]
+
+
+# ---- spans: the grid run a box of tile blocks at a time -----------------------------------
+
+
+@pytest.mark.parametrize("grid,limit,shapes", [
+    ((4, 3, 2), 100, [(4, 3, 2)]),
+    ((4, 3, 2), 12, [(4, 3, 1), (4, 3, 1)]),
+    ((4, 3, 2), 9, [(4, 2, 1), (4, 1, 1)] * 2),
+    ((4, 3, 2), 3, [(3, 1, 1), (1, 1, 1)] * 6),
+    ((7, 1, 1), 3, [(3, 1, 1), (3, 1, 1), (1, 1, 1)]),
+])
+def test_spans_cut_the_grid_into_boxes_in_grid_order(grid, limit, shapes) -> None:
+    from tileir.interp.batch import spans
+    cut = spans(grid, limit)
+    assert [s.shape for s in cut] == shapes
+    blocks = np.concatenate([s.blocks() for s in cut])
+    numbers = blocks[:, 0] + grid[0] * (blocks[:, 1] + grid[1] * blocks[:, 2])
+    assert numbers.tolist() == list(range(grid[0] * grid[1] * grid[2]))
+    assert [s.first for s in cut] == [int(numbers[sum(c.count for c in cut[:i])])
+                                      for i in range(len(cut))]
+
+
+@pytest.mark.parametrize("span_bytes", [1, 3 * 8 * 64])
+def test_races_between_spans_are_reported(span_bytes: int, monkeypatch) -> None:
+    # one block per span (or three): the blocks that race run in different spans
+    launch_module = sys.modules["tileir.interp.launch"]    # (the package exports the function)
+    monkeypatch.setattr(launch_module, "SPAN_BYTES", span_bytes)
+    text = _kernel(f"""    %x, %t = load_view_tko weak %a_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %d = store_view_tko weak %x, %c_tiles[%zero] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token""")
+    blocks, auto = _same_outcome(text)
+    assert blocks[0] == "error" and "races with tile block (0, 0, 0)" in blocks[1]
+    assert auto[1] == blocks[1]
+
+
+@pytest.mark.parametrize("span_bytes", [1, 8 << 10])
+def test_shipped_examples_in_small_spans_give_the_reference_bytes(span_bytes: int,
+                                                                  monkeypatch) -> None:
+    from tileir.cli.examples import KERNELS
+    launch_module = sys.modules["tileir.interp.launch"]    # (the package exports the function)
+    for example in KERNELS:
+        results = []
+        for engine in ("blocks", "batched"):
+            monkeypatch.setattr(launch_module, "SPAN_BYTES", span_bytes if engine ==
+                                "batched" else 8 << 20)
+            grid, args, check = example.setup(np.random.default_rng(4))
+            run = launch(kernel_text(example.file), None, grid, args, engine=engine)
+            assert run.engine == engine
+            assert check()[0], f"{example.file} on the {engine} engine"
+            results.append([a.tobytes() for a in args if isinstance(a, np.ndarray)])
+        assert results[0] == results[1], example.file

@@ -47,6 +47,10 @@ from .races import BlockRaces, grain_of
 
 SCHEDULES = ("sequential", "reverse", "random")
 
+#: The batched engine runs spans of tile blocks whose largest tile, over all their
+#: blocks, holds about this many bytes as float64 (the type exact arithmetic computes in).
+SPAN_BYTES = 8 << 20
+
 
 def _fail(message: str, op: Operation | None) -> ExecutionError:
     """An execution error located at `op` (the kernel, for argument problems)."""
@@ -331,17 +335,18 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     values = [_argument(memory, a, t, f"argument {i} of '{kernel_name}'", kernel, write_back)
               for i, (a, t) in enumerate(zip(args, params))]
     globals_ = {g.symbol: _map_global(memory, g) for g in module.globals}
-    order = block_order(dims, schedule, seed)
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
     reason = None
     if engine != "blocks":
-        reason = _batched(memory, kernel, values, order, dims, checks, globals_,
+        reason = _batched(memory, kernel, values, dims, checks, globals_,
                           engine == "batched", write_back, max_ops)
         if reason is None:
             return Run("batched")
     cross = _CrossBlockRaces(memory, kernel) if checks and not _has_strong_accesses(kernel) \
         else None
     try:
-        for block in order:
+        for block in block_order(dims, schedule, seed):
             machine = Machine(memory, block_id=block, grid=dims, checks=checks,
                               globals=globals_, stdout=stdout, max_ops=max_ops)
             machine.run_function(kernel, values)
@@ -353,16 +358,16 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     return Run("blocks", reason)
 
 
-def _batched(memory: Memory, kernel: Operation, values: list[Any], order: list,
+def _batched(memory: Memory, kernel: Operation, values: list[Any],
              dims: tuple[int, int, int], checks: bool, globals_: dict[str, int],
              required: bool, write_back: list[Callable[[], None]],
              max_ops: int | None) -> str | None:
     """Run the kernel on the batched engine; None when it ran, else why it did not (the
     caller then runs it one tile block at a time)."""
-    from .batch import BatchMachine, UndefinedBehaviour, analyse
+    from .batch import BatchMachine, BlockFootprints, UndefinedBehaviour, analyse, spans
     plan = analyse(kernel)
     reason = plan.reason
-    if reason is None and len(order) >= 1 << 24:
+    if reason is None and math.prod(dims) >= 1 << 24:
         reason = "more than 2**24 tile blocks"
     if reason is None and max_ops is not None:
         reason = "max_ops bounds tile blocks run one at a time"
@@ -377,11 +382,13 @@ def _batched(memory: Memory, kernel: Operation, values: list[Any], order: list,
     memory.journal = journal
     # The order of tile blocks cannot change the result of a kernel the batched engine
     # runs (no atomics, and two blocks touching one address is a race, reported): run them
-    # in grid order, which lets views read whole windows of memory (`batch.ops`).
-    blocks = np.array(block_order(dims, "sequential", None), np.int64).reshape(-1, 3)
+    # in grid order, which lets views read whole windows of memory (`batch.ops`), a span
+    # of blocks at a time so that temporaries stay small (and in cache).
+    races = BlockFootprints(memory, plan.grain) if checks else None
     try:
-        BatchMachine(memory, blocks, plan, grid=dims, checks=checks,
-                     globals=globals_).run_function(kernel, values)
+        for span in spans(dims, max(1, SPAN_BYTES // plan.tile_bytes)):
+            BatchMachine(memory, span, plan, grid=dims, checks=checks, globals=globals_,
+                         races=races).run_function(kernel, values)
     except UndefinedBehaviour:
         if journal is None:
             raise

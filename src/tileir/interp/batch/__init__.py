@@ -3,6 +3,8 @@ over a leading block axis (see `machine`), for kernels whose tile blocks take th
 control flow and do not order each other (see `analysis`)."""
 
 from .analysis import Plan, analyse
-from .machine import BatchMachine, UndefinedBehaviour
+from .footprints import BlockFootprints
+from .machine import BatchMachine, Span, UndefinedBehaviour, spans
 
-__all__ = ["BatchMachine", "Plan", "UndefinedBehaviour", "analyse"]
+__all__ = ["BatchMachine", "BlockFootprints", "Plan", "Span", "UndefinedBehaviour", "analyse",
+           "spans"]

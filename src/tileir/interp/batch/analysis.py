@@ -11,10 +11,12 @@ order of tile blocks.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from ...enums import MemoryOrderingSemantics
 from ...ir import Operation, Value
+from ...types import TileType
 from ..races import grain_of
 
 #: Ops the batched engine does not run, with the reason (the reference engine runs them).
@@ -35,13 +37,15 @@ SOURCES = {"get_tile_block_id"}
 
 @dataclass
 class Plan:
-    """The outcome of the analysis: the varying values, or why batching is impossible, and
-    the grain of memory: the largest size every memory access is a whole multiple of
-    (the race checks track grains instead of bytes)."""
+    """The outcome of the analysis: the varying values, or why batching is impossible; the
+    grain of memory: the largest size every memory access is a whole multiple of (the race
+    checks track grains instead of bytes); and the elements of the kernel's largest tile,
+    in bytes as float64 (sizes the spans of blocks run together)."""
 
     varying: set[Value] = field(default_factory=set)
     reason: str | None = None
     grain: int = 1
+    tile_bytes: int = 8
 
 
 class _Unbatchable(Exception):
@@ -56,6 +60,8 @@ def analyse(kernel: Operation) -> Plan:
     except _Unbatchable as exc:
         return Plan(set(), str(exc))
     plan.grain = grain_of(kernel)
+    plan.tile_bytes = 8 * max([math.prod(v.type.shape) for op in kernel.walk()
+                               for v in op.results if isinstance(v.type, TileType)] + [1])
     return plan
 
 

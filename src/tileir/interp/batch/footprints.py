@@ -27,12 +27,14 @@ BLOCK_BITS = 24
 @dataclass(frozen=True)
 class Box:
     """Tile block n's element at lane l lies at ``start + sum(i * strides)`` over the
-    index (z, y, x, *l) of n in the grid; every element is `size` bytes."""
+    index (z, y, x, *l) of n in the box of blocks; every element is `size` bytes; blocks
+    are numbered from `first` in the box's order."""
 
     start: int
     shape: tuple[int, ...]
     strides: tuple[int, ...]
     size: int
+    first: int = 0        # the number of the block at grid index (0, 0, 0) of the box
     lo: int = field(init=False, compare=False)     # first byte touched
     hi: int = field(init=False, compare=False)     # one past the last byte touched
 
@@ -76,17 +78,20 @@ class Box:
             axis[k] = n
             offsets = offsets + (np.arange(n, dtype=np.int64) * s).reshape(axis)
         flat = offsets.reshape(blocks, 1) + addresses.reshape(1, -1)
-        owner = np.broadcast_to(np.arange(blocks, dtype=np.int64)[:, None], flat.shape)
+        owner = np.broadcast_to(np.arange(self.first, self.first + blocks, dtype=np.int64)
+                                [:, None], flat.shape)
         return pair_keys(owner.reshape(-1), flat.reshape(-1), grain, self.size)
 
 
 @dataclass(frozen=True, eq=False)
 class Uniform:
     """An access that is the same in every tile block (its operands do not vary): the
-    sorted, unique grains one block covers, touched by each of `count` blocks."""
+    sorted, unique grains one block covers, touched by each of `count` blocks numbered
+    from `first`."""
 
     grains: np.ndarray
     count: int
+    first: int            # the number of the first of the blocks
     grain: int
     lo: int = field(init=False)
     hi: int = field(init=False)
@@ -108,12 +113,13 @@ class Uniform:
     def same(self, other: object) -> bool:
         """Whether `other` touches the same grains in the same blocks."""
         return isinstance(other, Uniform) and other.count == self.count and \
-            np.array_equal(other.grains, self.grains)
+            other.first == self.first and np.array_equal(other.grains, self.grains)
 
     def keys(self, grain: int) -> np.ndarray:
         """The sorted (grain, tile block) keys: every grain with every block."""
         return ((np.repeat(self.grains.astype(np.int64), self.count) << BLOCK_BITS)
-                | np.tile(np.arange(self.count, dtype=np.int64), self.grains.size))
+                | np.tile(np.arange(self.first, self.first + self.count, dtype=np.int64),
+                          self.grains.size))
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ taken before, so the diagnostic is exactly the reference engine's.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -48,24 +49,69 @@ class BatchStep(Step):
         return UndefinedBehaviour(exc.diagnostics)
 
 
-class BatchMachine(Machine):
-    """Runs every tile block of `blocks` (an (n, 3) array, schedule order) together."""
+@dataclass(frozen=True)
+class Span:
+    """A box of tile blocks, contiguous in grid order (x fastest, then y, then z): its
+    first block's coordinates, its extents and that block's number in the grid."""
 
-    def __init__(self, memory: Memory, blocks: np.ndarray, plan: Plan, *,
+    origin: tuple[int, int, int]
+    shape: tuple[int, int, int]
+    first: int
+
+    @property
+    def count(self) -> int:
+        """How many tile blocks the span holds."""
+        return self.shape[0] * self.shape[1] * self.shape[2]
+
+    def blocks(self) -> np.ndarray:
+        """The (count, 3) block coordinates, in grid order."""
+        z, y, x = np.indices(self.shape[::-1]).reshape(3, -1)
+        return np.stack([x, y, z], axis=1).astype(np.int64) + np.array(self.origin, np.int64)
+
+
+def spans(grid: tuple[int, int, int], limit: int) -> list[Span]:
+    """The grid cut into spans of at most `limit` tile blocks where whole planes, rows or
+    runs of a row allow (a span never holds less than one row run of `limit` blocks)."""
+    gx, gy, gz = grid
+    out: list[Span] = []
+    if gx * gy * gz <= limit:
+        return [Span((0, 0, 0), grid, 0)]
+    if gx * gy <= limit:
+        k = limit // (gx * gy)
+        for z in range(0, gz, k):
+            out.append(Span((0, 0, z), (gx, gy, min(k, gz - z)), z * gx * gy))
+        return out
+    if gx <= limit:
+        k = limit // gx
+        for z in range(gz):
+            for y in range(0, gy, k):
+                out.append(Span((0, y, z), (gx, min(k, gy - y), 1), (z * gy + y) * gx))
+        return out
+    for z in range(gz):
+        for y in range(gy):
+            for x in range(0, gx, limit):
+                out.append(Span((x, y, z), (min(limit, gx - x), 1, 1), (z * gy + y) * gx + x))
+    return out
+
+
+class BatchMachine(Machine):
+    """Runs every tile block of a `Span` of the grid together (in grid order)."""
+
+    def __init__(self, memory: Memory, span: Span, plan: Plan, *,
                  grid: tuple[int, int, int], checks: bool = True,
-                 globals: dict[str, int] | None = None) -> None:
-        super().__init__(memory, block_id=tuple(int(b) for b in blocks[0]), grid=grid,
-                         checks=checks, globals=globals)
-        self.blocks = blocks
-        self.count = len(blocks)
-        #: Whether `blocks` is the whole grid in grid order (x fastest, then y, then z).
-        self.grid_order = self.count == grid[0] * grid[1] * grid[2] and bool(np.all(
-            blocks[:, 0] + grid[0] * (blocks[:, 1] + grid[1] * blocks[:, 2])
-            == np.arange(self.count)))
+                 globals: dict[str, int] | None = None,
+                 races: BlockFootprints | None = None) -> None:
+        super().__init__(memory, block_id=span.origin, grid=grid, checks=checks,
+                         globals=globals)
+        self.span = span
+        self.blocks = span.blocks()
+        self.count = span.count
         self.varying = plan.varying
         self.batch_depth = 1          # values may carry the block axis
         self.grain = plan.grain
-        self.races = BlockFootprints(memory, plan.grain) if checks else None
+        #: Races between tile blocks, shared by the spans of one launch.
+        self.races = (races if races is not None else BlockFootprints(memory, plan.grain)) \
+            if checks else None
 
     def step(self, op: Operation) -> Step:
         return BatchStep(op, block_id=self.block_id, grid=self.grid, checks=self.checks,
@@ -133,12 +179,13 @@ class BatchMachine(Machine):
                 addresses = addresses[np.broadcast_to(np.asarray(mask, bool), addresses.shape)]
             grains = pair_keys(np.zeros(addresses.size, np.int64), addresses.reshape(-1),
                                self.grain, size) >> BLOCK_BITS
-            return self.log(step, Uniform(grains, self.count, self.grain), write, token, atomic)
+            return self.log(step, Uniform(grains, self.count, self.span.first, self.grain),
+                            write, token, atomic)
         active = np.ones(addresses.shape, bool) if mask is None else \
             np.broadcast_to(np.asarray(mask, bool), addresses.shape)
         blocks, starts = np.nonzero(active.reshape(self.count, -1))
         flat = addresses.reshape(self.count, -1)[blocks, starts]
-        keys = pair_keys(blocks, flat, self.grain, size)
+        keys = pair_keys(blocks + self.span.first, flat, self.grain, size)
         lo = int(keys[0] >> BLOCK_BITS) * self.grain if keys.size else 0
         hi = (int(keys[-1] >> BLOCK_BITS) + 1) * self.grain if keys.size else 0
         return self.log(step, Keys(keys, lo, hi), write, token, atomic)
@@ -180,4 +227,4 @@ class BatchMachine(Machine):
         self.accesses.append(access)
 
 
-__all__ = ["BatchMachine", "BatchStep", "UndefinedBehaviour"]
+__all__ = ["BatchMachine", "BatchStep", "Span", "UndefinedBehaviour", "spans"]

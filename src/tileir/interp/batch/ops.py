@@ -43,8 +43,9 @@ def get_tile_block_id(step: Step) -> tuple[np.ndarray, ...]:
 
 
 def _affine(values: np.ndarray, grid: tuple[int, int, int]) -> tuple[int, ...] | None:
-    """(c0, cx, cy, cz) when every tile block's value is c0 + cx*x + cy*y + cz*z (blocks in
-    grid order), else None."""
+    """(c0, cx, cy, cz) when every tile block's value is c0 + cx*x + cy*y + cz*z, for the
+    blocks of a box of extents `grid` in grid order (x, y, z counted from the box's first
+    block), else None."""
     flat = np.asarray(values, np.int64).reshape(-1)
     if flat.size != grid[0] * grid[1] * grid[2]:
         return None
@@ -67,12 +68,12 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
     aligned addresses (so no check of the reference path can fail); else None."""
     machine = step.machine
     if not isinstance(view, TiledView) or \
-            not isinstance(view.type, PartitionViewType) or not machine.grid_order:
+            not isinstance(view.type, PartitionViewType):
         return None
     tensor = view.tensor
     if element_bits(tensor.element_type) < 8:
         return None
-    grid = machine.grid
+    grid = machine.span.shape
     rank = len(tile_shape)
     dim_map = view.type.dim_map or tuple(range(rank))
     size = size_of(step, tensor.element_type)
@@ -110,7 +111,7 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
     typed = data[:data.size - data.size % size].view(np.uint8 if dtype == np.bool_ else dtype)
     first = (start - int(memory._bases[i])) // size
     whole = np.lib.stride_tricks.as_strided(typed[first:], shape, strides, writeable=True)
-    return whole, Box(start, shape, strides, size)
+    return whole, Box(start, shape, strides, size, machine.span.first)
 
 
 @batched("load_view_tko")
