@@ -291,3 +291,59 @@ def test_shapes_are_preserved(shape):
     for target in ("f16", "f4E2M1FN", "tf32", "f8E5M3FNU"):
         out = numerics.convert_float(x, f32, element_type(target))
         assert out.shape == shape and out.dtype == numerics.numpy_dtype(element_type(target))
+
+
+# ---- the cast fast path of convert_float ----------------------------------------------------
+
+
+def _cast_inputs(t, rng):
+    """Every f16/bf16 word; for f32 and f64 random words plus values one bit pattern away
+    from the midpoints of every narrower format (where a double rounding would show)."""
+    from tileir.numerics import numpy_dtype
+    from tileir.types import BF16, F16, F32
+    if t in (F16, BF16):
+        return np.arange(1 << 16, dtype=np.uint16).view(numpy_dtype(t))
+    if t == F32:
+        high = np.arange(1 << 16, dtype=np.uint32)
+        words = np.concatenate([
+            rng.integers(0, 1 << 32, 200_000, dtype=np.uint64).astype(np.uint32),
+            high << 16 | 0x8000, high << 16 | 0x8001, high << 16 | 0x7FFF,   # bf16 midpoints
+            high << 13 | 0x1000, high << 13 | 0x1001, high << 13 | 0x0FFF])  # f16 midpoints
+        return words.view(np.float32)
+    top = rng.integers(0, 1 << 35, 100_000, dtype=np.uint64) << np.uint64(29)
+    parts = [rng.integers(0, 1 << 63, 100_000, dtype=np.uint64)]
+    for bit in (28, 41):                                   # f32 and f16 midpoints
+        half = np.uint64(1) << np.uint64(bit)
+        parts += [top | half, (top | half) + np.uint64(1), (top | half) - np.uint64(1)]
+    return np.concatenate(parts).view(np.float64)
+
+
+def test_the_cast_fast_path_gives_the_exact_paths_bits(monkeypatch) -> None:
+    from tileir.numerics import convert
+    from tileir.types import F64
+    ran = []
+    original = convert._cast
+    monkeypatch.setattr(convert, "_cast", lambda v, t: ran.append(t) or original(v, t))
+    rng = np.random.default_rng(7)
+    from tileir.numerics.formats import encode
+    for source, target in sorted(convert._CASTS, key=str):
+        values = _cast_inputs(source, rng)
+        exact = convert.from_words(encode(convert.to_float64(values, source),
+                                          convert.float_format(target),
+                                          RoundingMode.NEAREST_EVEN, False), target)
+        fast = [convert.convert_float(values, source, target)]
+        if source == F64:
+            fast.append(convert.from_float64(values, target))
+        width = {2: np.uint16, 4: np.uint32, 8: np.uint64}[exact.dtype.itemsize]
+        for result in fast:
+            assert result.dtype == exact.dtype
+            different = np.flatnonzero(result.view(width) != exact.view(width))
+            assert different.size == 0, (source, target, values[different[:3]])
+    assert len(ran) == len(convert._CASTS) + sum(s == F64 for s, _ in convert._CASTS)
+
+
+def test_directed_rounding_does_not_take_the_cast() -> None:
+    from tileir.types import F16, F32
+    x = np.array([1 + 2.0 ** -11 + 2.0 ** -20], np.float32)     # just above an f16 midpoint
+    assert numerics.convert_float(x, F32, F16).view(np.uint16)[0] == 0x3C01
+    assert numerics.convert_float(x, F32, F16, RoundingMode.ZERO).view(np.uint16)[0] == 0x3C00

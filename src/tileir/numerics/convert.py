@@ -15,7 +15,7 @@ import numpy as np
 
 from ..diagnostics import ConversionError
 from ..enums import RoundingMode
-from ..types import F32, I1, I4, TF32, FloatType, IntegerType, Type
+from ..types import BF16, F16, F32, F64, I1, I4, TF32, FloatType, IntegerType, Type
 from .encoding import numpy_dtype
 from .formats import (FORMATS, FloatFormat, code_dtype, decode, encode, encode_parts,
                       flush_words, split_integers)
@@ -59,6 +59,8 @@ def from_float64(x: np.ndarray, t: FloatType,
                  rounding: RoundingMode = RoundingMode.NEAREST_EVEN,
                  flush_to_zero: bool = False) -> np.ndarray:
     """Round float64 values into type `t` (spec 5.1.3, FTZ after rounding)."""
+    if rounding is RoundingMode.NEAREST_EVEN and not flush_to_zero and (F64, t) in _CASTS:
+        return _cast(np.asarray(x, np.float64), t)
     fmt = float_format(t)
     return from_words(encode(x, fmt, rounding, flush_to_zero), t)
 
@@ -67,7 +69,41 @@ def convert_float(values: np.ndarray, source: FloatType, target: FloatType,
                   rounding: RoundingMode = RoundingMode.NEAREST_EVEN,
                   flush_to_zero: bool = False) -> np.ndarray:
     """``ftof``: convert between float types with one exact rounding."""
+    if rounding is RoundingMode.NEAREST_EVEN and not flush_to_zero and \
+            (source, target) in _CASTS:
+        return _cast(np.asarray(values), target)
     return from_float64(to_float64(values, source), target, rounding, flush_to_zero)
+
+
+#: Conversions NumPy and ml_dtypes round once, to nearest even, exactly as the spec does
+#: (IEEE conversion between binary formats; ml_dtypes rounds f32 to bf16 directly; widening
+#: is exact); only their NaNs differ (`_cast`).  Not f64 to bf16, which ml_dtypes may round
+#: twice through f32.
+_CASTS = {(F64, F32), (F64, F16), (F32, F16), (F32, F64), (F16, F64), (F16, F32),
+          (F32, BF16), (BF16, F32), (BF16, F64), (F64, F64), (F32, F32), (F16, F16),
+          (BF16, BF16)}
+
+
+def _cast(values: np.ndarray, target: FloatType) -> np.ndarray:
+    """The fast path of `convert_float`: the library's cast, with every NaN made the
+    canonical NaN the exact path gives."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = values.astype(numpy_dtype(target))
+        nan = np.isnan(out)
+    if nan.any():
+        out = np.where(nan, _canonical_nan(target), out)
+    return out
+
+
+def _canonical_nan(t: FloatType) -> np.ndarray:
+    """The NaN the exact path encodes in `t`."""
+    if t not in _NANS:
+        _NANS[t] = from_words(encode(np.array(np.nan), float_format(t),
+                                     RoundingMode.NEAREST_EVEN, False), t)
+    return _NANS[t]
+
+
+_NANS: dict[FloatType, np.ndarray] = {}
 
 
 def flush_subnormals(values: np.ndarray, t: FloatType) -> np.ndarray:
