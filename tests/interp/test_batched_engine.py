@@ -335,3 +335,70 @@ def test_shipped_examples_in_small_spans_give_the_reference_bytes(span_bytes: in
             assert check()[0], f"{example.file} on the {engine} engine"
             results.append([a.tobytes() for a in args if isinstance(a, np.ndarray)])
         assert results[0] == results[1], example.file
+
+
+# ---- loads through windows return views of memory: writes copy them first -----------------
+
+
+def test_a_loaded_tile_keeps_its_values_when_memory_under_it_is_written() -> None:
+    # x is c's tile; c's tile is overwritten with x + 1; then x (and a reshape of it, and a
+    # value carried through a loop) are stored to a: a must get c's old values
+    text = _kernel(f"""    %x, %t = load_view_tko weak %c_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %r = reshape %x : tile<64xf32> -> tile<8x8xf32>
+    %one = constant <f32: 1.0> : tile<64xf32>
+    %x1 = addf %x, %one : tile<64xf32>
+    %d = store_view_tko weak %x1, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token
+    %back = reshape %r : tile<8x8xf32> -> tile<64xf32>
+    %s = addf %back, %x : tile<64xf32>
+    %e = store_view_tko weak %s, %a_tiles[%block] token = %d : tile<64xf32>, {VIEW}, tile<i32> -> token""")
+    results = []
+    for engine in ("blocks", "batched"):
+        a = np.zeros(512, np.float32)
+        c = np.arange(512, dtype=np.float32)
+        assert launch(text, None, 8, [a, c, 512], engine=engine).engine == engine
+        results.append((a.tobytes(), c.tobytes()))
+    old = np.arange(512, dtype=np.float32)
+    assert results[1] == results[0] == ((old + old).tobytes(), (old + 1).tobytes())
+
+
+def test_a_tile_loaded_before_a_loop_that_writes_under_it() -> None:
+    # x is loaded once; each of 3 iterations adds 1 to c's tile in memory (load, add,
+    # store, ordered) and accumulates x: the sum must be 3 x of the old values
+    text = _kernel(f"""    %x, %t = load_view_tko weak %c_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %one = constant <f32: 1.0> : tile<64xf32>
+    %init = constant <f32: 0.0> : tile<64xf32>
+    %three = constant <i32: 3> : tile<i32>
+    %step = constant <i32: 1> : tile<i32>
+    %acc, %tok = for %i in (%zero to %three, step %step) : tile<i32> iter_values(%s = %init, %k = %t) -> (tile<64xf32>, token) {{
+      %y, %u = load_view_tko weak %c_tiles[%block] token = %k : {VIEW}, tile<i32> -> tile<64xf32>, token
+      %y1 = addf %y, %one : tile<64xf32>
+      %w = store_view_tko weak %y1, %c_tiles[%block] token = %u : tile<64xf32>, {VIEW}, tile<i32> -> token
+      %next = addf %s, %x : tile<64xf32>
+      continue %next, %w : tile<64xf32>, token
+    }}
+    %e = store_view_tko weak %acc, %a_tiles[%block] token = %tok : tile<64xf32>, {VIEW}, tile<i32> -> token""")
+    results = []
+    for engine in ("blocks", "batched"):
+        a = np.zeros(512, np.float32)
+        c = np.arange(512, dtype=np.float32)
+        assert launch(text, None, 8, [a, c, 512], engine=engine).engine == engine
+        results.append((a.tobytes(), c.tobytes()))
+    old = np.arange(512, dtype=np.float32)
+    assert results[1] == results[0] == ((old + old + old).tobytes(), (old + 3).tobytes())
+
+
+def test_a_failure_of_the_batched_engine_reruns_and_says_so(monkeypatch) -> None:
+    from tileir.interp.batch import ops
+
+    def broken(step, *operands):
+        raise ValueError("planted")
+    monkeypatch.setitem(ops.BATCHED, "get_tile_block_id", broken)
+    text = _kernel(f"""    %x, %t = load_view_tko weak %a_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %d = store_view_tko weak %x, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token""")
+    a = np.arange(512, dtype=np.float32)
+    c = np.zeros(512, np.float32)
+    run = launch(text, None, 8, [a, c, 512])
+    assert run.engine == "blocks"
+    assert run.reason == ("the batched engine failed ('cuda_tile.get_tile_block_id' op internal "
+                          "error: ValueError: planted); rerun one tile block at a time")
+    assert c.tobytes() == a.tobytes()

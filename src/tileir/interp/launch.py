@@ -364,7 +364,8 @@ def _batched(memory: Memory, kernel: Operation, values: list[Any],
              max_ops: int | None) -> str | None:
     """Run the kernel on the batched engine; None when it ran, else why it did not (the
     caller then runs it one tile block at a time)."""
-    from .batch import BatchMachine, BlockFootprints, UndefinedBehaviour, analyse, spans
+    from .batch import (BatchMachine, BlockFootprints, InternalError, UndefinedBehaviour,
+                        analyse, spans)
     plan = analyse(kernel)
     reason = plan.reason
     if reason is None and math.prod(dims) >= 1 << 24:
@@ -379,7 +380,8 @@ def _batched(memory: Memory, kernel: Operation, values: list[Any],
     # behaviour, or a failed assert, which stops the kernel whatever the checks say).
     asserts = any(op.name == "cuda_tile.assert" for op in kernel.walk())
     journal = Journal(memory) if checks or asserts else None
-    memory.journal = journal
+    if journal is not None:
+        memory.before_write.append(journal.touch)
     # The order of tile blocks cannot change the result of a kernel the batched engine
     # runs (no atomics, and two blocks touching one address is a race, reported): run them
     # in grid order, which lets views read whole windows of memory (`batch.ops`), a span
@@ -389,13 +391,16 @@ def _batched(memory: Memory, kernel: Operation, values: list[Any],
         for span in spans(dims, max(1, SPAN_BYTES // plan.tile_bytes)):
             BatchMachine(memory, span, plan, grid=dims, checks=checks, globals=globals_,
                          races=races).run_function(kernel, values)
-    except UndefinedBehaviour:
+    except UndefinedBehaviour as exc:
         if journal is None:
             raise
         journal.restore()
+        if isinstance(exc, InternalError):
+            return f"the batched engine failed ({exc.diagnostics[0].message}); rerun one " \
+                "tile block at a time"
         return "undefined behaviour found; rerun one tile block at a time to report it"
     finally:
-        memory.journal = None
+        memory.before_write.clear()
     for copy_back in write_back:
         copy_back()
     return None

@@ -20,6 +20,7 @@ pointer to a 4-bit element holds a nibble address, ``2 * byte + nibble``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -96,8 +97,9 @@ class Memory:
         self._ends = np.zeros(0, np.int64)
         self._next = FIRST_ADDRESS
         self._unmapped: list[Buffer] = []   # the latest unmapped buffers, for diagnostics
-        #: When set, told of every buffer about to be written (see `Journal`).
-        self.journal: Journal | None = None
+        #: Called with the bytes (or a view of them) about to be written, before each
+        #: write: a `Journal`, the batched engine's values that view memory.
+        self.before_write: list[Callable[[np.ndarray], None]] = []
 
     def map(self, array: np.ndarray, name: str = "") -> int:
         """Map `array` (C-contiguous; its bytes are shared, not copied) and return its base.
@@ -310,10 +312,10 @@ class Memory:
 
 
     def writing(self, data: np.ndarray) -> None:
-        """Tell the journal, if any, that the buffer holding `data` (its bytes, or a view
-        of them) is about to be written."""
-        if self.journal is not None:
-            self.journal.touch(data)
+        """Tell the `before_write` listeners that `data` (a buffer's bytes, or a view of
+        them) is about to be written."""
+        for listener in self.before_write:
+            listener(data)
 
     def _store_nibbles(self, addresses: np.ndarray, values: np.ndarray, t: Type,
                        mask: np.ndarray | None, nibbles: np.ndarray | None) -> None:

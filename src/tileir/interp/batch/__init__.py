@@ -4,7 +4,7 @@ control flow and do not order each other (see `analysis`)."""
 
 from .analysis import Plan, analyse
 from .footprints import BlockFootprints
-from .machine import BatchMachine, Span, UndefinedBehaviour, spans
+from .machine import BatchMachine, InternalError, Span, UndefinedBehaviour, spans
 
-__all__ = ["BatchMachine", "BlockFootprints", "Plan", "Span", "UndefinedBehaviour", "analyse",
+__all__ = ["BatchMachine", "BlockFootprints", "InternalError", "Plan", "Span", "UndefinedBehaviour", "analyse",
            "spans"]

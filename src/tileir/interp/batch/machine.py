@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ...diagnostics import ExecutionError
-from ...ir import Operation, Value
+from ...diagnostics import ExecutionError, error
+from ...ir import Operation, Value, location_of
 from ...types import TileType
 from ..machine import Access, Machine, _bits
 from ..memory import Memory
@@ -36,9 +36,18 @@ from .footprints import (BLOCK_BITS, BlockFootprints, Footprint, Keys, Uniform,
 from .ops import BATCHED
 
 
+#: Ops whose operands are not spread along the block axis (see `BatchMachine.execute`).
+CONTROL_FLOW = frozenset({"for", "if", "loop"})
+
+
 class UndefinedBehaviour(ExecutionError):
     """Undefined behaviour found by the batched engine (the launcher reruns the kernel one
     tile block at a time to report it exactly)."""
+
+
+class InternalError(UndefinedBehaviour):
+    """A bug of the batched engine (the launcher reruns the kernel one tile block at a
+    time, and says so)."""
 
 
 class BatchStep(Step):
@@ -113,6 +122,24 @@ class BatchMachine(Machine):
         self.races = (races if races is not None else BlockFootprints(memory, plan.grain)) \
             if checks else None
 
+    def run_function(self, function: Operation, args) -> list[Any]:
+        """Run the kernel body for the span's blocks (see `Machine.run_function`), copying
+        the values that view memory before memory under them is written."""
+        self.memory.before_write.append(self.unshare)
+        try:
+            return super().run_function(function, args)
+        finally:
+            self.memory.before_write.remove(self.unshare)
+
+    def unshare(self, data: np.ndarray) -> None:
+        """Give every value that may view `data`'s memory its own copy: `data` is about
+        to be written, and loads through windows return views of memory."""
+        env = self.env
+        for value, x in env.items():
+            if isinstance(x, np.ndarray) and x.base is not None and \
+                    np.may_share_memory(x, data):
+                env[value] = np.array(x)
+
     def step(self, op: Operation) -> Step:
         return BatchStep(op, block_id=self.block_id, grid=self.grid, checks=self.checks,
                          machine=self)
@@ -146,7 +173,10 @@ class BatchMachine(Machine):
             raise step.fail("has no semantics in the interpreter yet")
         operands = [self.env[v] for v in op.operands]
         lanes = self.batch_depth > 1     # inside a reduce/scan body: values are lanes
-        if not lanes and any(v in self.varying for v in op.operands):
+        # Control flow takes its bounds and conditions as scalars (uniform, by the
+        # analysis); its varying values reach the region through `run_region`.
+        if not lanes and name not in CONTROL_FLOW and \
+                any(v in self.varying for v in op.operands):
             operands = [x if v in self.varying else self._spread(v, x)
                         for v, x in zip(op.operands, operands)]
         try:
@@ -154,7 +184,8 @@ class BatchMachine(Machine):
         except (ExecutionError, RegionExit):
             raise
         except Exception as exc:
-            raise step.fail(f"internal error: {type(exc).__name__}: {exc}") from exc
+            raise InternalError(error(f"'{op.name}' op internal error: {type(exc).__name__}: "
+                                      f"{exc}", location_of(op))) from exc
         results = op.results
         if not results:
             return
@@ -227,4 +258,5 @@ class BatchMachine(Machine):
         self.accesses.append(access)
 
 
-__all__ = ["BatchMachine", "BatchStep", "Span", "UndefinedBehaviour", "spans"]
+__all__ = ["BatchMachine", "BatchStep", "InternalError", "Span", "UndefinedBehaviour",
+           "spans"]

@@ -127,8 +127,12 @@ def load_view_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
     token = _log(step, groups, box, False)
     values = whole.reshape((step.machine.count,) + tuple(result.shape))
     if result.element_type == I1:
-        values = values != 0
-    return np.array(values), token
+        return values != 0, token
+    # A read-only view of memory, not a copy: a later write copies the values that view
+    # it first (`BatchMachine.unshare`).
+    values = values.view()
+    values.flags.writeable = False
+    return values, token
 
 
 @batched("store_view_tko")
