@@ -347,3 +347,16 @@ def test_directed_rounding_does_not_take_the_cast() -> None:
     x = np.array([1 + 2.0 ** -11 + 2.0 ** -20], np.float32)     # just above an f16 midpoint
     assert numerics.convert_float(x, F32, F16).view(np.uint16)[0] == 0x3C01
     assert numerics.convert_float(x, F32, F16, RoundingMode.ZERO).view(np.uint16)[0] == 0x3C00
+
+
+@pytest.mark.parametrize("name", ["f16", "bf16"])
+def test_widening_by_cast_gives_the_decoded_bits(name: str) -> None:
+    from tileir.numerics import convert
+    from tileir.numerics.formats import decode
+    t = element_type(name)
+    words = np.arange(1 << 16, dtype=np.uint16)
+    values = words.view(numerics.numpy_dtype(t))
+    assert t in convert._WIDEN
+    fast = convert.to_float64(values, t)
+    exact = decode(words, convert.float_format(t))
+    assert fast.view(np.uint64).tolist() == exact.view(np.uint64).tolist()
