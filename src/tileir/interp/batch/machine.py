@@ -118,6 +118,8 @@ class BatchMachine(Machine):
         self.varying = plan.varying
         self.batch_depth = 1          # values may carry the block axis
         self.grain = plan.grain
+        #: Whether a load has returned a view of memory (see `unshare`).
+        self.views = False
         #: Races between tile blocks, shared by the spans of one launch.
         self.races = (races if races is not None else BlockFootprints(memory, plan.grain)) \
             if checks else None
@@ -134,6 +136,8 @@ class BatchMachine(Machine):
     def unshare(self, data: np.ndarray) -> None:
         """Give every value that may view `data`'s memory its own copy: `data` is about
         to be written, and loads through windows return views of memory."""
+        if not self.views:
+            return
         env = self.env
         for value, x in env.items():
             if isinstance(x, np.ndarray) and x.base is not None and \

@@ -132,6 +132,7 @@ def load_view_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
     # it first (`BatchMachine.unshare`).
     values = values.view()
     values.flags.writeable = False
+    step.machine.views = True
     return values, token
 
 
