@@ -1,8 +1,9 @@
-"""Kernel speed (issue 7): five Tile IR kernels on tileir against NumPy (and Triton's CPU
-interpreter where `triton` installs), same math on the same inputs, same run.
+"""Kernel speed (issue 7): five Tile IR kernels on tileir against NumPy (and the same
+problems written in cuTile Python where `cuda.tile` imports, and Triton's CPU interpreter
+where `triton` installs), same math on the same inputs, same run.
 
 Run: ``python bench/kernels_bench.py [--size small|full] [--repeat N] [--problems a,b]
-[--engine auto] [--budget SECONDS]``.
+[--engine auto] [--budget SECONDS] [--no-triton] [--no-cutile] [--cutile-checks off]``.
 
 Problems (kernels in bench/kernels/*.mlir; sizes are ``--size full``, the issue's):
 
@@ -32,6 +33,16 @@ peak is measured with tracemalloc (its temporaries and result) over one more unt
 BLAS runs one thread unless ``--blas-threads`` says otherwise (see `set_blas_threads`).
 Triton runs the equivalent kernels of bench/triton_kernels.py under TRITON_INTERPRET=1 on
 torch CPU tensors; its output is checked with the same tolerance.
+
+The "tileir cuTile" columns run the cuTile Python kernels of bench/cutile_kernels.py (same
+tiling and math as the text kernels, except that cuTile contracts multiply-adds into fma:
+see there) through ``tileir.cutile.launch``: cuTile exports each kernel to bytecode, which
+tileir reads and runs.  The export happens once, in the subprocess's warm-up (its time is
+shown in the notes, untimed); the timed launches reuse it (tileir.cutile caches exports
+per argument signature) and measure the interpreter's execution.  By default only
+``checks=False`` runs (``--cutile-checks on,off`` adds checks on): the checks' cost is
+the text kernels' to show, the same engine running the same kind of module, and a second
+column would add minutes per problem at ``--size full`` on a 2-core machine.
 """
 
 from __future__ import annotations
@@ -88,6 +99,7 @@ KERNELS = HERE / "kernels"
 U32 = 2.0 ** -24   # f32 unit roundoff
 U16 = 2.0 ** -11   # f16 unit roundoff
 PILOT_FRACTION = 16  # at --size full, the pilot launch covers 1/16 of the grid's x extent
+LABEL = 38          # width of the tables' column labels
 
 Dims = dict[str, int]
 Arrays = dict[str, np.ndarray]
@@ -420,7 +432,37 @@ def triton_runner(problem: Problem, dims: Dims, inputs: Arrays, options: dict
     return run
 
 
-RUNNERS = {"tileir": tileir_runner, "triton": triton_runner}
+#: The exported cuTile module of each problem seen in this process (to tell cache hits).
+_EXPORTED: dict[str, Any] = {}
+
+
+def cutile_runner(problem: Problem, dims: Dims, inputs: Arrays, options: dict
+                  ) -> Callable[[tuple[int, ...]], Measured]:
+    """A function timing one launch of the cuTile Python kernel through tileir.cutile
+    over a grid.  Exports the kernel first (emitting how long that took, and whether the
+    module came from the export cache), so the timed launches measure execution."""
+    sys.path.insert(0, str(HERE))
+    import cutile_kernels
+    start = time.perf_counter()
+    exported = cutile_kernels.export_module(problem.name, dims, inputs,
+                                            problem.make_output(dims))
+    emit(event="export", seconds=time.perf_counter() - start,
+         cached=_EXPORTED.get(problem.name) is exported)
+    _EXPORTED[problem.name] = exported
+
+    def run(grid: tuple[int, ...]) -> Measured:
+        """Time one launch over `grid` on a fresh output buffer."""
+        out = problem.make_output(dims)
+        before = reset_peak()
+        start = time.perf_counter()
+        result = cutile_kernels.run(problem.name, grid, dims, inputs, out, **options)
+        seconds = time.perf_counter() - start
+        growth = peak_so_far() - before
+        return Measured(seconds, out, engine_used(result, options.get("engine")), growth)
+    return run
+
+
+RUNNERS = {"tileir": tileir_runner, "triton": triton_runner, "cutile": cutile_runner}
 
 
 def emit(**fields: Any) -> None:
@@ -615,7 +657,8 @@ def summarise(column: Column, events: list[dict], problem: Problem, dims: Dims, 
         rss = max(e["rss"] for e in runs + pilots)
         column.peak_ratio = (arg_bytes + max(rss, 0)) / arg_bytes
     engines = sorted({e["engine"] for e in runs + pilots})
-    column.note = f"engine: {', '.join(engines)}" if engines else ""
+    column.note = "; ".join(filter(None, [f"engine: {', '.join(engines)}" if engines else "",
+                                          export_note(events)]))
     if runs:
         column.seconds = statistics.median(e["seconds"] for e in runs)
         column.runs = len(runs)
@@ -636,6 +679,18 @@ def summarise(column: Column, events: list[dict], problem: Problem, dims: Dims, 
         raise SystemExit(f"{problem.name} / {column.label}: WRONG RESULT on {what} of the "
                          f"output: {how} (tolerance: {problem.tolerance})")
     column.note = "; ".join(filter(None, [column.note, f"checked {what}: {how}"]))
+
+
+def export_note(events: list[dict]) -> str:
+    """For a cuTile column: how long the export took in the warm-up, and whether the timed
+    launches reused it (empty for the other columns)."""
+    exports = [e for e in events if e["event"] == "export"]
+    if not exports:
+        return ""
+    first, rest = exports[0], exports[1:]
+    reused = all(e["cached"] for e in rest) if rest else False
+    return (f"cuTile export {first['seconds']:.3g} s in the warm-up (untimed)"
+            + ("; timed launches reuse it" if reused else "; NOT reused by the timed launches"))
 
 
 def numpy_column(problem: Problem, inputs: Arrays, repeat: int) -> tuple[Column, np.ndarray]:
@@ -666,19 +721,40 @@ def triton_available() -> str | None:
     return None
 
 
-def configurations(cli: argparse.Namespace) -> list[tuple[str, dict]]:
-    """The tileir columns: checks on and off, for each requested engine (when launch
-    takes `engine=`)."""
+def cutile_available() -> str | None:
+    """None if cuTile Python (`cuda.tile`) can be imported here, else why not."""
+    try:
+        import cuda.tile  # noqa: F401
+    except Exception as exc:  # ImportError, or a broken install
+        return f"n/a (cuda.tile not importable: {type(exc).__name__}: {exc})"
+    return None
+
+
+def engine_columns(prefix: str, checks: list[str], cli: argparse.Namespace
+                   ) -> list[tuple[str, dict]]:
+    """(label, launch options) of one column per checks setting ("on"/"off") for each
+    requested engine (when launch takes `engine=`)."""
     engines = cli.engine.split(",") if launch_engines() else [None]
     columns = []
     for engine in engines:
         suffix = f", engine={engine}" if engine else ""
-        for checks in (True, False):
-            options: dict = {"checks": checks}
+        for setting in checks:
+            options: dict = {"checks": setting == "on"}
             if engine:
                 options["engine"] = engine
-            columns.append((f"tileir checks={'on' if checks else 'off'}{suffix}", options))
+            columns.append((f"{prefix} checks={setting}{suffix}", options))
     return columns
+
+
+def cutile_configurations(cli: argparse.Namespace) -> list[tuple[str, dict]]:
+    """The cuTile columns: the checks settings of --cutile-checks (default off alone)."""
+    settings = [c.strip() for c in cli.cutile_checks.split(",") if c.strip()]
+    return engine_columns("tileir cuTile", settings, cli)
+
+
+def configurations(cli: argparse.Namespace) -> list[tuple[str, dict]]:
+    """The tileir text-kernel columns: checks on and off."""
+    return engine_columns("tileir", ["on", "off"], cli)
 
 
 def fmt_seconds(column: Column, budget: float) -> str:
@@ -696,7 +772,7 @@ def print_table(problem: Problem, dims: Dims, columns: list[Column], base: float
     """The problem's table: time, runs, ratio to NumPy, peak memory, notes."""
     print(f"\n== {describe(problem, dims)}")
     print(f"   tolerance against NumPy: {problem.tolerance}")
-    print(f"{'column':<34}{'median s':>12}{'runs':>6}{'x NumPy':>10}{'peak/args':>11}  notes")
+    print(f"{'column':<{LABEL}}{'median s':>12}{'runs':>6}{'x NumPy':>10}{'peak/args':>11}  notes")
     for c in columns:
         ratio = f"{'~' if c.extrapolated else ''}{c.seconds / base:.3g}" \
             if c.seconds is not None and base > 0 else "-"
@@ -704,13 +780,14 @@ def print_table(problem: Problem, dims: Dims, columns: list[Column], base: float
         notes = "; ".join(filter(None, [
             f"extrapolated {c.extrapolated}" if c.extrapolated else "",
             f"killed at the {budget:g} s budget" if c.over_budget else "", c.note]))
-        print(f"{c.label:<34}{fmt_seconds(c, budget):>12}{c.runs:>6}{ratio:>10}{peak:>11}"
+        print(f"{c.label:<{LABEL}}{fmt_seconds(c, budget):>12}{c.runs:>6}{ratio:>10}{peak:>11}"
               f"  {notes}")
     sys.stdout.flush()
 
 
 def bench_problem(problem: Problem, cli: argparse.Namespace, workdir: Path) -> None:
-    """Inputs, NumPy reference, then every tileir column and Triton; print the table."""
+    """Inputs, NumPy reference, then every tileir column (text kernels, then cuTile) and
+    Triton; print the table."""
     dims = problem.sizes[cli.size]
     data = workdir / problem.name
     data.mkdir()
@@ -721,6 +798,12 @@ def bench_problem(problem: Problem, cli: argparse.Namespace, workdir: Path) -> N
     base, ref = numpy_column(problem, inputs, numpy_repeat)
     columns = [measure("tileir", label, problem, dims, data, inputs, ref, options, cli)
                for label, options in configurations(cli)]
+    missing = cutile_available() if not cli.no_cutile else "n/a (--no-cutile)"
+    if missing:
+        columns.append(Column("tileir cuTile", note=missing))
+    else:
+        columns += [measure("cutile", label, problem, dims, data, inputs, ref, options, cli)
+                    for label, options in cutile_configurations(cli)]
     columns.append(base)
     missing = triton_available() if not cli.no_triton else "n/a (--no-triton)"
     if missing:
@@ -745,10 +828,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="seconds per problem and column for tileir / Triton")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-triton", action="store_true", help="skip the Triton column")
+    ap.add_argument("--no-cutile", action="store_true", help="skip the cuTile columns")
+    ap.add_argument("--cutile-checks", default="off",
+                    help="checks settings of the cuTile columns: off, on, or on,off")
     ap.add_argument("--blas-threads", type=int, default=1,
                     help="BLAS threads for NumPy and tileir (0: the library's default)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     cli = ap.parse_args(argv)
+    if not set(filter(None, cli.cutile_checks.split(","))) <= {"on", "off"}:
+        ap.error("--cutile-checks takes on, off, or on,off")
     if cli.repeat is None:
         cli.repeat = 1 if cli.size == "full" else 3
     return cli

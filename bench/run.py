@@ -1,8 +1,8 @@
 """The whole benchmark suite of issue 7 in one command: kernels, then text, then bytecode.
 
 Run: ``python bench/run.py [--size small|full] [--repeat N] [--problems a,b]
-[--engine auto] [--budget SECONDS] [--no-triton] [--blas-threads N] [--ops N]
-[--skip kernels,text,bytecode]``.
+[--engine auto] [--budget SECONDS] [--no-triton] [--no-cutile] [--cutile-checks off]
+[--blas-threads N] [--ops N] [--skip kernels,text,bytecode]``.
 
 Each part runs as its own process (kernels_bench.py, syntax_bench.py, bytecode_bench.py)
 and prints its tables as it goes; the kernel options go to kernels_bench.py, ``--ops`` to
@@ -28,6 +28,9 @@ def parts(cli: argparse.Namespace) -> list[tuple[str, list[str]]]:
         kernels += ["--repeat", str(cli.repeat)]
     if cli.no_triton:
         kernels.append("--no-triton")
+    if cli.no_cutile:
+        kernels.append("--no-cutile")
+    kernels += ["--cutile-checks", cli.cutile_checks]
     kernels += ["--blas-threads", str(cli.blas_threads)]
     text = ["--ops", str(cli.ops)]
     table = [("kernels", "kernels_bench.py", kernels), ("text", "syntax_bench.py", text),
@@ -46,6 +49,9 @@ def main() -> int:
     ap.add_argument("--engine", default="auto")
     ap.add_argument("--budget", type=float, default=600.0)
     ap.add_argument("--no-triton", action="store_true")
+    ap.add_argument("--no-cutile", action="store_true", help="skip the cuTile columns")
+    ap.add_argument("--cutile-checks", default="off",
+                    help="checks settings of the cuTile columns: off, on, or on,off")
     ap.add_argument("--blas-threads", type=int, default=1)
     ap.add_argument("--ops", type=int, default=10_000)
     ap.add_argument("--skip", default="", help="parts to leave out: kernels,text,bytecode")

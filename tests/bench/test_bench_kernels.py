@@ -194,3 +194,139 @@ def test_triton_kernels_match_numpy() -> None:
     assert sorted(results) == sorted(kb.PROBLEMS)
     for name, (ok, how) in results.items():
         assert ok, f"{name}: {how}"
+
+
+# ---- the cuTile Python kernels (bench/cutile_kernels.py) ---------------------------------
+
+#: Problems whose cuTile export is op for op the text kernel's math: same bytes expected.
+CUTILE_SAME_BYTES = ("vector_add", "softmax", "matmul")
+#: The others, and the multiply-add cuTile contracts into one fma there (its compiler's
+#: rewrite pass fuse_mul_addsub, always on), where the text kernel rounds twice.
+CUTILE_FMA = {"layernorm": "x_hat * W + B", "attention": "l * alpha + rowsum"}
+
+
+def cutile_kernels():
+    """bench/cutile_kernels.py, or skip the test when cuTile Python is missing."""
+    pytest.importorskip("cuda.tile", reason="cuTile Python is not installed "
+                                            "(pip install cuda-tile, or .[oracles])")
+    import cutile_kernels
+    return cutile_kernels
+
+
+def run_cutile(name: str, engine: str | None, seed: int = 0
+               ) -> tuple[kb.Problem, dict, dict, np.ndarray, object]:
+    """Launch problem `name`'s cuTile kernel at its tiny size through tileir.cutile, UB
+    checks on: (problem, dims, inputs, output, the interpreter's Run)."""
+    ck = cutile_kernels()
+    problem = kb.PROBLEMS[name]
+    dims = problem.sizes["tiny"]
+    inputs = problem.make_inputs(dims, np.random.default_rng(seed))
+    out = problem.make_output(dims)
+    options = {"engine": engine} if engine else {}
+    result = ck.run(name, problem.grid(dims), dims, inputs, out, checks=True, **options)
+    return problem, dims, inputs, out, result
+
+
+def op_names(module: Module) -> list[str]:
+    """The names of every operation in `module`, nested ones included."""
+    return [op.name for op in module.walk()]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name", list(kb.PROBLEMS))
+def test_cutile_kernel_within_the_problems_tolerance(name: str, engine: str | None) -> None:
+    """Each cuTile kernel passes the benchmark's own check against NumPy (the problem's
+    stated tolerance, every element written), and "auto" runs it on the batched engine."""
+    problem, dims, x, out, result = run_cutile(name, engine)
+    ok, how = kb.check(problem, dims, x, problem.reference(x), out, (slice(None),))
+    assert ok, how
+    if engine == "auto":
+        assert result.engine == "batched", result.reason
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name", CUTILE_SAME_BYTES)
+def test_cutile_kernel_gives_the_text_kernels_bytes(name: str, engine: str | None) -> None:
+    """vector_add, softmax and matmul: the cuTile export computes the text kernel's ops
+    (loads with the same padding, the same reduces, mmaf per K step of 32, the same
+    elementwise ops), so every output byte is the text kernel's on the same inputs."""
+    *_, want = run(name, engine, seed=4)
+    *_, got, _ = run_cutile(name, engine, seed=4)
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("name", list(kb.PROBLEMS))
+def test_cutile_exports_fma_exactly_where_stated(name: str) -> None:
+    """Why layernorm and attention are not compared byte for byte: their cuTile export has
+    one fma (the contracted multiply-add) where the text kernel has mulf then addf; the
+    three other exports have none."""
+    ck = cutile_kernels()
+    problem = kb.PROBLEMS[name]
+    dims = problem.sizes["tiny"]
+    x = problem.make_inputs(dims, np.random.default_rng(0))
+    exported = ck.export_module(name, dims, x, problem.make_output(dims))
+    assert op_names(exported.module).count("cuda_tile.fma") == (1 if name in CUTILE_FMA else 0)
+    assert "cuda_tile.fma" not in op_names(kernel(name))
+
+
+def test_cutile_layernorm_within_one_rounding_of_the_text_kernel() -> None:
+    """Layernorm: everything before the last step is the same ops on the same values, so
+    with a = x_hat (f32), b = W, c = B the text kernel gives fl(fl(ab) + c) and cuTile
+    fl(ab + c): they differ by at most u |ab| (1 + u) + 2 u |ab + c|, within
+    2 u (|W| |x_hat| + |y|) (|ab| from float64 x_hat errs by far less than that slack)."""
+    *_, want = run("layernorm", "auto" if "auto" in ENGINES else None, seed=5)
+    _, dims, x, got, _ = run_cutile("layernorm", "auto" if "auto" in ENGINES else None,
+                                    seed=5)
+    x64 = x["x"].astype(np.float64)
+    centered = x64 - x64.mean(axis=1, keepdims=True)
+    xhat = centered / np.sqrt((centered ** 2).mean(axis=1, keepdims=True) + kb.EPS)
+    bound = 2 * U32 * (np.abs(x["w"]) * np.abs(xhat) + np.abs(got.astype(np.float64)))
+    assert (np.abs(got.astype(np.float64) - want) <= bound).all()
+
+
+def test_cutile_attention_within_one_f16_step_of_the_text_kernel() -> None:
+    """Attention: the fma'd running sum l differs from the text kernel's by a few f32
+    roundings (2 key steps here), far below an f16 step, so the f16 outputs are equal or
+    adjacent: at most one f16 step (of the larger magnitude) apart."""
+    engine = "auto" if "auto" in ENGINES else None
+    *_, want = run("attention", engine, seed=6)
+    *_, got, _ = run_cutile("attention", engine, seed=6)
+    step = np.spacing(np.maximum(np.abs(got), np.abs(want))).astype(np.float64)
+    assert (np.abs(got.astype(np.float64) - want.astype(np.float64)) <= step).all()
+
+
+def test_cutile_runner_exports_once_then_times_the_batched_engine(monkeypatch, capsys
+                                                                  ) -> None:
+    """The benchmark's cuTile runner exports in the warm-up; the runner at the timed size
+    reuses that export (it says so), and its launches run batched and pass the check."""
+    cutile_kernels()
+    monkeypatch.setattr(kb, "_EXPORTED", {})
+    problem = kb.PROBLEMS["softmax"]
+    options = {"checks": False, "engine": "auto"} if "auto" in ENGINES else {"checks": False}
+    for size in ("tiny", "small"):
+        dims = problem.sizes[size]
+        x = problem.make_inputs(dims, np.random.default_rng(7))
+        timed = kb.cutile_runner(problem, dims, x, options)
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [e["event"] for e in events] == ["export", "export"]
+    assert [e["cached"] for e in events] == [False, True]
+    measured = timed(problem.grid(dims))
+    if "auto" in ENGINES:
+        assert measured.engine == "batched"
+    ok, how = kb.check(problem, dims, x, problem.reference(x), measured.out, (slice(None),))
+    assert ok, how
+    assert "timed launches reuse it" in kb.export_note(events)
+
+
+def test_cutile_column_says_na_without_cuda_tile_and_obeys_its_flags(monkeypatch) -> None:
+    """Without an importable cuda.tile the cuTile column is "n/a" with the reason; the
+    flags choose its checks settings (checks off alone by default)."""
+    monkeypatch.setitem(sys.modules, "cuda.tile", None)   # makes `import cuda.tile` fail
+    assert kb.cutile_available().startswith("n/a (cuda.tile not importable: ")
+    default = kb.cutile_configurations(kb.parse_args([]))
+    assert [options["checks"] for _, options in default] == [False]
+    both = kb.cutile_configurations(kb.parse_args(["--cutile-checks", "on,off"]))
+    assert [options["checks"] for _, options in both] == [True, False]
+    assert kb.parse_args(["--no-cutile"]).no_cutile
+    with pytest.raises(SystemExit):
+        kb.parse_args(["--cutile-checks", "maybe"])
