@@ -35,6 +35,7 @@ def _values(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
 @pytest.mark.parametrize("op", ["addf", "subf", "mulf", "divf"])
 def test_native_binary_arithmetic_matches_the_exact_path(op: str, name: str,
                                                          monkeypatch) -> None:
+    """NumPy's own f32/f64 add, subtract, multiply and divide give the exact bits."""
     rng = np.random.default_rng(2026)
     lhs = _values(name, 20000, rng)
     rhs = rng.permutation(_values(name, 20000, rng))[:lhs.size]
@@ -49,6 +50,7 @@ def test_native_binary_arithmetic_matches_the_exact_path(op: str, name: str,
 
 @pytest.mark.parametrize("name", ["f32", "f64"])
 def test_native_square_root_matches_the_exact_path(name: str, monkeypatch) -> None:
+    """NumPy's own f32/f64 square root gives the exact path's bits."""
     values = _values(name, 20000, np.random.default_rng(7))
     t = f"tile<{values.size}x{name}>"
     text = function_module(f"%a: {t}", f"%r = sqrt %a : {t}")
@@ -60,6 +62,7 @@ def test_native_square_root_matches_the_exact_path(name: str, monkeypatch) -> No
 
 
 def test_directed_rounding_and_ftz_keep_the_exact_path() -> None:
+    """Directed rounding and flush_to_zero are not NumPy's: the exact path answers."""
     # 1 + 2**-24 in f32: nearest-even gives 1, rounding up gives the next float
     one, tiny = np.float32(1.0), np.float32(2.0 ** -24)
     up = run_op_text(function_module("%a: tile<f32>, %b: tile<f32>",
@@ -136,13 +139,28 @@ def test_nearest_rounding_by_cast_matches_the_general_path(t, dtype) -> None:
         rng.standard_normal(4096) * 10.0 ** rng.integers(-50, 50, 4096),
         (r.astype(np.float64) + up.astype(np.float64)) / 2,
         [big, big + ulp / 2, -(big + ulp / 2), big + ulp / 4, np.inf, -np.inf, np.nan, 0.0,
-         -0.0, tiny / 2, -tiny / 2, tiny * 1.5, tiny * 2.5, tiny / 4]])
+         -0.0, tiny / 2, -tiny / 2, tiny * 1.5, tiny * 2.5, tiny / 4],
+        # midpoints between subnormals and at the bottom of the normal range, and values
+        # one float64 ulp off them
+        (rng.integers(-2 ** 12, 2 ** 12, 512) + 0.5) * tiny,
+        np.nextafter((rng.integers(0, 2 ** 12, 256) + 0.5) * tiny, np.inf),
+        np.nextafter((rng.integers(0, 2 ** 12, 256) + 0.5) * tiny, -np.inf),
+        (r.astype(np.float64) + up.astype(np.float64)) / 2 * 2.0 ** -40])
     word = np.uint32 if dtype == np.float32 else np.uint16
-    for sign in (-1, 0, 1):
-        s = np.full(y.shape, sign, np.int8)
+    mixed = rng.integers(-1, 2, y.shape).astype(np.int8)
+    for s in [np.full(y.shape, sign, np.int8) for sign in (-1, 0, 1)] + [mixed]:
         fast = fp._round_nearest_cast(y, s, t)
         general = fp._round_general(y, s, t, RoundingMode.NEAREST_EVEN, False)
         assert np.array_equal(fast.view(word), general.view(word))
+    no_tail = fp._round_nearest_cast(y, None, t)
+    general = fp._round_general(y, np.zeros(y.shape, np.int8), t, RoundingMode.NEAREST_EVEN,
+                                False)
+    assert np.array_equal(no_tail.view(word), general.view(word))
+    # a strided 2-d y, a 0-d y
+    grid = y[:4096 * 2].reshape(2, 4096).T
+    assert np.array_equal(fp._round_nearest_cast(grid, mixed[:8192].reshape(4096, 2), t),
+                          fp._round_nearest_cast(grid.copy(), mixed[:8192].reshape(4096, 2), t))
+    assert fp._round_nearest_cast(np.array(y[4096]), np.array(1, np.int8), t).shape == ()
 
 
 @pytest.mark.parametrize("k", [1, 7, 32, 64, 128])
@@ -160,3 +178,42 @@ def test_sliced_matrix_product_matches_the_k_loop(k: int, monkeypatch) -> None:
             monkeypatch.setattr(fp, "_matmul_sliced", lambda *args: None)
         outputs.append([fp._matmul_round(a, b, c, t).tobytes() for t in (F32, F16, F64)])
     assert outputs[0] == outputs[1]
+
+
+MIN_MAX_WORDS = {"f16": (np.uint16, np.float16), **WORDS}
+
+
+def _min_max_pairs(name: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs covering every class: random bit patterns, and hand-picked pairs of zeros of
+    either sign, equal values, opposite values, NaNs and infinities (a power-of-two tile)."""
+    word, dtype = MIN_MAX_WORDS[name]
+    bits = rng.integers(0, np.iinfo(word).max, 4096, dtype=word, endpoint=True).view(dtype)
+    x = rng.standard_normal(64).astype(dtype)
+    z, inf, nan = dtype(0), dtype(np.inf), dtype(np.nan)
+    left = [z, -z, z, -z, nan, nan, x[0], inf, -inf, inf, nan, -z] + list(x) + list(x)
+    right = [-z, z, z, -z, nan, x[1], nan, -inf, inf, inf, -z, nan] + list(x) + list(-x)
+    lhs = np.concatenate([bits, np.array(left, dtype)])
+    rhs = np.concatenate([rng.permutation(bits), np.array(right, dtype)])
+    n = 1 << (lhs.size.bit_length() - 1)
+    return lhs[-n:], rhs[-n:]
+
+
+@pytest.mark.parametrize("propagate", ["", " propagate_nan"])
+@pytest.mark.parametrize("op", ["maxf", "minf"])
+@pytest.mark.parametrize("name", ["f16", "f32", "f64"])
+def test_native_min_max_matches_the_exact_path(name: str, op: str, propagate: str,
+                                               monkeypatch) -> None:
+    """NumPy's maximum/minimum/fmax/fmin with zeros re-chosen and NaNs made canonical give
+    the exact path's bits, -0 < +0 included; the native path is checked to have run."""
+    lhs, rhs = _min_max_pairs(name, np.random.default_rng(11))
+    t = f"tile<{lhs.size}x{name}>"
+    text = function_module(f"%a: {t}, %b: {t}", f"%r = {op} %a, %b{propagate} : {t}")
+    ran = []
+    native = fp._native_min_max
+    monkeypatch.setattr(fp, "_native_min_max", lambda *args: ran.append(1) or native(*args))
+    fast = run_op_text(text, lhs, rhs)
+    assert ran, "the native path did not run"
+    monkeypatch.setattr(fp, "_NATIVE_MIN_MAX", {})
+    exact = run_op_text(text, lhs, rhs)
+    word = MIN_MAX_WORDS[name][0]
+    assert np.array_equal(fast.view(word), exact.view(word))

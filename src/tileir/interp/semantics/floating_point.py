@@ -26,7 +26,9 @@ flush_to_zero (f32 only) flushes subnormal inputs, then rounds, then flushes the
 canonical NaN of `numerics` (f32 0x7fffffff); negf and absf only touch the sign bit.
 mmaf sums exactly computed float64 matrix products of operand slices (`_matmul_sliced`), or
 for non-finite or extreme inputs runs a double-float64 k loop; either is rounded once: see
-`_matmul_round`.
+`_matmul_round`.  For operands of at most 26 bits (f32, tf32, bf16, f16, f8) a certified
+fast path gives the same bits: a plain BLAS sum with a rigorous error bound, the exact path
+only for the few elements the bound leaves undecided (`_matmul_certified`).
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ from ...types import F16, F32, F64, FloatType
 from .registry import semantics
 
 Array = np.ndarray
+#: The element types of mmaf's operands as passed (lhs, rhs, acc), when not float64 yet.
+Types = tuple[FloatType, FloatType, FloatType]
 #: The rounding away from zero, for positive (True) and negative values.
 _AWAY = {True: RoundingMode.POSITIVE_INF, False: RoundingMode.NEGATIVE_INF}
 _DIRECTED = (RoundingMode.ZERO, RoundingMode.NEGATIVE_INF, RoundingMode.POSITIVE_INF)
@@ -77,10 +81,21 @@ def _ftz(step: Any, t: FloatType) -> bool:
     return step.op.has_flag("flush_to_zero") and t == F32
 
 
+def _exact64(values: Array, t: FloatType) -> Array:
+    """`numerics.to_float64`, through NumPy's exact widening cast where `values` are held
+    in t's own NumPy dtype (f16, f32, f64): the same values, except that a NaN keeps its
+    payload (every use here makes NaN results canonical or only tests for NaN)."""
+    values = np.asarray(values)
+    if values.dtype == _NATIVE_DTYPE.get(t):
+        with np.errstate(invalid="ignore"):       # signalling NaNs widen quietly
+            return values.astype(np.float64)
+    return to_float64(values, t)
+
+
 def _inputs(step: Any, t: FloatType, *values: Array) -> list[Array]:
     """The operands as exact float64 arrays, subnormals flushed when flush_to_zero applies."""
     ftz = _ftz(step, t)
-    return [to_float64(flush_subnormals(v, t) if ftz else v, t) for v in values]
+    return [_exact64(flush_subnormals(v, t) if ftz else v, t) for v in values]
 
 
 def _finish(step: Any, t: FloatType, x: Array) -> Array:
@@ -88,7 +103,7 @@ def _finish(step: Any, t: FloatType, x: Array) -> Array:
     x = np.asarray(x, dtype=np.float64)
     ftz = _ftz(step, t)
     if t in _CAST and not ftz:
-        return _round_nearest_cast(x, np.zeros(x.shape, np.int8), t)
+        return _round_nearest_cast(x, None, t)
     return from_float64(x, t, RoundingMode.NEAREST_EVEN, ftz)
 
 
@@ -417,7 +432,7 @@ def cmpf(step: Any, lhs: Array, rhs: Array) -> Array:
     Ordered not_equal is IEEE compareQuietNotEqual restricted to ordered pairs, unordered
     equal is true for NaN; -0 equals +0."""
     t = _operand_element_type(step, 0)
-    a, b = to_float64(lhs, t), to_float64(rhs, t)
+    a, b = _exact64(lhs, t), _exact64(rhs, t)
     unordered = np.isnan(a) | np.isnan(b)
     with np.errstate(invalid="ignore"):
         holds = _COMPARE[step.op.enum("comparison_predicate")](a, b)
@@ -427,20 +442,48 @@ def cmpf(step: Any, lhs: Array, rhs: Array) -> Array:
 
 def _min_max(step: Any, lhs: Array, rhs: Array, beats: Callable[..., Array]) -> Array:
     """maximum/minimum (propagate_nan) or maximumNumber/minimumNumber; +0 > -0; NaN results
-    are the canonical NaN."""
+    are the canonical NaN.  f16/f32/f64 held in their own dtypes, without FTZ, take NumPy's
+    own function (`_native_min_max`)."""
     t = _element_type(step)
+    propagate = step.op.has_flag("propagate_nan")
+    native = _NATIVE_MIN_MAX.get((beats, propagate))
+    if native is not None and t in _CANONICAL_NAN and not _ftz(step, t) and \
+            np.result_type(lhs) == np.result_type(rhs) == _NATIVE_DTYPE[t]:
+        return _native_min_max(native, beats, propagate, t, lhs, rhs)
     a, b = _inputs(step, t, lhs, rhs)
+    return _finish(step, t, _pick(a, b, beats, propagate))
+
+
+def _pick(a: Array, b: Array, beats: Callable[..., Array], propagate: bool) -> Array:
+    """The IEEE choice between a and b: the one `beats` prefers, -0 below +0; with a NaN,
+    NaN (`propagate`) or the other operand."""
     nan_a, nan_b = np.isnan(a), np.isnan(b)
     # Order -0 below +0: equal values are told apart by their sign (positive beats negative
     # for max, where `beats` is >, and the reverse for min).
     with np.errstate(invalid="ignore"):
         left = beats(a, b) | ((a == b) & ~beats(~np.signbit(b), ~np.signbit(a)))
     out = np.where(left, a, b)
-    if step.op.has_flag("propagate_nan"):
-        out = np.where(nan_a | nan_b, np.nan, out)
-    else:
-        out = np.where(nan_a, b, np.where(nan_b, a, out))
-    return _finish(step, t, out)
+    if propagate:
+        return np.where(nan_a | nan_b, np.nan, out)
+    return np.where(nan_a, b, np.where(nan_b, a, out))
+
+
+def _native_min_max(native: Callable[..., Array], beats: Callable[..., Array],
+                    propagate: bool, t: FloatType, lhs: Array, rhs: Array) -> Array:
+    """`_min_max` through NumPy's maximum/minimum (NaN-propagating) or fmax/fmin: the same
+    choice for every pair but two zeros of opposite signs (NumPy may return either), so
+    zero results are chosen again by `_pick`; NaN results are made canonical."""
+    with np.errstate(invalid="ignore"):
+        out = np.asarray(native(lhs, rhs, order="C"))
+    flat = out.reshape(-1)
+    zero = np.flatnonzero(flat == 0)
+    if zero.size:
+        a, b = (np.broadcast_to(x, out.shape).reshape(-1)[zero] for x in (lhs, rhs))
+        flat[zero] = _pick(a, b, beats, propagate)
+    nan = np.isnan(flat)
+    if nan.any():
+        flat[nan] = _CANONICAL_NAN[t]
+    return out
 
 
 @semantics("maxf")
@@ -596,38 +639,81 @@ def _matmul_sliced(lhs: Array, rhs: Array, acc: Array) -> tuple[Array, Array] | 
     return hi, lo
 
 
-def _round_nearest_cast(y: Array, s: Array, t: FloatType) -> Array:
+def _round_nearest_cast(y: Array, s: Array | None, t: FloatType) -> Array:
     """`_round_exact` to nearest even for f32 and f16 through NumPy's correctly rounded
     cast: the cast rounds y itself; only where y is exactly a midpoint between two values
-    of t does the tail's sign `s` decide instead of evenness.  Values whose cast overflows
-    take the general path (the midpoint next to infinity)."""
+    of t, or zero, does the tail's sign `s` (None: all zero) decide (`_tail_decides`).
+    Infinite and NaN results are settled apart (`_nearest_specials`)."""
+    y = np.require(y, np.float64, "C")             # C order: flat views of y and r
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = y.astype(_CAST[t])
+    if s is not None:
+        _tail_decides(y, np.broadcast_to(s, y.shape), r, t)
+    special = ~np.isfinite(r)
+    if special.any():
+        _nearest_specials(y, s, r, t, np.flatnonzero(special))
+    return r
+
+
+#: Per cast type: the float64 significand bits below the type's last one, and their
+#: pattern at a midpoint between two of its normal values (the highest set, the rest clear).
+_MIDPOINT_BITS = {F32: (np.uint64((1 << 29) - 1), np.uint64(1 << 28)),
+                  F16: (np.uint64((1 << 42) - 1), np.uint64(1 << 41))}
+#: Per cast type: its smallest normal value (below it, midpoints have other patterns).
+_SMALLEST_NORMAL = {F32: 2.0 ** -126, F16: 2.0 ** -14}
+
+
+def _tail_decides(y: Array, s: Array, r: Array, t: FloatType) -> None:
+    """Correct `r` (in place) where the tail's sign decides: y exactly a midpoint (the
+    tail points to the neighbour) or zero (the tail's sign).  Only elements with a tail
+    whose y has a midpoint's low bits, or lies below t's normal range (zero included), can
+    be such: the rest keep the cast's rounding."""
+    tail = s != 0
+    if not tail.any():
+        return
+    mask, half = _MIDPOINT_BITS[t]
+    candidates = ((y.view(np.uint64) & mask) == half) | (np.abs(y) < _SMALLEST_NORMAL[t])
+    where = np.flatnonzero(candidates & tail)
+    if where.size:
+        flat = r.reshape(-1)
+        flat[where] = _tail_elements(y.reshape(-1)[where], s.reshape(-1)[where], flat[where], t)
+
+
+def _tail_elements(y: Array, s: Array, r: Array, t: FloatType) -> Array:
+    """`_tail_decides` on chosen elements (1-d): a midpoint (y between its two neighbours
+    in t, exactly halfway) goes to the neighbour the tail points to; a zero y takes the
+    tail's sign."""
     dtype = _CAST[t]
     with np.errstate(over="ignore", invalid="ignore"):
-        r = y.astype(dtype)
         back = r.astype(np.float64)
         beyond = np.where(y > back, np.inf, -np.inf).astype(dtype)
         other = np.nextafter(r, beyond)
         other64 = other.astype(np.float64)
         midpoint = (y != back) & ((back + other64) * 0.5 == y)
-    decide = midpoint & (s != 0)
-    if decide.any():
-        up = (s > 0) == (other64 > back)     # the tail points to the other neighbour
-        r = np.where(decide & up, other, r)
-    zero = (y == 0) & (s != 0)               # a tiny exact value: zero with its sign
-    if zero.any():
-        r = np.where(zero, np.copysign(np.zeros((), dtype), s.astype(dtype)), r)
-    hard = np.isinf(r) & np.isfinite(y)
+    up = (s > 0) == (other64 > back)         # the tail points to the other neighbour
+    r = np.where(midpoint & up, other, r)
+    zero = y == 0                            # a tiny exact value: zero with its sign
+    return np.where(zero, np.copysign(np.zeros((), dtype), s.astype(dtype)), r)
+
+
+def _nearest_specials(y: Array, s: Array | None, r: Array, t: FloatType, where: Array
+                      ) -> None:
+    """Settle (in place) the infinite and NaN results of `_round_nearest_cast` at the flat
+    positions `where`: a finite y whose cast overflowed takes the general path (the
+    midpoint next to infinity is the tail's to decide); NaN becomes the canonical NaN."""
+    flat = r.reshape(-1)
+    yy, rr = y.reshape(-1)[where], flat[where]
+    ss = np.zeros(where.size, np.int8) if s is None else \
+        np.broadcast_to(s, y.shape).reshape(-1)[where]
+    hard = np.isinf(rr) & np.isfinite(yy)
     if hard.any():
-        general = _round_general(np.where(hard, y, 0.0), s, t, RoundingMode.NEAREST_EVEN,
-                                 False)
-        r = np.where(hard, general, r)
-    nan = np.isnan(r)
-    if nan.any():
-        r = np.where(nan, _CANONICAL_NAN[t], r)
-    return r
+        rr[hard] = _round_general(yy[hard], ss[hard], t, RoundingMode.NEAREST_EVEN, False)
+    rr[np.isnan(rr)] = _CANONICAL_NAN[t]
+    flat[where] = rr
 
 
-def _matmul_round(lhs: Array, rhs: Array, acc: Array, out: FloatType) -> Array:
+def _matmul_round(lhs: Array, rhs: Array, acc: Array, out: FloatType,
+                  narrow: bool = False, types: Types | None = None) -> Array:
     """sum_k lhs[..., i, k] * rhs[..., k, j] + acc[..., i, j], rounded once to `out`.
 
     The spec fixes no order of accumulation.  This model is deterministic and independent
@@ -638,7 +724,22 @@ def _matmul_round(lhs: Array, rhs: Array, acc: Array, out: FloatType) -> Array:
     k = 0, 1, ..., K-1 into the double-float64 sum instead.  The sum is rounded once to
     nearest even: the correctly rounded exact value unless it cancels below about 2**-104 of
     the largest term, so at least as accurate as any hardware order.
+    `narrow` says every value of lhs and of rhs has at most 26 significant bits and a
+    magnitude within the range `_narrow` states: then `_matmul_certified` gives the same
+    bits, much faster, for nearly every element.  `types`, when given, are the element
+    types the operands are held in (the fast path reads them into float64 by parts).
     """
+    if narrow:
+        certified = _matmul_certified(lhs, rhs, acc, out, types)
+        if certified is not None:
+            return certified
+    if types is not None:
+        lhs, rhs, acc = (_exact64(x, t) for x, t in zip((lhs, rhs, acc), types))
+    return _matmul_exact(lhs, rhs, acc, out)
+
+
+def _matmul_exact(lhs: Array, rhs: Array, acc: Array, out: FloatType) -> Array:
+    """`_matmul_round` the reference way: sliced products or the k loop, rounded once."""
     sliced = _matmul_sliced(lhs, rhs, acc)
     if sliced is not None:
         hi, lo = sliced
@@ -663,14 +764,246 @@ def _matmul_round(lhs: Array, rhs: Array, acc: Array, out: FloatType) -> Array:
                         finite & ~np.isfinite(y))
 
 
+#: u, the unit roundoff of float64 (round to nearest).
+_U64 = 2.0 ** -53
+#: The largest K the certified product takes (its error analysis assumes K <= 2**14).
+_CERTIFIED_MAX_K = 1 << 14
+#: Per result type: a bound on |acc| + ||a_i|| ||b_j|| below which no element of the
+#: certified result rounds to infinity (f32: from 2**128 - 2**104 on; f16: from 65520 on),
+#: with room for the bound's own slack.
+_CERTIFIED_LIMIT = {F32: 2.0 ** 127, F16: 2.0 ** 15}
+#: The unsigned integer view of each cast type (bitwise comparison of results).
+_WORD = {np.dtype(np.float32): np.uint32, np.dtype(np.float16): np.uint16}
+
+
+def _narrow(*factors: FloatType) -> bool:
+    """Whether every product x of one value of each of `factors` (a matmul operand: its
+    input type, or its input type and its scale type) has at most 26 significant bits and,
+    when not zero, 2**-s <= |x| < 2**l with 2 s + l <= 460 (f32: 2*150 + 129; f8E5M2
+    scaled by e8m0: 2*144 + 146).  Products of two such values are exact normal float64
+    numbers, sums of K <= 2**14 of them are far from overflow, and `_matmul_sliced` never
+    gives up on them: rows need at most n = ceil((l + s + 25) / width) slices (width <= 25),
+    so the lowest slice unit of a side, at least -(s - 1) - width n >= -(2 s + l + 49), is
+    above -510, and the two sides' sum above -1020.  So the exact path takes its sliced
+    branch on any part of such operands, and gives each element the same bits alone or in
+    the whole (`_gather`)."""
+    formats = [float_format(t) for t in factors]
+    bits = sum(f.mantissa_bits + 1 for f in formats)
+    largest = sum(2 ** f.exponent_bits - f.bias for f in formats)    # |x| < 2**largest
+    smallest = sum(f.bias + f.mantissa_bits for f in formats)        # |x| >= 2**-smallest
+    return bits <= 26 and 2 * smallest + largest <= 460
+
+
+def _certified_scale(k: int) -> float:
+    """c such that E = c B, B = |acc| + ||a_i|| ||b_j|| (computed in float64), puts the
+    reference's float64 value y strictly inside (fl(S - E), fl(S + E)), S = fl(acc + a b).
+
+    With u = 2**-53, X the exact value and B >= |acc| + sum_k |a_ik b_kj| (Cauchy-Schwarz):
+    * |S - X| <= gamma_K B, gamma_K = K u / (1 - K u): S adds K + 1 exact terms (narrow
+      operands have exact products) with K roundings, in whatever order BLAS takes (FMA
+      included);
+    * |D - X| <= 2**-27 u B for the reference's double-float D = hi + lo: its slice
+      products are exact, hi + t is exact (TwoSum), and only lo's float64 sum of the TwoSum
+      errors rounds: at most pairs**2 u**2 times the largest partial sum, with at most 64
+      slices a side (4096 pairs) and partial sums below 2 B (the slices of a_ik add up in
+      magnitude to at most |a_ik| + 6 2**-width max_k |a_ik|, width >= 18 for K <= 2**14:
+      the slice products' magnitudes sum to at most |acc| + 1.01 ||a_i|| ||b_j||);
+    * |y - D| <= u |D| and |D| <= (1 + 2 gamma_K) B, y = fl(D); |S| <= (1 + gamma_K) B;
+    so |y - S| <= (gamma_K + 1.1 u) B.  Forming fl(S -+ E) moves S -+ E by at most
+    u (|S| + E), so fl(S - E) < y < fl(S + E) when E (1 - u) > (gamma_K + 2.2 u) B.
+    The computed E is at least c B (1 - (K + 8) u): the exact squares' sum rounds by
+    gamma_(K-1), then sqrt, the scaling by c, the product and the sum with c |acc| round
+    once each.  c = 2 (gamma_K + 3 u) meets the condition with a factor 1.9 to spare
+    (B > 0; for B = 0, E = 0 and both ends are S itself: see `_matmul_certified`)."""
+    gamma = k * _U64 / (1.0 - k * _U64)
+    return 2.0 * (gamma + 3.0 * _U64)
+
+
+def _matmul_certified(lhs: Array, rhs: Array, acc: Array, out: FloatType,
+                      types: Types | None = None) -> Array | None:
+    """`_matmul_exact`'s bits for narrow operands, from a plain float64 BLAS sum.
+
+    S = acc + lhs @ rhs (any order) and E from `_certified_scale`, with
+    fl(S - E) < y < fl(S + E) for the reference's float64 value y.  Round to nearest is
+    monotonic, so where both ends round to the same bits y does too; y, strictly inside,
+    is then no midpoint between two values of `out` (between two ends rounding alike
+    there is none), so the reference never reads its tail's sign, and y is not zero (the
+    same bits mean the same sign; an interval around zero has -0 below and +0 above).
+    When B = 0 (acc, and a row of lhs or a column of rhs, zero) E = 0: both ends are S;
+    their bits agree only for S = +0, and the reference's exact zero is +0 (its lo starts
+    at +0, and y = hi + lo).  The elements whose ends differ are settled one by one
+    (`_settle`).  The work goes in chunks of the leading batch axis, read into float64
+    (from `types`, when given) and computed in work arrays reused from chunk to chunk
+    (`_Scratch`): in cache, and with little memory beyond the operands.
+    None (the caller runs the exact path on everything) when `out` has no correctly
+    rounded cast, K is out of range, or some input is not finite or a result could
+    overflow: checked on the bound itself, since a NaN or an infinity in a row of lhs, a
+    column of rhs or in acc makes the bound of its elements NaN or infinite (and the
+    reference then runs its k loop on the whole array)."""
+    k = np.shape(lhs)[-1]
+    dtype = _CAST.get(out)
+    if dtype is None or not 0 < k <= _CERTIFIED_MAX_K:
+        return None
+    product = np.broadcast_shapes(np.shape(lhs)[:-2], np.shape(rhs)[:-2])
+    shape = np.broadcast_shapes(product + (np.shape(lhs)[-2], np.shape(rhs)[-1]),
+                                np.shape(acc))
+    size = int(np.prod(shape))
+    if size == 0:
+        return None
+    result = np.empty(shape, dtype)
+    scratch = _Scratch(types)
+    if len(shape) < 3 or size <= _CHUNK:
+        return result if _certified_block(lhs, rhs, acc, out, result, scratch) else None
+    batch = shape[:-2]
+    lhs, rhs = (np.broadcast_to(x, batch + np.shape(x)[-2:]) for x in (lhs, rhs))
+    acc = np.broadcast_to(acc, shape)
+    step = max(1, _CHUNK * shape[0] // size)
+    for first in range(0, shape[0], step):
+        part = slice(first, first + step)
+        if not _certified_block(lhs[part], rhs[part], acc[part], out, result[part],
+                                scratch):
+            return None
+    return result
+
+
+#: Result elements per chunk of `_matmul_certified` (its float64 work arrays: 2 MiB each).
+_CHUNK = 1 << 18
+
+
+class _Scratch:
+    """Work arrays for `_certified_block`, reused from one chunk to the next (fresh arrays
+    for every chunk cost page faults: up to twice the time), and the operands' types."""
+
+    def __init__(self, types: Types | None) -> None:
+        """No work arrays yet; `types` as `_matmul_round` takes them."""
+        self.types = types
+        self.arrays: dict[str, Array] = {}
+
+    def array(self, name: str, shape: tuple[int, ...], dtype: Any = np.float64) -> Array:
+        """A C-ordered work array of `shape` (a leading part of the first one asked for)."""
+        full = self.arrays.get(name)
+        if full is None or full.shape[1:] != shape[1:] or full.shape[0] < shape[0] \
+                or full.dtype != dtype:
+            full = self.arrays[name] = np.empty(shape, dtype)
+        return full[:shape[0]]
+
+    def operands(self, lhs: Array, rhs: Array, acc: Array) -> tuple[Array, Array, Array]:
+        """lhs, rhs and acc as exact float64 arrays (copied into work arrays, C-ordered;
+        without types they are float64 values already, made float64 arrays: S is summed in
+        their dtype)."""
+        if self.types is None:
+            lhs, rhs, acc = (np.asarray(x, np.float64) for x in (lhs, rhs, acc))
+            return lhs, rhs, acc
+        read = []
+        for name, x, t in zip(("lhs", "rhs", "acc"), (lhs, rhs, acc), self.types):
+            x = np.asarray(x)
+            into = self.array(name, x.shape)
+            with np.errstate(invalid="ignore"):        # signalling NaNs widen quietly
+                np.copyto(into, x if x.dtype == _NATIVE_DTYPE.get(t) else to_float64(x, t))
+            read.append(into)
+        return read[0], read[1], read[2]
+
+
+def _certified_block(lhs: Array, rhs: Array, acc: Array, out: FloatType, result: Array,
+                     scratch: _Scratch) -> bool:
+    """`_matmul_certified` of one chunk, into `result`; False where it declines."""
+    lhs, rhs, acc = scratch.operands(lhs, rhs, acc)
+    c = _certified_scale(np.shape(lhs)[-1])
+    shape = result.shape
+    with np.errstate(all="ignore"):
+        total = scratch.array("total", shape)
+        if np.broadcast_shapes(np.shape(lhs)[:-2], np.shape(rhs)[:-2]) == shape[:-2]:
+            np.matmul(lhs, rhs, out=total)
+            np.add(total, acc, out=total)
+        else:
+            np.add(np.matmul(lhs, rhs), acc, out=total)
+        row = np.sqrt(np.einsum("...ik,...ik->...i", lhs, lhs)) * c
+        column = np.sqrt(np.einsum("...kj,...kj->...j", rhs, rhs))
+        width = np.abs(acc, out=scratch.array("width", shape))
+        width *= c
+        bound = np.multiply(row[..., :, None], column[..., None, :],
+                            out=scratch.array("bound", shape))
+        np.add(width, bound, out=width)
+        if not float(np.max(width)) < c * _CERTIFIED_LIMIT[out]:
+            return False                         # NaN or infinity (non-finite inputs), or
+        high = scratch.array("high", shape, result.dtype)        # an overflow risk
+        np.subtract(total, width, out=result, casting="same_kind")  # rounds as astype does
+        np.add(total, width, out=high, casting="same_kind")
+    word = _WORD[result.dtype]
+    differ = np.flatnonzero(result.view(word) != high.view(word))
+    if differ.size:
+        result.reshape(-1)[differ] = _settle(lhs, rhs, acc, out, differ,
+                                             total.reshape(-1)[differ],
+                                             width.reshape(-1)[differ] / c, shape)
+    return True
+
+
+def _settle(lhs: Array, rhs: Array, acc: Array, out: FloatType, flat: Array, total: Array,
+            bound: Array, shape: tuple[int, ...]) -> Array:
+    """The exact path's bits of the result elements at row-major positions `flat` (of a
+    result of `shape`), whose BLAS sums are `total` and bounds B `bound`: the rounded BLAS
+    sum where it is exact (`_exact_sums`), else the exact path on the element alone."""
+    operands = _gather(lhs, rhs, acc, shape, flat)
+    exact = _exact_sums(*operands, bound)
+    dtype = _CAST[out]
+    settled = np.empty(flat.size, dtype)
+    settled[exact] = (total[exact] + 0.0).astype(dtype)           # +0.0: -0 becomes +0
+    rest = ~exact
+    if rest.any():
+        rows, columns, sums = (x[rest] for x in operands)
+        settled[rest] = _matmul_exact(rows[:, None, :], columns[:, :, None],
+                                      sums[:, None, None], out).reshape(-1)
+    return settled
+
+
+def _gather(lhs: Array, rhs: Array, acc: Array, shape: tuple[int, ...], flat: Array
+            ) -> tuple[Array, Array, Array]:
+    """The row of lhs (n x K), the column of rhs (n x K) and the acc (n) of each result
+    element at the row-major positions `flat` of a result of `shape`.
+
+    `_matmul_exact` of such a row and column alone (a 1x1 product) gives the element's bits
+    in the whole product: the reference's value of an element depends only on its row, its
+    column and its acc (slices are cut per row of lhs and per column of rhs, slice products
+    are exact, and extra all-zero slices of other rows add exact zeros; an exact zero sum
+    is +0 either way), and narrow finite inputs take the sliced path in both (their slice
+    exponents stay far inside float64's range)."""
+    batch = shape[:-2]
+    index = np.unravel_index(flat, shape)
+    rows = np.broadcast_to(lhs, batch + np.shape(lhs)[-2:])[index[:-1]]
+    # rhs[b..., :, j]: with batch indices NumPy puts the element axis first (n x K)
+    columns = np.broadcast_to(rhs, batch + np.shape(rhs)[-2:])[
+        index[:-2] + (slice(None), index[-1])]
+    columns = columns if batch else columns.T
+    return rows, columns, np.broadcast_to(acc, shape)[index]
+
+
+def _exact_sums(rows: Array, columns: Array, sums: Array, bound: Array) -> Array:
+    """Where every partial sum of acc + sum_k a_k b_k, in any order and in the reference's
+    slice order alike, is exact in float64: every product and acc are multiples of 2**g
+    with 2**(53 + g) > 4 B (B = `bound` >= |acc| + sum_k |a_k b_k|, as computed; the
+    reference's partial sums stay below 2 B, see `_certified_scale`; the factor 2 more
+    absorbs B's own rounding).  There the BLAS sum S is the exact value X, the reference's
+    tail is zero, and its result is X rounded to nearest even (+0 for X = 0).  Slices of
+    a_k are multiples of a_k's lowest bit, so their products are multiples of 2**g too.
+    Only for B < 2**250, where scaling a product (>= 2**-460) by 2**-g cannot underflow."""
+    _, e = np.frexp(4.0 * bound)                           # 4 B < 2**e
+    scale = np.ldexp(1.0, 53 - e.astype(np.int64))         # 2**-g, g = e - 53
+    with np.errstate(all="ignore"):
+        products = rows * columns * scale[:, None]
+        integral = np.all(products == np.rint(products), axis=-1)
+        scaled = sums * scale
+    return integral & (scaled == np.rint(scaled)) & (bound < 2.0 ** 250)
+
+
 @semantics("mmaf")
 def mmaf(step: Any, lhs: Array, rhs: Array, acc: Array) -> Array:
     """Matrix multiply-accumulate over the last two axes (batched when rank 3)."""
     tin = _operand_element_type(step, 0)
     tacc = _element_type(step)
-    # tf32 values are held in float32 arrays; `to_float64` reads their tf32 value.
-    a, b = to_float64(lhs, tin), to_float64(rhs, tin)
-    return _matmul_round(a, b, to_float64(acc, tacc), tacc)
+    narrow = _narrow(tin) and _narrow(_operand_element_type(step, 1))
+    # both inputs are read as `tin` (tf32 values are held in float32 arrays; `to_float64`
+    # reads their tf32 value)
+    return _matmul_round(lhs, rhs, acc, tacc, narrow, (tin, tin, tacc))
 
 
 def _expand_scale(scale: Array, t: Any, repeats: int, axis: int) -> Array:
@@ -694,7 +1027,9 @@ def mmaf_scaled(step: Any, lhs: Array, rhs: Array, acc: Array, lhs_scale: Array,
     v = k // blocks
     a = to_float64(lhs, tin) * _expand_scale(lhs_scale, tscale, v, -1)
     b = to_float64(rhs, tin) * _expand_scale(rhs_scale, tscale, v, -2)
-    return _matmul_round(a, b, to_float64(acc, tacc), tacc)
+    narrow = _narrow(tin, tscale) and _narrow(_operand_element_type(step, 1),
+                                              _operand_element_type(step, 4))
+    return _matmul_round(a, b, to_float64(acc, tacc), tacc, narrow)
 
 
 #: Exact computations NumPy does correctly rounded in IEEE nearest-even for f32 and f64.
@@ -705,3 +1040,11 @@ _CANONICAL_NAN = {t: from_float64(np.array(np.nan), t) for t in (F32, F64, F16)}
 #: Types NumPy casts float64 to with correct rounding to nearest even (bf16 is not: its
 #: cast may round twice).
 _CAST = {F32: np.float32, F16: np.float16}
+#: NumPy's min/max functions by (`beats`, propagate_nan): IEEE maximum/minimum and
+#: maximumNumber/minimumNumber but for the sign of a zero chosen between two zeros.
+_NATIVE_MIN_MAX: dict[tuple[Callable[..., Any], bool], Callable[..., Array]] = {
+    (np.greater, True): np.maximum, (np.greater, False): np.fmax,
+    (np.less, True): np.minimum, (np.less, False): np.fmin}
+#: The NumPy dtype holding each type whose values NumPy widens to float64 exactly.
+_NATIVE_DTYPE = {F16: np.dtype(np.float16), F32: np.dtype(np.float32),
+                 F64: np.dtype(np.float64)}
