@@ -217,3 +217,49 @@ def test_native_min_max_matches_the_exact_path(name: str, op: str, propagate: st
     exact = run_op_text(text, lhs, rhs)
     word = MIN_MAX_WORDS[name][0]
     assert np.array_equal(fast.view(word), exact.view(word))
+
+
+def _fma_operands(name: str, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """fma operands of every class, plus sums built to land on, and one float64 ulp off,
+    the midpoints of the type, exact zeros of either sign, subnormal and overflowing
+    results."""
+    word, dtype = {"f32": (np.uint32, np.float32), "f16": (np.uint16, np.float16)}[name]
+    bits = 16 if name == "f16" else 32
+    n = 4096
+    a = rng.integers(0, 1 << bits, n, dtype=np.uint64).astype(word).view(dtype)
+    b = rng.integers(0, 1 << bits, n, dtype=np.uint64).astype(word).view(dtype)
+    c = rng.integers(0, 1 << bits, n, dtype=np.uint64).astype(word).view(dtype)
+    finfo = np.finfo(dtype)
+    x = rng.standard_normal(n).astype(dtype)
+    y = rng.standard_normal(n).astype(dtype)
+    p = x.astype(np.float64) * y.astype(np.float64)
+    ulp = np.spacing(np.abs(p.astype(dtype))).astype(np.float64)
+    # c = (the type's value next to p) + half an ulp, minus p rounded: p + c near midpoints
+    near = (p.astype(dtype).astype(np.float64) + ulp / 2 - p).astype(dtype)
+    cases = [(a, b, c), (x, y, near), (x, y, -x * y), (-x, y, (x * y)),
+             (x, y, np.nextafter(near, np.inf)), (x, y, np.nextafter(near, -np.inf)),
+             (x * dtype(finfo.tiny), y, np.zeros(n, dtype)),
+             (np.full(n, finfo.max, dtype), np.full(n, dtype(1.5)), -x),
+             (np.full(n, finfo.max, dtype), np.ones(n, dtype), np.full(n, finfo.max / 2 ** 10,
+                                                                         dtype))]
+    return tuple(np.concatenate([case[k] for case in cases]) for k in range(3))
+
+
+@pytest.mark.parametrize("name", ["f32", "f16"])
+def test_fma_to_nearest_matches_the_exact_path(name: str, monkeypatch) -> None:
+    with np.errstate(all="ignore"):
+        lhs, rhs, acc = _fma_operands(name, np.random.default_rng(5))
+    size = 1 << lhs.size.bit_length()                 # a power-of-two tile holding all
+    lhs, rhs, acc = (np.resize(x, size) for x in (lhs, rhs, acc))
+    t = f"tile<{size}x{name}>"
+    text = function_module(f"%a: {t}, %b: {t}, %c: {t}", f"%r = fma %a, %b, %c : {t}")
+    calls = []
+    original = fp._fma_nearest
+    monkeypatch.setattr(fp, "_fma_nearest", lambda *a: calls.append(1) or original(*a))
+    fast = run_op_text(text, lhs, rhs, acc)
+    assert calls
+    monkeypatch.setattr(fp, "_CAST", {})          # every rounding by the general path
+    exact = run_op_text(text, lhs, rhs, acc)
+    word = np.uint16 if name == "f16" else np.uint32
+    different = np.flatnonzero(fast.view(word) != exact.view(word))
+    assert different.size == 0, (lhs[different[:3]], rhs[different[:3]], acc[different[:3]])

@@ -342,9 +342,14 @@ def _native(operation: Callable[..., Array], t: FloatType, operands: tuple) -> A
     exact path; only NaNs are made canonical, as `numerics` makes them."""
     with np.errstate(all="ignore"):
         result = operation(*operands)
-    nan = np.isnan(result)
-    if nan.any():
-        result = np.where(nan, _CANONICAL_NAN[t], result)
+    return _canonical_nans(result, t)
+
+
+def _canonical_nans(result: Array, t: FloatType) -> Array:
+    """`result` with every NaN the canonical NaN of `t` (NaN propagates through `np.max`,
+    a cheaper first test than `np.isnan` over the whole array)."""
+    if result.size and np.isnan(np.max(result)):
+        result = np.where(np.isnan(result), _CANONICAL_NAN[t], result)
     return result
 
 
@@ -376,7 +381,33 @@ def divf(step: Any, lhs: Array, rhs: Array) -> Array:
 @semantics("fma")
 def fma(step: Any, lhs: Array, rhs: Array, acc: Array) -> Array:
     """lhs * rhs + acc with a single rounding."""
+    t = _element_type(step)
+    if t in _CAST and _rounding(step) == RoundingMode.NEAREST_EVEN and not _ftz(step, t):
+        return _fma_nearest(t, lhs, rhs, acc)
     return _rounded(step, _fma, lhs, rhs, acc)
+
+
+def _fma_nearest(t: FloatType, lhs: Array, rhs: Array, acc: Array) -> Array:
+    """`fma` to nearest even for f32 and f16: the product is exact in float64, so the
+    float64 sum y is the exact value v rounded once, and casting y rounds v correctly
+    unless y is exactly a midpoint of t (no midpoint can lie strictly between v and its
+    nearest float64), below t's normal range (zeros and their signs included), or not
+    finite in t.  Only those elements take the exact path."""
+    a, b, c = (np.broadcast_to(_exact64(x, t), np.broadcast_shapes(
+        np.shape(lhs), np.shape(rhs), np.shape(acc))) for x in (lhs, rhs, acc))
+    with np.errstate(all="ignore"):
+        y = a * b + c          # a * b is exact: only the addition rounds
+        r = y.astype(_CAST[t])
+    mask, half = _MIDPOINT_BITS[t]
+    hard = ((y.view(np.uint64) & mask) == half) | (np.abs(y) < _SMALLEST_NORMAL[t]) | \
+        ~np.isfinite(r)
+    where = np.flatnonzero(hard)
+    if where.size:
+        picked = [x.reshape(-1)[where] for x in (a, b, c)]
+        value, sign, overflow = _fma(RoundingMode.NEAREST_EVEN, t, *picked)
+        exact = _round_exact(value, sign, t, RoundingMode.NEAREST_EVEN, False, overflow)
+        r.reshape(-1)[where] = exact
+    return r
 
 
 @semantics("sqrt")
