@@ -59,7 +59,7 @@ class OpResult(Value):
     __slots__ = ("owner", "index")
 
     def __init__(self, type: Type, owner: "Operation", index: int) -> None:
-        super().__init__(type)
+        self.type = type  # `Value.__init__`, inlined: the parser makes one per result
         self.owner = owner
         self.index = index
 
@@ -155,7 +155,7 @@ class Operation:
         self.results: list[OpResult] = [OpResult(t, self, i) for i, t in enumerate(result_types)]
         self.attributes: dict[str, Attribute] = dict(attributes or {})
         self.discardable: dict[str, Attribute] = dict(discardable or {})
-        self.regions: list[Region] = [Region(self) for _ in range(regions)]
+        self.regions: list[Region] = [Region(self) for _ in range(regions)] if regions else []
         self.location = location
         self.parent: Block | None = None
 
@@ -188,15 +188,10 @@ class Operation:
 
     def walk(self, post_order: bool = False) -> Iterator["Operation"]:
         """This op and every op nested in it, in pre-order (or children first, MLIR's
-        default walk order, with `post_order`)."""
-        if not post_order:
-            yield self
-        for region in self.regions:
-            for block in region.blocks:
-                for op in block.operations:
-                    yield from op.walk(post_order)
-        if post_order:
-            yield self
+        default walk order, with `post_order`).  Lazy, like a recursive generator (an
+        op's regions are read when the walk reaches them), but with one stack instead of
+        a generator per nesting level that every op passes through."""
+        return _walk_post(self) if post_order else _walk_pre(self)
 
     # ---- declared fields --------------------------------------------------
 
@@ -223,12 +218,11 @@ class Operation:
         if where is None:
             return None
         is_operand, index, all_single = where
-        if is_operand:
-            # With single groups only, group i is the i-th value (as `_split` cuts them).
-            return list(self.operands[index:index + 1]) if all_single \
-                else self.operand_groups()[index]
-        return list(self.results[index:index + 1]) if all_single \
-            else list(opdef.split_results(self)[index])
+        if all_single:
+            # With single groups only, group i is value i (as `_split` cuts them).
+            values = self.operands if is_operand else self.results
+            return list(values[index:index + 1])
+        return opdef.value_group(self, is_operand, index)
 
     def attr(self, name: str) -> Any:
         """The value of an inherent attribute, its declared default when absent."""
@@ -260,6 +254,42 @@ class Operation:
 
     def __repr__(self) -> str:
         return f"<{self.name} with {len(self.operands)} operands, {len(self.results)} results>"
+
+
+def _children(op: Operation) -> Iterator[Operation]:
+    """The ops directly inside `op`'s regions, read as the iteration goes."""
+    for region in op.regions:
+        for block in region.blocks:
+            yield from block.operations
+
+
+def _walk_pre(root: Operation) -> Iterator[Operation]:
+    """`Operation.walk` in pre-order: an op, then the ops nested in it."""
+    yield root
+    stack = [_children(root)]
+    while stack:
+        for op in stack[-1]:
+            yield op
+            if op.regions:
+                stack.append(_children(op))
+                break
+        else:
+            stack.pop()
+
+
+def _walk_post(root: Operation) -> Iterator[Operation]:
+    """`Operation.walk` in post-order: the ops nested in an op, then the op."""
+    stack = [(root, _children(root))]
+    while stack:
+        op, children = stack[-1]
+        for child in children:
+            if child.regions:
+                stack.append((child, _children(child)))
+                break
+            yield child
+        else:
+            stack.pop()
+            yield op
 
 
 # ---- modules --------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 from ..attributes import (UNIT, Attribute, BoolAttr, DenseArrayAttr, EnumAttr, IntegerAttr,
                           StringAttr, SymbolRefAttr, UnitAttr)
 from ..enums import SpecEnum
-from ..types import IntegerType, Type
+from ..types import I32 as I32_TYPE, IntegerType, Type
 from ..versions import V13_1, Version
 
 # ---- type constraints --------------------------------------------------
@@ -259,13 +259,20 @@ class OpDef:
         drops them (see `__setattr__`)."""
         return DeclShape(self.operands, self.results, self.attrs)
 
+    @cached_property
+    def derived(self) -> dict[str, Any]:
+        """What other layers compile from this declaration, by their key (the verifier's
+        plan of checks), built once; any field assigned empties it (see `__setattr__`)."""
+        return {}
+
     def __setattr__(self, name: str, value: Any) -> None:
         """Set a field; a cached property derived from it (`shape`, `full_name`) is
-        dropped, to be derived again."""
+        dropped, to be derived again, and so is everything in `derived`."""
         object.__setattr__(self, name, value)
         derived = _DERIVED_FROM.get(name)
         if derived is not None:
             self.__dict__.pop(derived, None)
+        self.__dict__.pop("derived", None)
 
     # ---- splitting flat operand/result lists into declared groups ------------------------------
 
@@ -281,8 +288,23 @@ class OpDef:
         return _split(self.results, op.results, op.attributes.get("resultSegmentSizes"),
                       len(variable) > 1, variable)
 
+    def value_group(self, op: Any, is_operand: bool, index: int) -> list[Any]:
+        """Group `index` of `op`'s operands (or results) as `split_operands`
+        (`split_results`) cuts it, without building the other groups."""
+        shape = self.shape
+        if is_operand:
+            decls, values, variable = self.operands, op.operands, shape.operand_variable
+            segments = op.attributes.get("operandSegmentSizes")
+        else:
+            decls, values, variable = self.results, op.results, shape.result_variable
+            segments = op.attributes.get("resultSegmentSizes")
+        sizes = _sizes(decls, len(values), segments, len(variable) > 1, variable)
+        start = sum(sizes[:index])
+        return list(values[start:start + sizes[index]])
+
     def segment_sizes(self, groups: Sequence[Sequence[Any]]) -> DenseArrayAttr:
-        return DenseArrayAttr(IntegerType(32), tuple(len(g) for g in groups))
+        """The ``operandSegmentSizes`` of `groups`: one i32 size per group."""
+        return DenseArrayAttr(I32_TYPE, tuple([len(g) for g in groups]))
 
     # ---- building --------------------------------------------------
 
@@ -383,34 +405,40 @@ class DeclShape:
 
 def _split(decls: Sequence[Any], values: Sequence[Any], segments: Any,
            use_segments: bool, variable: Sequence[int] | None = None) -> list[list[Any]]:
-    """`values` cut into one group per declaration: by `segments` where `use_segments` and
-    they fit, else one value per single group and the rest to the variable ones."""
-    if use_segments and isinstance(segments, DenseArrayAttr) and \
-            len(segments.values) == len(decls) and sum(segments.values) == len(values):
-        sizes = list(segments.values)
-    else:
-        if variable is None:
-            variable = [i for i, d in enumerate(decls) if d.arity != SINGLE]
-        if not variable:  # one value per group, the common case
-            return [list(values[i:i + 1]) for i in range(len(decls))]
-        fixed = len(decls) - len(variable)
-        spare = max(len(values) - fixed, 0)
-        sizes = [1] * len(decls)
-        for i in variable:
-            sizes[i] = 0
-        if variable:
-            if len(variable) == 1:
-                sizes[variable[0]] = spare
-            else:  # without segment sizes, fill optional groups first-come
-                for i in variable:
-                    take = min(spare, 1 if decls[i].arity == OPTIONAL else spare)
-                    sizes[i] = take
-                    spare -= take
+    """`values` cut into one group per declaration (sizes by `_sizes`)."""
+    if variable is None:
+        variable = [i for i, d in enumerate(decls) if d.arity != SINGLE]
+    if not variable and not use_segments:  # one value per group, the common case
+        return [list(values[i:i + 1]) for i in range(len(decls))]
     groups, pos = [], 0
-    for size in sizes:
+    for size in _sizes(decls, len(values), segments, use_segments, variable):
         groups.append(list(values[pos:pos + size]))
         pos += size
     return groups
+
+
+def _sizes(decls: Sequence[Any], count: int, segments: Any, use_segments: bool,
+           variable: Sequence[int]) -> list[int]:
+    """The size of each declaration's group among `count` values: by `segments` where
+    `use_segments` and they fit, else one value per single group and the rest to the
+    variable ones (the positions `variable` lists)."""
+    if use_segments and isinstance(segments, DenseArrayAttr) and \
+            len(segments.values) == len(decls) and sum(segments.values) == count:
+        return list(segments.values)
+    sizes = [1] * len(decls)
+    if not variable:
+        return sizes
+    spare = max(count - (len(decls) - len(variable)), 0)
+    for i in variable:
+        sizes[i] = 0
+    if len(variable) == 1:
+        sizes[variable[0]] = spare
+    else:  # without segment sizes, fill optional groups first-come
+        for i in variable:
+            take = min(spare, 1 if decls[i].arity == OPTIONAL else spare)
+            sizes[i] = take
+            spare -= take
+    return sizes
 
 
 def unit_present(attrs: dict[str, Attribute], name: str) -> bool:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Callable
 
 from ..attributes import DenseElementsAttr
-from ..types import FloatType, IntegerType
+from ..types import I1, FloatType, IntegerType
 
 
 def fixed(*names: str | None) -> Callable[[Any], list[str | None]]:
@@ -26,7 +27,7 @@ def constant_name(op: Any) -> list[str | None]:
         return [None]
     element = value.type.element_type
     values = value.values
-    if element == IntegerType(1):
+    if element is I1 or element == I1:
         elements = value.elements()
         if all(elements):
             return ["true"]
@@ -44,9 +45,11 @@ def constant_name(op: Any) -> list[str | None]:
     return [f"{name}_{element.format()}"]
 
 
+@functools.lru_cache(maxsize=4096)
 def _float_integral_suffix(bits: int, t: FloatType) -> str | None:
     """``NaN``, or the value when it converts exactly to an unsigned 64-bit integer
-    (APFloat's rule: negative zero does not)."""
+    (APFloat's rule: negative zero does not).  Remembered per (bits, type): kernels
+    repeat the same constants, and the answer is pure."""
     from ..syntax.floats import float_value
     value = float_value(bits, t)
     if value != value:

@@ -11,12 +11,11 @@ import functools
 from contextlib import contextmanager
 from typing import Callable, Iterator, NoReturn, TypeVar
 
+from ..attributes import EnumAttr
 from ..diagnostics import ParseError, error
-from .lexer import Kind, LexError, Lexer, Source, Token
+from .lexer import BARE_IDENTIFIER, EOF, INTEGER, PUNCT, LexError, Lexer, Source, Token
 
 T = TypeVar("T")
-_PUNCT = Kind.PUNCT
-_BARE = Kind.BARE_IDENTIFIER
 
 _DELIMITERS = {"paren": ("(", ")"), "square": ("[", "]"), "less": ("<", ">"),
                "brace": ("{", "}")}
@@ -30,6 +29,21 @@ def enum_keywords(enum_type: type) -> dict[str, object]:
     for member in enum_type:  # type: ignore[attr-defined]
         table.setdefault(member.keyword, member)
     return table
+
+
+#: One `EnumAttr` per enum case, by (enum, case): the members are IntEnums, and cases of
+#: two enums with the same number are equal, so the enum is part of the key.
+_ENUM_ATTRS: dict[tuple[type, object], EnumAttr] = {}
+
+
+def enum_attr(case: object) -> EnumAttr:
+    """The attribute holding `case`, one shared object per case: attributes are immutable,
+    and the parsers make one per op."""
+    key = (type(case), case)
+    attr = _ENUM_ATTRS.get(key)
+    if attr is None:
+        attr = _ENUM_ATTRS[key] = EnumAttr(case)  # type: ignore[arg-type]
+    return attr
 
 
 def enum_case(enum_type: type, keyword: str):
@@ -68,12 +82,13 @@ class BaseParser:
         return token
 
     def rewind(self, offset: int) -> None:
-        """Re-lex from `offset` (splits tokens such as ``x4xf32``)."""
-        self.lexer.reset(offset)
+        """Re-lex from `offset` (splits tokens such as ``x4xf32``; skips a remembered
+        type)."""
+        self.lexer.pos = offset
         self.token = self._lex()
 
     def at_end(self) -> bool:
-        return self.token.kind is Kind.EOF
+        return self.token.kind is EOF
 
     # ---- diagnostics --------------------------------------------------
 
@@ -102,7 +117,7 @@ class BaseParser:
         token (blanks, line ends and end-of-line comments skipped), where the expected
         token belongs."""
         original = self.token.offset
-        if self.token.kind is Kind.EOF and self.source.text[-1:].isspace():
+        if self.token.kind is EOF and self.source.text[-1:].isspace():
             original -= 1
         before = self.source.text[:original]
         while True:
@@ -125,20 +140,23 @@ class BaseParser:
     def consume_punct(self, spelling: str) -> bool:
         """Consume `spelling` if it is next (MLIR parseOptional<Punct>)."""
         token = self.token
-        if token.spelling == spelling and token.kind is _PUNCT:
+        if token.spelling == spelling and token.kind is PUNCT:
             self.advance()
             return True
         return False
 
     def expect_punct(self, spelling: str, context: str = "") -> None:
-        """Consume `spelling` or fail with ``expected '<spelling>'`` (MLIR parseToken)."""
-        if not self.consume_punct(spelling):
+        """Consume `spelling` or fail with ``expected '<spelling>'`` (MLIR parseToken;
+        `consume_punct` inlined: this runs per token)."""
+        token = self.token
+        if token.spelling != spelling or token.kind is not PUNCT:
             raise self.wrong_token(f"expected '{spelling}'{context}")
+        self.advance()
 
     def consume_keyword(self, keyword: str) -> bool:
         """Consume the bare identifier `keyword` if it is next."""
         token = self.token
-        if token.spelling == keyword and token.kind is _BARE:
+        if token.spelling == keyword and token.kind is BARE_IDENTIFIER:
             self.advance()
             return True
         return False
@@ -150,7 +168,7 @@ class BaseParser:
 
     def parse_keyword(self) -> str:
         """Any bare identifier (MLIR AsmParser::parseKeyword)."""
-        if self.token.kind is not Kind.BARE_IDENTIFIER:
+        if self.token.kind is not BARE_IDENTIFIER:
             raise self.asm_error(self.token.offset, "expected valid keyword")
         return self.advance().spelling
 
@@ -161,7 +179,7 @@ class BaseParser:
         depth = 0
         while True:
             token = self.advance()
-            if token.kind is Kind.EOF:
+            if token.kind is EOF:
                 raise self.error_at(token.offset, message)
             if token.is_punct("<"):
                 depth += 1
@@ -177,9 +195,9 @@ class BaseParser:
         start = self.token.offset
         if self.token.is_keyword("true") or self.token.is_keyword("false"):
             value = int(self.advance().spelling == "true")
-        elif self.token.kind is Kind.INTEGER or self.token.is_punct("-"):
+        elif self.token.kind is INTEGER or self.token.is_punct("-"):
             negative = self.consume_punct("-")
-            if self.token.kind is not Kind.INTEGER:
+            if self.token.kind is not INTEGER:
                 raise self.wrong_token("expected integer value")
             spelling = self.advance().spelling
             value = int(spelling, 16 if spelling.startswith("0x") else 10)
@@ -221,7 +239,7 @@ class BaseParser:
 
     def _x_in_dimension_list(self) -> None:
         token = self.token
-        if token.kind is not Kind.BARE_IDENTIFIER or not token.spelling.startswith("x"):
+        if token.kind is not BARE_IDENTIFIER or not token.spelling.startswith("x"):
             raise self.wrong_token("expected 'x' in dimension list")
         if len(token.spelling) > 1:
             self.prev_end = token.offset + 1
@@ -236,7 +254,7 @@ class BaseParser:
                 self.fail("expected static shape")
             self.advance()
             return None
-        if token.kind is not Kind.INTEGER:
+        if token.kind is not INTEGER:
             self.fail("invalid dimension")
         if len(token.spelling) > 1 and token.spelling[1] == "x":
             # A hexadecimal-looking literal: `0x4` in a shape is `0`, `x`, `4`.
@@ -255,7 +273,7 @@ class BaseParser:
         dims: list[int | None] = []
 
         def at_dimension() -> bool:
-            return self.token.kind is Kind.INTEGER or self.token.is_punct("?")
+            return self.token.kind is INTEGER or self.token.is_punct("?")
 
         if with_trailing_x:
             while at_dimension():
@@ -264,7 +282,7 @@ class BaseParser:
             return dims
         if at_dimension():
             dims.append(self._dimension(allow_dynamic))
-            while self.token.kind is Kind.BARE_IDENTIFIER and self.token.spelling.startswith("x"):
+            while self.token.kind is BARE_IDENTIFIER and self.token.spelling.startswith("x"):
                 self._x_in_dimension_list()
                 dims.append(self._dimension(allow_dynamic))
         return dims

@@ -16,8 +16,12 @@ A plan is a list of steps, each a tuple whose first item says what it is:
 - ``(TEXT, text)``: fixed text (literals, with the spaces before them and before the next
   element merged in);
 - ``(VAR, space, name)``: a variable ``$name``, printed by the printer after `space`
-  (``" "`` or ``""``);
-- ``(ELEMENT, space, element)``: a ``type(...)`` or custom directive, likewise;
+  (``" "`` or ``""``); what it names is decided here where the declaration says:
+  ``(ATTRIBUTE, space, (name, print))`` for an attribute printed by `print`, and
+  ``(OPERANDS, space, (index, all_single))`` for operand group `index` (`all_single` when
+  every operand group of the op is single, so group i is operand i);
+- ``(ELEMENT, space, element)``: a ``type(...)`` directive, likewise; a custom directive is
+  ``(CUSTOM, space, (print, args))``, with its print function;
 - ``(ATTR_DICT, with_keyword)``: the op's attribute dictionary;
 - ``(OILIST, ((var, text), ...))``: each clause's keyword (with its space) when present;
 - ``(GROUP, anchor, plan)``: an optional group; its plan's output is kept only when the
@@ -33,9 +37,11 @@ from ..attributes import UNIT
 from ..ops.base import OPTIONAL, SINGLE
 from . import directives
 from .format import AttrDict, Custom, Literal, OIList, Optional_, Spacing, TypeOf, Var
-from .lexer import Kind
+from .lexer import PERCENT_IDENTIFIER
 
-TEXT, VAR, ELEMENT, ATTR_DICT, OILIST, GROUP = range(6)
+TEXT, VAR, ELEMENT, ATTR_DICT, OILIST, GROUP, ATTRIBUTE, OPERANDS, CUSTOM = range(9)
+#: The steps that print something after a space.
+_SPACED = (VAR, ELEMENT, ATTRIBUTE, OPERANDS, CUSTOM)
 
 Plan = list[tuple]
 
@@ -68,9 +74,28 @@ def _compile(elements: list, opdef: Any, state: Spacing, plan: Plan) -> None:
             plan.append((ATTR_DICT, element.with_keyword))
             state.after_attr_dict()
         else:
-            kind = VAR if isinstance(element, Var) else ELEMENT
-            payload = element.name if kind == VAR else element
-            plan.append((kind, " " if state.before_element() else "", payload))
+            space = " " if state.before_element() else ""
+            if isinstance(element, Var):
+                plan.append(_var_print_step(element.name, opdef, space))
+            elif isinstance(element, Custom):
+                plan.append((CUSTOM, space, (directives.DIRECTIVES[element.name][0],
+                                             tuple(element.args))))
+            else:
+                plan.append((ELEMENT, space, element))
+
+
+def _var_print_step(name: str, opdef: Any, space: str) -> tuple:
+    """The step printing ``$name``: an attribute or an operand group where `opdef` declares
+    one (the printer's `_var` order: attributes first), else the printer decides."""
+    if opdef is None:
+        return (VAR, space, name)
+    decl = opdef.attr_def(name)
+    if decl is not None:
+        return (ATTRIBUTE, space, (name, directives.attr_syntax(decl)[0]))
+    where = opdef.value_position(name)
+    if where is not None and where[0]:
+        return (OPERANDS, space, (where[1], where[2]))
+    return (VAR, space, name)
 
 
 def _group_plan(group: Optional_, opdef: Any, state: Spacing) -> Plan:
@@ -93,7 +118,7 @@ def _merge_text(plan: Plan) -> Plan:
             if step[0] == TEXT:
                 merged[-1] = (TEXT, merged[-1][1] + step[1])
                 continue
-            if step[0] in (VAR, ELEMENT) and step[1]:
+            if step[0] in _SPACED and step[1]:
                 merged[-1] = (TEXT, merged[-1][1] + step[1])
                 step = (step[0], "", step[2])
         merged.append(step)
@@ -239,14 +264,14 @@ def _optional_operand(parser: Any, state: Any, name: str) -> None:
     """An optional operand ``$name``: one SSA use if one is next."""
     state.operand_offsets[name] = parser.token.offset
     state.uses[name] = [parser.parse_ssa_use()] \
-        if parser.token.kind is Kind.PERCENT_IDENTIFIER else []
+        if parser.token.kind is PERCENT_IDENTIFIER else []
 
 
 def _variadic_operands(parser: Any, state: Any, name: str) -> None:
     """A variadic operand group ``$name``: comma-separated SSA uses, possibly none."""
     state.operand_offsets[name] = parser.token.offset
     uses = []
-    if parser.token.kind is Kind.PERCENT_IDENTIFIER:
+    if parser.token.kind is PERCENT_IDENTIFIER:
         uses.append(parser.parse_ssa_use())
         while parser.consume_punct(","):
             uses.append(parser.parse_ssa_use())
@@ -258,5 +283,5 @@ def _region(parser: Any, state: Any, name: str) -> None:
     parser._region_var(state, name)
 
 
-__all__ = ["ATTR_DICT", "ELEMENT", "GROUP", "OILIST", "TEXT", "VAR", "compile_parse_plan",
-           "compile_print_plan", "run_parse_plan"]
+__all__ = ["ATTRIBUTE", "ATTR_DICT", "CUSTOM", "ELEMENT", "GROUP", "OILIST", "OPERANDS", "TEXT",
+           "VAR", "compile_parse_plan", "compile_print_plan", "run_parse_plan"]

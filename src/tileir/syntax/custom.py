@@ -13,9 +13,9 @@ from ..attributes import (ArrayAttr, DenseArrayAttr, DictAttr, EnumAttr, StringA
 from ..diagnostics import ParseError
 from ..enums import AtomicRMWMode, MemoryOrderingSemantics, MemoryScope
 from ..types import TOKEN, FunctionType, IntegerType, TensorViewType, TiledView, quoted
-from .base import enum_case, enum_keywords
+from .base import enum_attr, enum_case, enum_keywords
 from .directives import type_text
-from .lexer import Kind
+from .lexer import PERCENT_IDENTIFIER
 
 if TYPE_CHECKING:
     from ..ir import Operation, Value
@@ -367,7 +367,7 @@ def _keyword_case(parser: "OpParser", enum_type: type, message: str) -> EnumAttr
     keyword = parser.parse_keyword()
     if keyword not in enum_keywords(enum_type):
         raise parser.asm_error(offset, message.replace("{keyword}", keyword))
-    return EnumAttr(enum_case(enum_type, keyword))
+    return enum_attr(enum_case(enum_type, keyword))
 
 
 def _index_types(p: "Printer", indices: list) -> str:
@@ -486,7 +486,7 @@ def _resolve_indices(parser: "OpParser", indices: list, types: list, offset: int
 def _indices(parser: "OpParser") -> list:
     parser.expect_punct("[")
     indices = []
-    if parser.token.kind is Kind.PERCENT_IDENTIFIER:
+    if parser.token.kind is PERCENT_IDENTIFIER:
         indices.append(parser.parse_ssa_use())
         while parser.consume_punct(","):
             indices.append(parser.parse_ssa_use())
@@ -555,7 +555,7 @@ def parse_atomic_red_view(parser: "OpParser", state: "OpState") -> None:
     if mode not in enum_keywords(AtomicRMWMode):
         raise parser.asm_error(mode_offset, f"unknown atomic RMW mode: '{mode}'; expected one "
                                "of: and, or, xor, add, addf, max, min, umax, umin")
-    state.attributes["mode"] = EnumAttr(enum_case(AtomicRMWMode, mode))
+    state.attributes["mode"] = enum_attr(enum_case(AtomicRMWMode, mode))
     token = _parse_view_tail(parser, state, False)
     parser.expect_punct(":")
     offset: int | None = parser.token.offset

@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..attributes import (ASSUME_PREDICATES, SPECIALIZED_ENUMS, Attribute, BoolAttr,
-                          DenseArrayAttr, DenseElementsAttr, EnumAttr, IntegerAttr,
+                          DenseArrayAttr, DenseElementsAttr, IntegerAttr,
                           StringAttr, SymbolRefAttr, identifier_or_string, quote_string)
 from ..types import IntegerType
 from ..enums import (ComparisonOrdering, ComparisonPredicate, RoundingMode, Signedness,
                      SymbolVisibility)
 from ..ops.base import AttrDef
-from .base import enum_case
+from .base import enum_attr, enum_case
 from .format import TypeOf, Var
 
 if TYPE_CHECKING:
@@ -123,10 +123,15 @@ def type_text(t: Any, qualified: bool = True) -> str:
 
 
 def _print_types(printer: "Printer", op: "Operation", arg: TypeOf) -> str:
-    return ", ".join(type_text(t, False) for t in printer.types_of(op, arg.name))
+    """``type($x)``: the group's types, comma-separated (most groups have one)."""
+    types = printer.types_of(op, arg.name)
+    if len(types) == 1:
+        return type_text(types[0], False)
+    return ", ".join([type_text(t, False) for t in types])
 
 
 def _parse_types(parser: "OpParser", state: "OpState", arg: TypeOf) -> None:
+    """``type($x)``: one type, or a comma-separated list for a variadic group."""
     types = [parser.parse_cuda_tile_type()]
     if state.is_variadic(arg.name):
         while parser.consume_punct(","):
@@ -157,6 +162,7 @@ _ORDERING = _keyword_directive(
 
 def _rounding_directive(default: RoundingMode, allowed: tuple[str, ...], strict: bool):
     """``rounding<mode>``, printed only when not `default`."""
+    listed = ", ".join(f"'{m}'" for m in allowed)
     def print_(printer: "Printer", op: "Operation", arg: Var) -> str:
         value = op.attr(arg.name)
         if value is None or value.value == default:
@@ -165,12 +171,11 @@ def _rounding_directive(default: RoundingMode, allowed: tuple[str, ...], strict:
 
     def parse(parser: "OpParser", state: "OpState", arg: Var) -> None:
         if not parser.consume_keyword("rounding"):
-            state.attributes[arg.name] = EnumAttr(default)
+            state.attributes[arg.name] = enum_attr(default)
             return
         parser.expect_punct("<")
         keyword = parser.parse_keyword()
         parser.expect_punct(">")
-        listed = ", ".join(f"'{m}'" for m in allowed)
         offset = parser.token.offset
         try:
             mode = enum_case(RoundingMode, keyword)
@@ -181,7 +186,7 @@ def _rounding_directive(default: RoundingMode, allowed: tuple[str, ...], strict:
         if strict and keyword not in allowed:
             raise parser.asm_error(
                 offset, f"expected rounding mode to be one of: {listed}, got: '{keyword}'")
-        state.attributes[arg.name] = EnumAttr(mode)
+        state.attributes[arg.name] = enum_attr(mode)
     return print_, parse
 
 
@@ -209,9 +214,9 @@ def _print_visibility(printer: "Printer", op: "Operation", arg: Var) -> str:
 def _parse_visibility(parser: "OpParser", state: "OpState", arg: Var) -> None:
     for keyword in ("public", "private"):
         if parser.consume_keyword(keyword):
-            state.attributes[arg.name] = EnumAttr(enum_case(SymbolVisibility, keyword))
+            state.attributes[arg.name] = enum_attr(enum_case(SymbolVisibility, keyword))
             return
-    state.attributes[arg.name] = EnumAttr(SymbolVisibility.PUBLIC)
+    state.attributes[arg.name] = enum_attr(SymbolVisibility.PUBLIC)
 
 
 # ---- dense constants --------------------------------------------------

@@ -365,11 +365,14 @@ _FLOAT_LITERAL = re.compile(r"(-?)(\d+\.\d*(?:[eE][-+]?\d+)?)")
 _INTEGER_LITERAL = re.compile(r"(-?)(0x[0-9a-fA-F]+|\d+)")
 
 
+@lru_cache(maxsize=4096)
 def parse_float_literal(text: str, t: FloatType) -> int:
     """The storage word MLIR's ``parseFloat`` makes of a literal (``1.5``, ``-2.0e-3``, ``0x7C00``).
 
     Decimal literals round twice (to f64, then to `t`); hex literals are bit patterns
     (see `float_bits_from_hex`).  Raises `FloatLiteralError` with MLIR's message.
+    Remembered per (text, type): kernels spell the same constants over and over, and the
+    conversion is pure (errors are raised afresh each time, never remembered).
     """
     sem = _semantics(t)
     m = _FLOAT_LITERAL.fullmatch(text)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import bisect
 import enum
 import functools
-import itertools
 import re
 from typing import NamedTuple
 
@@ -33,6 +32,22 @@ class Kind(enum.Enum):
     PUNCT = "punctuation"
 
 
+#: Each kind as a module constant, for the code that tests kinds per token: in Python 3.11,
+#: reading an enum member through its class (``Kind.PUNCT``) costs about eight times as
+#: much as reading a global.
+EOF = Kind.EOF
+BARE_IDENTIFIER = Kind.BARE_IDENTIFIER
+AT_IDENTIFIER = Kind.AT_IDENTIFIER
+HASH_IDENTIFIER = Kind.HASH_IDENTIFIER
+PERCENT_IDENTIFIER = Kind.PERCENT_IDENTIFIER
+CARET_IDENTIFIER = Kind.CARET_IDENTIFIER
+EXCLAMATION_IDENTIFIER = Kind.EXCLAMATION_IDENTIFIER
+INTEGER = Kind.INTEGER
+FLOAT = Kind.FLOAT
+STRING = Kind.STRING
+PUNCT = Kind.PUNCT
+
+
 class Token(NamedTuple):
     """One token: its kind, its exact spelling, and its offset in the source text.
 
@@ -45,11 +60,11 @@ class Token(NamedTuple):
 
     def is_punct(self, spelling: str) -> bool:
         """Whether this is the punctuation `spelling`."""
-        return self.kind is Kind.PUNCT and self.spelling == spelling
+        return self.kind is PUNCT and self.spelling == spelling
 
     def is_keyword(self, spelling: str | None = None) -> bool:
         """A bare identifier (optionally a given one): MLIR keywords are bare identifiers."""
-        return self.kind is Kind.BARE_IDENTIFIER and (spelling is None or self.spelling == spelling)
+        return self.kind is BARE_IDENTIFIER and (spelling is None or self.spelling == spelling)
 
     @property
     def end(self) -> int:
@@ -67,22 +82,26 @@ class Source:
         self._line_starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
 
     def location(self, offset: int) -> Location:
+        """Where `offset` is: file, line and column."""
+        return Location(self.filename, *self.line_column(offset))
+
+    def line_column(self, offset: int) -> tuple[int, int]:
+        """The 1-based line and column of `offset`."""
         index = bisect.bisect_right(self._line_starts, offset) - 1
-        return Location(self.filename, index + self.first_line,
-                        offset - self._line_starts[index] + 1)
+        return index + self.first_line, offset - self._line_starts[index] + 1
 
 
 _ID_CHARS = r"[A-Za-z0-9_$.]"
 _SUFFIX_ID = r"(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)"
 _TOKEN_RES = [
-    (Kind.FLOAT, re.compile(r"[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?")),
-    (Kind.INTEGER, re.compile(r"0x[0-9A-Fa-f]+|[0-9]+")),
-    (Kind.BARE_IDENTIFIER, re.compile(r"[A-Za-z_]" + _ID_CHARS + "*")),
-    (Kind.PERCENT_IDENTIFIER, re.compile(r"%" + _SUFFIX_ID)),
-    (Kind.CARET_IDENTIFIER, re.compile(r"\^" + _SUFFIX_ID)),
-    (Kind.HASH_IDENTIFIER, re.compile(r"#" + _SUFFIX_ID)),
-    (Kind.EXCLAMATION_IDENTIFIER, re.compile(r"!" + _SUFFIX_ID)),
-    (Kind.AT_IDENTIFIER, re.compile(r"@(?:[A-Za-z_$.][A-Za-z0-9_$.]*)")),
+    (FLOAT, re.compile(r"[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?")),
+    (INTEGER, re.compile(r"0x[0-9A-Fa-f]+|[0-9]+")),
+    (BARE_IDENTIFIER, re.compile(r"[A-Za-z_]" + _ID_CHARS + "*")),
+    (PERCENT_IDENTIFIER, re.compile(r"%" + _SUFFIX_ID)),
+    (CARET_IDENTIFIER, re.compile(r"\^" + _SUFFIX_ID)),
+    (HASH_IDENTIFIER, re.compile(r"#" + _SUFFIX_ID)),
+    (EXCLAMATION_IDENTIFIER, re.compile(r"!" + _SUFFIX_ID)),
+    (AT_IDENTIFIER, re.compile(r"@(?:[A-Za-z_$.][A-Za-z0-9_$.]*)")),
 ]
 _PUNCTS = ("...", "->", "::", ":", ",", "=", ">", "<", "{", "}", "(", ")", "[",
            "]", "?", "+", "-", "*", "|")
@@ -101,13 +120,13 @@ def _fast_pattern() -> tuple[re.Pattern, tuple[Kind | None, ...]]:
     the others are disjoint by first character and go most common first.  The blanks are
     an atomic group: a failed match must not back into a comment and find a token there."""
     rules = dict((kind, pattern.pattern) for kind, pattern in _TOKEN_RES)
-    alternatives = [(Kind.PUNCT, r"\{-\#|\#-\}")]
-    alternatives += [(kind, rules[kind]) for kind in (Kind.PERCENT_IDENTIFIER,
-                                                      Kind.BARE_IDENTIFIER)]
-    alternatives.append((Kind.PUNCT, "|".join(re.escape(p) for p in _PUNCTS)))
+    alternatives = [(PUNCT, r"\{-\#|\#-\}")]
+    alternatives += [(kind, rules[kind]) for kind in (PERCENT_IDENTIFIER,
+                                                      BARE_IDENTIFIER)]
+    alternatives.append((PUNCT, "|".join(re.escape(p) for p in _PUNCTS)))
     alternatives += [(kind, rules[kind]) for kind in (
-        Kind.FLOAT, Kind.INTEGER, Kind.HASH_IDENTIFIER, Kind.AT_IDENTIFIER,
-        Kind.CARET_IDENTIFIER, Kind.EXCLAMATION_IDENTIFIER)]
+        FLOAT, INTEGER, HASH_IDENTIFIER, AT_IDENTIFIER,
+        CARET_IDENTIFIER, EXCLAMATION_IDENTIFIER)]
     assert len(alternatives) == len(_TOKEN_RES) + 2
     body = "|".join(f"({pattern})" for _, pattern in alternatives)
     kinds = (None,) + tuple(kind for kind, _ in alternatives)
@@ -119,8 +138,6 @@ _FAST_RE = _FAST.match
 #: Builds a `Token` from (kind, spelling, offset) without the named tuple's Python-level
 #: constructor (the lexer makes one per token).
 _new_token = functools.partial(tuple.__new__, Token)
-#: How many tokens the lexer reads ahead at a time.
-_BATCH = 256
 
 
 class LexError(Exception):
@@ -135,63 +152,30 @@ class LexError(Exception):
 class Lexer:
     """Produces tokens on demand from a `Source`, and can be rewound.
 
-    Common tokens are matched ahead in batches by one compiled scanner (C code, no Python
-    call per token); each buffered match remembers the position lexing started from, so it
-    is used only when the lexer stands exactly there, and it becomes a `Token` only when
-    used (a parser skipping a remembered type never pays for its tokens).  Anything else
-    (strings, the end of the text, errors, a rewind between buffered matches) is lexed one
-    token at a time, as before; errors are raised only when lexing reaches them.
+    Each token is matched where the lexer stands, when it is asked for, by one compiled
+    scanner (`_FAST`: blanks, then any token but strings); anything else (strings, the
+    end of the text, errors) goes rule by rule (`_general`).  Nothing is read ahead, so a
+    parser that skips text it has already seen (the type memo) never pays for its tokens,
+    and errors are raised only when lexing reaches them.
     """
 
     def __init__(self, source: Source) -> None:
         self.source = source
+        self.text = source.text
         self.pos = 0
-        self._starts: list[int] = []    # where lexing each buffered match starts
-        self._matches: list[re.Match] = []
-        self._next = 0                  # the buffered match expected next
 
     def reset(self, offset: int) -> None:
         """Continue lexing at `offset` (used to split tokens such as ``x4xf32``)."""
         self.pos = offset
 
     def next(self) -> Token:
-        """The next token (from the buffer when the lexer stands where it was matched)."""
-        i = self._next
-        starts = self._starts
-        if i < len(starts) and starts[i] == self.pos:
-            self._next = i + 1
-            match = self._matches[i]
-            group = match.lastindex
-            self.pos = match.end()
-            return _new_token((_FAST_KINDS[group], match.group(group), match.start(group)))
-        return self._unbuffered()
-
-    def _unbuffered(self) -> Token:
-        """The next token when it is not the one the buffer expected: found in the buffer
-        after a rewind, matched alone between buffered matches, or a new batch past them."""
-        pos, starts = self.pos, self._starts
-        if starts and starts[0] <= pos <= starts[-1]:
-            j = bisect.bisect_left(starts, pos)
-            self._next = j
-            if starts[j] == pos:
-                self._next = j + 1
-                match = self._matches[j]
-            else:
-                match = _FAST_RE(self.source.text, pos)
-                if match is None:
-                    return self._general()
-        else:
-            self._matches = list(itertools.islice(
-                iter(_FAST.scanner(self.source.text, pos).match, None), _BATCH))
-            self._starts = [m.start() for m in self._matches]
-            self._next = 0
-            if not self._matches:
-                return self._general()
-            self._next = 1
-            match = self._matches[0]
+        """The next token."""
+        match = _FAST_RE(self.text, self.pos)
+        if match is None:
+            return self._general()
         group = match.lastindex
-        self.pos = match.end()
-        return _new_token((_FAST_KINDS[group], match.group(group), match.start(group)))
+        start, self.pos = match.span(group)
+        return _new_token((_FAST_KINDS[group], match.group(group), start))
 
     def _general(self) -> Token:
         """The next token, tried rule by rule in MLIR's order (and errors raised)."""
@@ -201,22 +185,22 @@ class Lexer:
             self.pos = space.end()
         start = self.pos
         if start >= len(text):
-            return Token(Kind.EOF, "", start)
+            return Token(EOF, "", start)
         char = text[start]
         if char == '"':
-            return self._emit(Kind.STRING, self._string_end(start + 1))
+            return self._emit(STRING, self._string_end(start + 1))
         if char == "@" and start + 1 < len(text) and text[start + 1] == '"':
-            return self._emit(Kind.AT_IDENTIFIER, self._string_end(start + 2))
+            return self._emit(AT_IDENTIFIER, self._string_end(start + 2))
         for punct in ("{-#", "#-}"):
             if text.startswith(punct, start):
-                return self._emit(Kind.PUNCT, start + len(punct))
+                return self._emit(PUNCT, start + len(punct))
         for kind, pattern in _TOKEN_RES:
             match = pattern.match(text, start)
             if match:
                 return self._emit(kind, match.end())
         for punct in _PUNCTS:
             if text.startswith(punct, start):
-                return self._emit(Kind.PUNCT, start + len(punct))
+                return self._emit(PUNCT, start + len(punct))
         if char in _PREFIX_ERRORS:
             raise LexError(start, _PREFIX_ERRORS[char])
         if char == "@":

@@ -10,7 +10,7 @@ locations; plus tileirdisasm's output (``entry`` ops at top level).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..attributes import (UNIT, UNKNOWN_LOC, ArrayAttr, Attribute, BoolAttr, BoundedAttr,
                           CallSiteLoc, DenseArrayAttr, DenseElementsAttr, DictAttr,
@@ -25,10 +25,14 @@ from ..ir import Block, Module, Operation, Region, Value, gc_paused
 from ..ops import registry
 from ..ops.base import VARIADIC, OpDef
 from ..types import F8E5M3FNU, FloatType, FunctionType, IntegerType, TileType, Type, quoted
-from .base import enum_case, enum_keywords
+from .base import enum_attr, enum_case, enum_keywords
 from .compiled import compile_parse_plan, run_parse_plan
+from .custom import PARSERS
+from .floats import float_bits_from_hex, parse_float_literal
 from .format import Literal, Optional_, Var, parse_format
-from .lexer import Kind, Token, unescape_string
+from .lexer import (AT_IDENTIFIER, BARE_IDENTIFIER, CARET_IDENTIFIER, EOF, EXCLAMATION_IDENTIFIER,
+                    FLOAT, HASH_IDENTIFIER, INTEGER, PERCENT_IDENTIFIER, PUNCT, STRING, Token,
+                    unescape_string)
 from .type_parser import TypeParser
 
 #: Items tileirdisasm prints at top level without their module.
@@ -39,16 +43,15 @@ _DENSE_ELEMENTS = ("i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 o
 #: Element types added after 13.3 that a dense literal also takes; the message above
 #: keeps the reference's 13.3 words, which its tests match.
 _LATER_DENSE_ELEMENTS = (F8E5M3FNU,)
+#: The spellings `_DENSE_ELEMENTS` lists (looked up per constant).
+_DENSE_ELEMENT_SPELLINGS = frozenset(_DENSE_ELEMENTS.split(" or "))
 #: Ops nest; this bound keeps hostile input from exhausting Python's stack.
 MAX_OP_NESTING = 200
-#: Per op definition (kept alive, with the format it was compiled from): its parse plan.
-_PARSE_PLANS: dict[int, tuple[OpDef, list, list]] = {}
-_PLAN_CACHE_LIMIT = 1024
 
 
-@dataclass
-class Use:
-    """An SSA use before resolution: ``%name`` or ``%name#index`` at `offset`."""
+class Use(NamedTuple):
+    """An SSA use before resolution: ``%name`` or ``%name#index`` at `offset` (a named
+    tuple: the parser makes one per operand, and a tuple is built faster)."""
 
     name: str
     index: int
@@ -74,10 +77,14 @@ class OpState:
     name: str = ""
 
     def is_variadic(self, name: str) -> bool:
-        for decl in self.opdef.operands + self.opdef.results:  # type: ignore[operator]
-            if decl.name == name:
-                return decl.arity == VARIADIC
-        return False
+        """Whether the operand or result group `name` (operands first) is variadic."""
+        opdef = self.opdef
+        shape = opdef.shape
+        index = shape.operand_index.get(name)
+        if index is not None:
+            return opdef.operands[index].arity == VARIADIC
+        index = shape.result_index.get(name)
+        return index is not None and opdef.results[index].arity == VARIADIC
 
 
 class _Scope:
@@ -129,6 +136,11 @@ class OpParser(TypeParser):
         #: Per (spelling, default dialect) of a custom op found before: its definition,
         #: its name as written, and the prefix of its AsmParser errors.
         self.op_names: dict[tuple[str, str], tuple[OpDef, str, str]] = {}
+        #: Whether a forward reference (`_Forward`) or a location alias used before its
+        #: definition (`_DeferredLoc`) was ever made: until then, there is nothing to
+        #: patch after an op or after the whole text.
+        self.made_forward = False
+        self.made_deferred_loc = False
 
     # ---- top level --------------------------------------------------
 
@@ -138,14 +150,16 @@ class OpParser(TypeParser):
         self.scopes.append(_Scope(isolated=True))
         while not self.at_end():
             token = self.token
-            if token.kind is Kind.HASH_IDENTIFIER and self._next_is_equal():
+            if token.kind is HASH_IDENTIFIER and self._next_is_equal():
                 self._alias_definition(self.attr_aliases)
-            elif token.kind is Kind.EXCLAMATION_IDENTIFIER and self._next_is_equal():
+            elif token.kind is EXCLAMATION_IDENTIFIER and self._next_is_equal():
                 self._type_alias_definition()
             else:
                 ops.append(self.parse_operation(default_dialect=""))
         self._close_scope()
         self._check_undeclared()
+        if not self.made_deferred_loc:
+            return ops
         for op in ops:
             for nested in op.walk():
                 nested.location = self._resolve_loc(nested.location)
@@ -199,15 +213,15 @@ class OpParser(TypeParser):
 
     def _operation(self, default_dialect: str) -> Operation:
         results: list[tuple[str, int, int]] = []   # name, count, offset
-        if self.token.kind is Kind.PERCENT_IDENTIFIER:
+        if self.token.kind is PERCENT_IDENTIFIER:
             while True:
                 token = self.token
-                if token.kind is not Kind.PERCENT_IDENTIFIER:
+                if token.kind is not PERCENT_IDENTIFIER:
                     raise self.wrong_token("expected valid ssa identifier")
                 self.advance()
                 count = 1
                 if self.consume_punct(":"):
-                    if self.token.kind is not Kind.INTEGER:
+                    if self.token.kind is not INTEGER:
                         raise self.wrong_token("expected integer number of results")
                     spelling = self.token.spelling
                     count = int(spelling, 16 if spelling.startswith("0x") else 10)
@@ -219,18 +233,18 @@ class OpParser(TypeParser):
                     break
             self.expect_punct("=", " after SSA name")
         name_token = self.token
-        if name_token.kind is Kind.STRING:
+        if name_token.kind is STRING:
             op = self._generic_operation()
-        elif name_token.kind is Kind.BARE_IDENTIFIER:
+        elif name_token.kind is BARE_IDENTIFIER:
             op = self._custom_operation(default_dialect)
         else:
             raise self.wrong_token("expected operation name in quotes")
         token = self.token
-        if token.kind is Kind.BARE_IDENTIFIER and token.spelling == "loc":
+        if token.kind is BARE_IDENTIFIER and token.spelling == "loc":
             op.location = self.parse_location_spec()
         if not results:
             return op
-        expected = sum(c for _, c, _ in results)
+        expected = results[0][1] if len(results) == 1 else sum(c for _, c, _ in results)
         if not op.results:
             raise self.error_at(results[0][2], "cannot name an operation with no results")
         if expected != len(op.results):
@@ -266,7 +280,6 @@ class OpParser(TypeParser):
         saved, self.asm_prefix = self.asm_prefix, prefix
         try:
             if opdef.custom is not None:
-                from .custom import PARSERS
                 PARSERS[opdef.custom](self, state)
             else:
                 run_parse_plan(self, state, self._parse_plan(opdef))
@@ -307,7 +320,7 @@ class OpParser(TypeParser):
     def _builtin_module(self, offset: int) -> Operation:
         """MLIR's ``module [@name] [attributes {...}] { ... }``."""
         attributes: dict[str, Attribute] = {}
-        if self.token.kind is Kind.AT_IDENTIFIER:
+        if self.token.kind is AT_IDENTIFIER:
             attributes["sym_name"] = StringAttr(self.parse_symbol_name())
         if self.consume_keyword("attributes"):
             self.parse_attr_dict_body(attributes)
@@ -325,13 +338,12 @@ class OpParser(TypeParser):
         `compiled`)."""
         if opdef.parsed_format is None:
             opdef.parsed_format = parse_format(opdef.format or "")
-        cached = _PARSE_PLANS.get(id(opdef))
-        if cached is None or cached[0] is not opdef or cached[1] is not opdef.parsed_format:
-            if len(_PARSE_PLANS) >= _PLAN_CACHE_LIMIT:
-                _PARSE_PLANS.clear()
-            cached = _PARSE_PLANS[id(opdef)] = (
-                opdef, opdef.parsed_format, compile_parse_plan(opdef.parsed_format, opdef))
-        return cached[2]
+        # Kept with the declaration (see `OpDef.derived`: a changed field drops it).
+        cached = opdef.derived.get("parse plan")
+        if cached is None or cached[0] is not opdef.parsed_format:
+            cached = opdef.derived["parse plan"] = (
+                opdef.parsed_format, compile_parse_plan(opdef.parsed_format, opdef))
+        return cached[1]
 
     def _mark_unit(self, state: OpState, group: Optional_) -> None:
         decl = state.opdef.attr_def(group.anchor)
@@ -349,7 +361,7 @@ class OpParser(TypeParser):
                 enum_type = getattr(decl.kind, "enum_type", None)
                 return enum_type is not None and token.is_keyword() and \
                     token.spelling in enum_keywords(enum_type)
-            return token.kind is Kind.PERCENT_IDENTIFIER
+            return token.kind is PERCENT_IDENTIFIER
         return False
 
     def _region_var(self, state: OpState, name: str) -> None:
@@ -376,7 +388,7 @@ class OpParser(TypeParser):
         except KeyError:
             raise self.asm_error(offset, message.replace("{keyword}", keyword)) from None
         self.advance()
-        return EnumAttr(value)
+        return enum_attr(value)
 
     def parse_enum_parameter(self, enum_type: type) -> EnumAttr:
         """The keyword inside ``<...>`` of an enum attribute (``overflow<no_wrap>``), with
@@ -384,7 +396,7 @@ class OpParser(TypeParser):
         cls = enum_type.__name__
         offset = self.token.offset
         if self.token.is_keyword() and self.token.spelling in enum_keywords(enum_type):
-            return EnumAttr(enum_case(enum_type, self.advance().spelling))
+            return enum_attr(enum_case(enum_type, self.advance().spelling))
         if self.token.is_keyword():
             self.advance()
             first = self.asm_error(offset, f"expected ::mlir::cuda_tile::{cls} to be one of: "
@@ -402,15 +414,15 @@ class OpParser(TypeParser):
         token = self.token
         if token.is_keyword() and token.spelling in enum_keywords(enum_type):
             self.advance()
-            return EnumAttr(enum_case(enum_type, token.spelling))
-        if token.kind is not Kind.STRING:
+            return enum_attr(enum_case(enum_type, token.spelling))
+        if token.kind is not STRING:
             raise self.asm_error(offset, "expected string or keyword containing one of the "
                                  f"following enum values for attribute '{name}' "
                                  f"[{', '.join(enum_type.keywords())}]")
         self.advance()
         text = unescape_string(token.spelling)
         try:
-            return EnumAttr(enum_case(enum_type, text))
+            return enum_attr(enum_case(enum_type, text))
         except KeyError:
             raise self.asm_error(offset, f'invalid {name} attribute specification: "{text}"') \
                 from None
@@ -418,6 +430,8 @@ class OpParser(TypeParser):
     # -- finishing an op: resolve operand types --
 
     def _finish(self, state: OpState, name_offset: int) -> Operation:
+        """The op `state` describes: operands resolved, result types given or inferred,
+        inherent attributes written in its attribute dictionary moved to their place."""
         opdef = state.opdef
         if state.resolved_operands is None:
             groups = self._resolve_groups(state)
@@ -425,15 +439,15 @@ class OpParser(TypeParser):
             if opdef.needs_segments:
                 state.attributes["operandSegmentSizes"] = opdef.segment_sizes(groups)
             if state.result_types is None:
-                known = {o.name: [v.type for v in g] for o, g in zip(opdef.operands, groups)}
-                state.result_types = self._result_types(state, {**known, **state.types})
+                state.result_types = self._result_types(state, groups)
         else:
             operands = state.resolved_operands
         assert state.result_types is not None, f"'{opdef.name}' syntax gave no result types"
-        for name in list(state.discardable):
-            if opdef.attr_def(name) is not None:
-                state.attributes[name] = self._normalize(opdef, name,
-                                                         state.discardable.pop(name))
+        if state.discardable:
+            for name in list(state.discardable):
+                if opdef.attr_def(name) is not None:
+                    state.attributes[name] = self._normalize(opdef, name,
+                                                             state.discardable.pop(name))
         op = (opdef.op_class or Operation).from_parts(
             state.name or opdef.full_name, operands, state.result_types, state.attributes,
             state.discardable, self._loc_at(name_offset))
@@ -448,10 +462,11 @@ class OpParser(TypeParser):
             op.regions.append(region)
 
     def _resolve_groups(self, state: OpState) -> list[list[Value]]:
-        opdef = state.opdef
-        known: dict[str, list[Type]] = dict(state.types)
+        """Each declared operand group's values: its uses resolved with the types the
+        syntax gave (or inferred from a group of the same type)."""
+        known = state.types
         groups = []
-        for operand in opdef.operands:
+        for operand in state.opdef.operands:
             uses = state.uses.get(operand.name, [])
             types = known.get(operand.name)
             if types is None:
@@ -462,7 +477,10 @@ class OpParser(TypeParser):
                 offset = state.operand_offsets.get(operand.name, state.name_offset)
                 raise self.asm_error(offset, "number of operands and types do not match: got "
                                      f"{len(uses)} operands and {len(types)} types")
-            groups.append([self.resolve(u, t) for u, t in zip(uses, types)])
+            if len(uses) == 1:
+                groups.append([self.resolve(uses[0], types[0])])
+            else:
+                groups.append([self.resolve(u, t) for u, t in zip(uses, types)])
         return groups
 
     def _inferred(self, state: OpState, name: str, count: int,
@@ -481,17 +499,21 @@ class OpParser(TypeParser):
                             f"cannot infer the type of operand '{name}' of "
                             f"'{state.opdef.name}'")
 
-    def _result_types(self, state: OpState, known: dict[str, list[Type]]) -> list[Type]:
-        """Result types: given by the syntax, or inferred from the declaration."""
+    def _result_types(self, state: OpState, groups: list[list[Value]]) -> list[Type]:
+        """Result types: given by the syntax, or inferred from the declaration (and the
+        types of the operand `groups`, with the syntax's types over them)."""
         types: list[Type] = []
+        known: dict[str, list[Type]] | None = None
         for result in state.opdef.results:
-            if result.name in state.types:
-                types.extend(state.types[result.name])
-            elif result.arity == VARIADIC:
-                continue
-            else:
-                inferred = self._inferred(state, result.name, 1, known)
-                types.extend(inferred[:1])
+            given = state.types.get(result.name)
+            if given is not None:
+                types.extend(given)
+            elif result.arity != VARIADIC:
+                if known is None:
+                    known = {o.name: [v.type for v in g]
+                             for o, g in zip(state.opdef.operands, groups)}
+                    known.update(state.types)
+                types.extend(self._inferred(state, result.name, 1, known)[:1])
         return types
 
     def _normalize(self, opdef: OpDef, name: str, value: Attribute) -> Attribute:
@@ -503,7 +525,7 @@ class OpParser(TypeParser):
         if enum_type in SPECIALIZED_ENUMS and isinstance(value, IntegerAttr) and \
                 value.type == IntegerType(32):
             try:
-                return EnumAttr(enum_type(value.value))
+                return enum_attr(enum_type(value.value))
             except ValueError:
                 return value
         return value
@@ -527,7 +549,7 @@ class OpParser(TypeParser):
                                 "-allow-unregistered-dialect with the MLIR tool used")
         self.expect_punct("(", " to start operand list")
         uses: list[Use] = []
-        if self.token.kind is Kind.PERCENT_IDENTIFIER:
+        if self.token.kind is PERCENT_IDENTIFIER:
             uses = self.parse_comma_list(self.parse_ssa_use)
         self.expect_punct(")", " to end operand list")
         properties: dict[str, Attribute] = {}
@@ -617,9 +639,9 @@ class OpParser(TypeParser):
         block = region.add_block()
         for name, t, offset in arguments:
             self._define(name, [block.add_argument(t)], offset)
-        if labels_allowed and self.token.kind is Kind.CARET_IDENTIFIER:
+        if labels_allowed and self.token.kind is CARET_IDENTIFIER:
             first = True
-            while self.token.kind is Kind.CARET_IDENTIFIER:
+            while self.token.kind is CARET_IDENTIFIER:
                 if not first:
                     block = region.add_block()
                 first = False
@@ -628,7 +650,7 @@ class OpParser(TypeParser):
                     if not self.consume_punct(")"):
                         while True:
                             token = self.token
-                            if token.kind is not Kind.PERCENT_IDENTIFIER:
+                            if token.kind is not PERCENT_IDENTIFIER:
                                 raise self.wrong_token("expected SSA operand")
                             self.advance()
                             self.expect_punct(":")
@@ -648,7 +670,11 @@ class OpParser(TypeParser):
         return region
 
     def _block_ops(self, block: Block, default_dialect: str) -> None:
-        while not self.token.is_punct("}") and self.token.kind is not Kind.CARET_IDENTIFIER:
+        """Ops until the block's end: ``}`` or the next block's label."""
+        while True:
+            token = self.token
+            if (token.kind is PUNCT and token.spelling == "}") or token.kind is CARET_IDENTIFIER:
+                return
             block.append(self.parse_operation(default_dialect))
 
     def parse_argument_list(self, allow_types_only: bool = False) -> list:
@@ -657,7 +683,7 @@ class OpParser(TypeParser):
 
         def argument() -> None:
             token = self.token
-            if token.kind is not Kind.PERCENT_IDENTIFIER:
+            if token.kind is not PERCENT_IDENTIFIER:
                 raise self.wrong_token("expected SSA identifier")
             self.advance()
             self.expect_punct(":")
@@ -673,18 +699,18 @@ class OpParser(TypeParser):
 
     def parse_ssa_def(self) -> tuple[str, int]:
         token = self.token
-        if token.kind is not Kind.PERCENT_IDENTIFIER:
+        if token.kind is not PERCENT_IDENTIFIER:
             raise self.wrong_token("expected SSA operand")
         self.advance()
         return token.spelling[1:], token.offset
 
     def parse_ssa_use(self) -> Use:
         token = self.token
-        if token.kind is not Kind.PERCENT_IDENTIFIER:
+        if token.kind is not PERCENT_IDENTIFIER:
             raise self.wrong_token("expected SSA operand")
         self.advance()
         index = 0
-        if self.token.kind is Kind.HASH_IDENTIFIER and self.token.offset == token.end:
+        if self.token.kind is HASH_IDENTIFIER and self.token.offset == token.end:
             suffix = self.advance().spelling[1:]
             if not suffix.isdigit():
                 raise self.error_at(token.end, "invalid SSA value result number")
@@ -712,7 +738,7 @@ class OpParser(TypeParser):
         """``[%d, 32]``: SSA uses and integers, each with its offset."""
         def item() -> tuple[Any, int]:
             offset = self.token.offset
-            if self.token.kind is Kind.PERCENT_IDENTIFIER:
+            if self.token.kind is PERCENT_IDENTIFIER:
                 return self.parse_ssa_use(), offset
             value = self.parse_optional_integer()
             if value is None:
@@ -731,19 +757,22 @@ class OpParser(TypeParser):
 
     def _define(self, name: str, values: list[Value], offset: int) -> None:
         """Bind `%name` (MLIR addDefinition): forward references to it are replaced."""
-        visible = self._visible_scopes()
-        for scope in visible:
+        scope = None
+        for scope in reversed(self.scopes):  # `_visible_scopes`, without building the list
             if name in scope.values:
                 _, previous = scope.values[name][0]
                 raise ParseError(error(f"redefinition of SSA value '%{name}'",
                                        self.source.location(offset),
                                        [note("previously defined here",
                                              self.source.location(previous))]))
-        forward = visible[-1].forward.pop(name, None)
+            if scope.isolated:
+                break
+        forward = scope.forward.pop(name, None) if scope.forward else None
         for index, entry in enumerate(forward or []):
             if entry is not None and index < len(values):
                 self._replace(name, index, entry, values[index], offset)
-        self.scopes[-1].values[name] = [(value, offset) for value in values]
+        self.scopes[-1].values[name] = [(values[0], offset)] if len(values) == 1 else \
+            [(value, offset) for value in values]
 
     def _replace(self, name: str, index: int, entry: tuple[Value, int], value: Value,
                  offset: int) -> None:
@@ -759,6 +788,10 @@ class OpParser(TypeParser):
             op.operands[position] = value
 
     def _record_uses(self, op: Operation) -> None:
+        """Remember which operands of `op` are forward references, to patch them when
+        their definition comes."""
+        if not self.made_forward:
+            return
         for i, value in enumerate(op.operands):
             if isinstance(value, _Forward):
                 self.users.setdefault(id(value), []).append((op, i))
@@ -779,7 +812,8 @@ class OpParser(TypeParser):
         entries = self._lookup_entries(use.name)
         if use.index < len(entries or []) and entries[use.index] is not None:
             value, previous = entries[use.index]
-            if expected is not None and value.type != expected:
+            # (`is` first: the type memo gives equal spellings one shared type object.)
+            if expected is not None and value.type is not expected and value.type != expected:
                 raise ParseError(error(
                     f"use of value '%{use.name}' expects different type than prior uses: "
                     f"{quoted(expected)} vs {quoted(value.type)}",
@@ -794,6 +828,7 @@ class OpParser(TypeParser):
         while len(forward) <= use.index:
             forward.append(None)
         placeholder = _Forward(expected, use.name)
+        self.made_forward = True
         forward[use.index] = (placeholder, use.offset)
         return placeholder
 
@@ -820,9 +855,9 @@ class OpParser(TypeParser):
     def parse_attr_dict_body(self, into: dict[str, Attribute]) -> None:
         def entry() -> None:
             token = self.token
-            if token.kind is Kind.STRING:
+            if token.kind is STRING:
                 name = unescape_string(token.spelling)
-            elif token.kind is Kind.BARE_IDENTIFIER:
+            elif token.kind is BARE_IDENTIFIER:
                 name = token.spelling
             else:
                 raise self.wrong_token("expected attribute name")
@@ -838,12 +873,12 @@ class OpParser(TypeParser):
 
     def parse_attribute(self) -> Attribute:
         token = self.token
-        if token.kind is Kind.HASH_IDENTIFIER:
+        if token.kind is HASH_IDENTIFIER:
             return self._hash_attribute()
-        if token.kind is Kind.STRING:
+        if token.kind is STRING:
             self.advance()
             return StringAttr(unescape_string(token.spelling))
-        if token.kind is Kind.AT_IDENTIFIER:
+        if token.kind is AT_IDENTIFIER:
             root = self.parse_symbol_name()
             nested = []
             while self.consume_punct("::"):
@@ -865,7 +900,7 @@ class OpParser(TypeParser):
             return self._dense_attribute()
         if token.is_keyword("array"):
             return self._dense_array()
-        if token.kind in (Kind.INTEGER, Kind.FLOAT) or token.is_punct("-"):
+        if token.kind in (INTEGER, FLOAT) or token.is_punct("-"):
             return self._number_attribute()
         if token.is_keyword("loc"):
             return self.parse_location_spec()
@@ -883,9 +918,8 @@ class OpParser(TypeParser):
             t = self.parse_type()
         text = ("-" if negative else "") + token.spelling
         if isinstance(t, FloatType):
-            from .floats import parse_float_literal
             return FloatAttr(parse_float_literal(text, t), t)
-        if token.kind is Kind.FLOAT:
+        if token.kind is FLOAT:
             raise self.error_at(start, "floating point value not valid for specified type")
         value = int(token.spelling, 16 if token.spelling.startswith("0x") else 10)
         value = -value if negative else value
@@ -937,7 +971,7 @@ class OpParser(TypeParser):
         depth = 0
         while True:
             tok = self.token
-            if tok.kind is Kind.EOF:
+            if tok.kind is EOF:
                 raise self.wrong_token("expected '>'")
             if tok.is_punct("["):
                 depth += 1
@@ -1044,8 +1078,8 @@ class OpParser(TypeParser):
         """Whether an attribute starts here (MLIR parseOptionalAttribute: its leading tokens,
         or a type)."""
         token = self.token
-        if token.kind in (Kind.AT_IDENTIFIER, Kind.FLOAT, Kind.INTEGER, Kind.HASH_IDENTIFIER,
-                          Kind.STRING, Kind.EXCLAMATION_IDENTIFIER):
+        if token.kind in (AT_IDENTIFIER, FLOAT, INTEGER, HASH_IDENTIFIER,
+                          STRING, EXCLAMATION_IDENTIFIER):
             return True
         if any(token.is_punct(p) for p in ("{", "[", "-", "(")):
             return True
@@ -1100,7 +1134,7 @@ class OpParser(TypeParser):
         self.expect_punct("<")
 
         def param() -> None:
-            if self.token.kind is not Kind.BARE_IDENTIFIER:  # MLIR reports both messages
+            if self.token.kind is not BARE_IDENTIFIER:  # MLIR reports both messages
                 first = self.asm_error(self.token.offset, "expected valid keyword")
                 second = self.asm_error(self.token.offset, "expected a parameter name in struct")
                 raise ParseError(first.diagnostics + second.diagnostics)
@@ -1171,20 +1205,20 @@ class OpParser(TypeParser):
         """A bare identifier or a string literal (MLIR AsmParser::parseKeywordOrString)."""
         if self.token.is_keyword():
             return self.advance().spelling
-        if self.token.kind is Kind.STRING:
+        if self.token.kind is STRING:
             return unescape_string(self.advance().spelling)
         raise self.asm_error(self.token.offset, "expected valid keyword or string")
 
     def parse_string(self) -> str:
         """A string literal (MLIR AsmParser::parseString)."""
-        if self.token.kind is not Kind.STRING:
+        if self.token.kind is not STRING:
             raise self.asm_error(self.token.offset, "expected string")
         return unescape_string(self.advance().spelling)
 
     def parse_symbol_name(self) -> str:
         """``@name`` or ``@"name"`` (MLIR AsmParser::parseSymbolName)."""
         token = self.token
-        if token.kind is not Kind.AT_IDENTIFIER:
+        if token.kind is not AT_IDENTIFIER:
             raise self.asm_error(token.offset, "expected valid '@'-identifier for symbol name")
         self.advance()
         text = token.spelling[1:]
@@ -1212,7 +1246,7 @@ class OpParser(TypeParser):
         if not isinstance(t, TileType):
             raise self.asm_error(type_offset, f"result #0 must be tile of {_DENSE_ELEMENTS} "
                                  f"values, but got {quoted(t)}")
-        if t.element_type != element:
+        if t.element_type is not element and t.element_type != element:
             raise self.asm_error(type_offset, "mismatch between the element type: "
                                  f"{quoted(element)} and the tile element type "
                                  f"{quoted(t.element_type)}")
@@ -1228,7 +1262,7 @@ class OpParser(TypeParser):
             element = self.parse_cuda_tile_type()
         except ParseError as exc:
             raise ParseError(exc.diagnostics + invalid("<<NULL TYPE>>").diagnostics) from None
-        if (str(element) not in _DENSE_ELEMENTS.split(" or ")
+        if (str(element) not in _DENSE_ELEMENT_SPELLINGS
                 and element not in _LATER_DENSE_ELEMENTS):
             raise invalid(str(element))
         return element
@@ -1286,10 +1320,9 @@ class OpParser(TypeParser):
 
     def _dense_float(self, element: FloatType) -> int:
         """A float element (MLIR parseFloat: errors point at the literal, after any minus)."""
-        from .floats import float_bits_from_hex, parse_float_literal
         negative = self.consume_punct("-")
         token = self.token
-        if token.kind is Kind.INTEGER and token.spelling[1:2] == "x":
+        if token.kind is INTEGER and token.spelling[1:2] == "x":
             if negative:
                 raise self.error_at(token.offset, "hexadecimal float literal should not have "
                                     "a leading minus")
@@ -1298,12 +1331,12 @@ class OpParser(TypeParser):
                 return float_bits_from_hex(int(token.spelling, 16), element)
             except ValueError as exc:
                 raise self.error_at(token.offset, getattr(exc, "message", str(exc))) from None
-        if token.kind is Kind.INTEGER:
+        if token.kind is INTEGER:
             where = self.source.location(token.offset)
             raise ParseError(error(
                 "unexpected decimal integer literal for a floating point value", where,
                 [note("add a trailing dot to make the literal a float", where)]))
-        if token.kind is not Kind.FLOAT:
+        if token.kind is not FLOAT:
             raise self.error_at(token.offset, "expected floating point literal")
         self.advance()
         try:
@@ -1323,12 +1356,13 @@ class OpParser(TypeParser):
 
     def _location_or_alias(self) -> Location:
         token = self.token
-        if token.kind is Kind.HASH_IDENTIFIER and "." not in token.spelling and \
+        if token.kind is HASH_IDENTIFIER and "." not in token.spelling and \
                 token.spelling[1:] not in self.attr_aliases:
             # Location aliases may be defined after their use (printed at the end).
             self.advance()
+            self.made_deferred_loc = True
             return _DeferredLoc(token.spelling[1:], token.offset)
-        if token.kind is Kind.HASH_IDENTIFIER:
+        if token.kind is HASH_IDENTIFIER:
             attr = self.parse_attribute()
             if not isinstance(attr, Location):
                 raise self.error_at(token.offset, "expected location attribute")
@@ -1358,7 +1392,7 @@ class OpParser(TypeParser):
                 self.expect_punct(">")
             locs = self.parse_comma_list(self._location_or_alias, "square")
             return FusedLoc(tuple(locs), metadata)
-        if token.kind is Kind.STRING:
+        if token.kind is STRING:
             text = unescape_string(self.advance().spelling)
             if self.consume_punct(":"):
                 line = self.parse_integer()
@@ -1373,8 +1407,9 @@ class OpParser(TypeParser):
         raise self.wrong_token("expected location instance")
 
     def _loc_at(self, offset: int) -> Location:
-        location = self.source.location(offset)
-        return FileLineColLoc(location.file or "-", location.line, location.column)
+        """The location of the text at `offset` (``"-"`` for a text with no file name)."""
+        line, column = self.source.line_column(offset)
+        return FileLineColLoc(self.source.filename or "-", line, column)
 
 
 # ---- public functions --------------------------------------------------

@@ -19,8 +19,10 @@ from ..recursion import deep_recursion
 from ..ir import Block, Module, Operation, Region, Value, gc_paused
 from ..types import FunctionType, Type
 from . import directives
+from .custom import PRINTERS
 from .directives import type_text
-from .compiled import ELEMENT, GROUP, OILIST, TEXT, VAR, compile_print_plan
+from .compiled import (ATTRIBUTE, CUSTOM, ELEMENT, GROUP, OILIST, OPERANDS, TEXT, VAR,
+                       compile_print_plan)
 from .format import Custom, OIList, Optional_, TypeOf, Var, parse_format
 
 INDENT = 2
@@ -284,8 +286,11 @@ class Printer:
         return self.names.use(value)
 
     def values(self, values: Sequence[Value]) -> str:
+        """Uses of `values`, comma-separated (most groups have one)."""
         assert self.names is not None
         use = self.names.use
+        if len(values) == 1:
+            return use(values[0])
         return ", ".join([use(v) for v in values])
 
     def location(self, loc: Location) -> str:
@@ -340,7 +345,6 @@ class Printer:
         opdef = op.opdef
         assert opdef is not None
         if opdef.custom is not None:
-            from .custom import PRINTERS
             return PRINTERS[opdef.custom](self, op)
         if opdef.parsed_format is None:
             opdef.parsed_format = parse_format(opdef.format or "")
@@ -350,13 +354,13 @@ class Printer:
         """`op` printed by its declarative format, through the format's print plan (compiled
         once per format: see `compiled`)."""
         out: list[str] = []
-        cached = _PLANS.get(id(elements))
-        if cached is None or cached[0] is not elements or cached[1] is not op.opdef:
-            if len(_PLANS) >= _CACHE_LIMIT:
-                _PLANS.clear()
-            cached = _PLANS[id(elements)] = (elements, op.opdef, _used_names(elements),
-                                             compile_print_plan(elements, op.opdef))
-        self._run_plan(op, cached[3], out, cached[2])
+        # Kept with the declaration (see `OpDef.derived`: a changed field drops it), by
+        # format, with the format kept alive.
+        cached = op.opdef.derived.get("print plan")
+        if cached is None or cached[0] is not elements:
+            cached = op.opdef.derived["print plan"] = (
+                elements, _used_names(elements), compile_print_plan(elements, op.opdef))
+        self._run_plan(op, cached[2], out, cached[1])
         return "".join(out)
 
     def _run_plan(self, op: Operation, plan: list, out: list[str], used: set[str]) -> None:
@@ -365,14 +369,11 @@ class Printer:
             kind = step[0]
             if kind == TEXT:
                 out.append(step[1])
-            elif kind == VAR:
+                continue
+            if kind in _SPACED:
                 if step[1]:
                     out.append(step[1])
-                out.append(self._var(op, step[2]))
-            elif kind == ELEMENT:
-                if step[1]:
-                    out.append(step[1])
-                out.append(self._element(op, step[2]))
+                out.append(_SPACED[kind](self, op, step[2]))
             elif kind == GROUP:
                 # An absent group still runs, into a list thrown away (see `compiled`).
                 self._run_plan(op, step[2], out if _present(op, step[1]) else [], used)
@@ -389,6 +390,25 @@ class Printer:
         if isinstance(element, TypeOf):
             return ", ".join(type_text(t) for t in types_of(op, element.name))
         raise TypeError(element)
+
+    def _operands(self, op: Operation, argument: tuple[int, bool]) -> str:
+        """An ``OPERANDS`` step: operand group `index` (`_var` for an operand group)."""
+        index, all_single = argument
+        # With single groups only, group i is the i-th operand (as `_split` cuts them).
+        return self.values(op.operands[index:index + 1] if all_single
+                           else op.operand_groups()[index])
+
+    def _attribute(self, op: Operation, argument: tuple) -> str:
+        """An ``ATTRIBUTE`` step: the attribute by its syntax, nothing when unset (`_var`
+        for an attribute)."""
+        name, print_ = argument
+        value = op.attr(name)
+        return "" if value is None else print_(value)
+
+    def _custom_directive(self, op: Operation, argument: tuple) -> str:
+        """A ``CUSTOM`` step: the directive's print function with its arguments."""
+        print_, args = argument
+        return print_(self, op, *args)
 
     def _var(self, op: Operation, name: str) -> str:
         opdef = op.opdef
@@ -504,14 +524,13 @@ def _function_type_text(fn: FunctionType) -> str:
     return f"{inputs} -> (" + ", ".join(type_text(t) for t in fn.results) + ")"
 
 
+#: How each step that prints after a space prints (see `compiled`).
+_SPACED = {VAR: Printer._var, ELEMENT: Printer._element, ATTRIBUTE: Printer._attribute,
+           OPERANDS: Printer._operands, CUSTOM: Printer._custom_directive}
+
+
 def _is_terminator(op: Operation) -> bool:
     return op.opdef is not None and "Terminator" in op.opdef.traits
-
-
-#: Per format (by id, with the format and its op definition kept alive): the names it uses
-#: and its print plan; ops share formats.
-_PLANS: dict[int, tuple[list, object, set[str], list]] = {}
-_CACHE_LIMIT = 1024
 
 
 def _used_names(elements: list) -> set[str]:
@@ -548,6 +567,12 @@ def _present(op: Operation, name: str) -> bool:
 
 def types_of(op: Operation, name: str) -> list[Type]:
     """The types of a named operand or result group (or of a typed attribute)."""
+    where = op.opdef.value_position(name) if op.opdef is not None else None
+    if where is not None and where[2]:
+        # Single groups only: group i is value i (as `Operation.values_named` cuts them).
+        values = op.operands if where[0] else op.results
+        index = where[1]
+        return [values[index].type] if index < len(values) else []
     values = op.values_named(name)
     if values is not None:
         return [v.type for v in values]

@@ -12,12 +12,13 @@ from typing import Callable
 
 from ..diagnostics import ParseError
 from ..enums import PaddingValue, PointerAttribute
-from ..types import (DIALECT, FLOAT_SPELLING_ALIASES, MLIR_FLOAT_WIDTHS, TOKEN, BuiltinType,
+from ..types import (DIALECT, ELEMENT_INFO, FLOAT_SPELLING_ALIASES, MLIR_FLOAT_WIDTHS, TOKEN,
+                     BuiltinType,
                      FloatType, FunctionType, GatherScatterViewType, IntegerType,
                      PartitionViewType, PointerType, StridedViewType, TensorViewType, TileType,
                      Type, quoted)
 from .base import BaseParser, enum_case
-from .lexer import Kind
+from .lexer import BARE_IDENTIFIER, EXCLAMATION_IDENTIFIER, HASH_IDENTIFIER
 
 _I32_MAX = (1 << 31) - 1
 #: Valid Tile IR types nest a few levels deep; this bound keeps hostile input from
@@ -26,9 +27,14 @@ MAX_TYPE_NESTING = 64
 # Builtin types spelled by a keyword followed by a bracketed body, kept verbatim.
 _BRACKETED_BUILTINS = ("tensor", "vector", "memref", "complex", "tuple")
 _INTEGER_PREFIXES = ("i", "si", "ui")
-_BARE = Kind.BARE_IDENTIFIER
 #: How many distinct texts the type memo keeps per leading keyword.
 _MEMO_ENTRIES = 32
+#: The spec's element types by spelling, each the one object `tileir.types` defines: a
+#: parsed ``f32`` is then `types.F32` itself, which the verifier's constraint checks
+#: (``t in (F16, BF16, F32)``) find by identity before comparing fields.
+_ELEMENT_TYPES: dict[str, Type] = {
+    **{t.name: t for t in ELEMENT_INFO if isinstance(t, FloatType)},
+    **{f"i{t.width}": t for t in ELEMENT_INFO if isinstance(t, IntegerType)}}
 
 
 class TypeParser(BaseParser):
@@ -61,11 +67,11 @@ class TypeParser(BaseParser):
 
     def parse_optional_type(self) -> Type | None:
         token = self.token
-        if token.kind is Kind.EXCLAMATION_IDENTIFIER:
+        if token.kind is EXCLAMATION_IDENTIFIER:
             return self._extended_type()
         if token.is_punct("("):
             return self._function_type()
-        if token.kind is Kind.BARE_IDENTIFIER:
+        if token.kind is BARE_IDENTIFIER:
             return self._builtin_type()
         return None
 
@@ -77,7 +83,7 @@ class TypeParser(BaseParser):
         """`parse()` under the nesting bound; an outermost type is looked up in, and
         remembered in, `memo` by its text."""
         token = self.token
-        outermost = self._depth == 0 and token.kind is _BARE
+        outermost = self._depth == 0 and token.kind is BARE_IDENTIFIER
         if outermost:
             known = self._recall(memo, token)
             if known is not None:
@@ -143,13 +149,13 @@ class TypeParser(BaseParser):
         spelling = FLOAT_SPELLING_ALIASES.get(spelling, spelling)
         if spelling in MLIR_FLOAT_WIDTHS:
             self.advance()
-            return FloatType(spelling)
+            return _ELEMENT_TYPES.get(spelling) or FloatType(spelling)
         for prefix in _INTEGER_PREFIXES:
             digits = spelling[len(prefix):]
             if spelling.startswith(prefix) and digits.isdigit() and not digits.startswith("0"):
                 self.advance()
                 if prefix == "i":
-                    return IntegerType(int(digits))
+                    return _ELEMENT_TYPES.get(spelling) or IntegerType(int(digits))
                 return BuiltinType(spelling)
         if spelling in ("index", "none"):
             self.advance()
@@ -211,7 +217,7 @@ class TypeParser(BaseParser):
     def _ptr_attr(self, short: bool) -> PointerAttribute:
         """A ``ptr_attr``: ``#cuda_tile.ptr_attr<kind>``, or ``<kind>`` where `short`."""
         token = self.token
-        if token.kind is Kind.HASH_IDENTIFIER and token.spelling == f"#{DIALECT}.ptr_attr":
+        if token.kind is HASH_IDENTIFIER and token.spelling == f"#{DIALECT}.ptr_attr":
             self.advance()
         elif not (short and token.is_punct("<")):
             raise self.asm_error(token.offset, "expected ptr_attr")
@@ -243,7 +249,7 @@ class TypeParser(BaseParser):
                 if self.consume_keyword("strides"):
                     raise self.asm_error(self.token.offset,
                                          "strides must not be provided for 0-d tiles")
-                if self.token.kind is not Kind.HASH_IDENTIFIER:
+                if self.token.kind is not HASH_IDENTIFIER:
                     raise self.asm_error(self.token.offset,
                                          "unexpected token after element type in 0-d "
                                          "tensor_view")

@@ -12,14 +12,14 @@ independently.  Dominance is checked for each isolated op that verified.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..attributes import DenseArrayAttr
 from ..diagnostics import Diagnostic
 from ..recursion import deep_recursion
 from ..ir import Block, BlockArgument, OpResult, Operation
 from ..ops.base import OPTIONAL, SINGLE, VARIADIC
-from ..types import IntegerType
+from ..types import I32
 from . import rules  # noqa: F401  (registers every op's checks)
 from . import traits
 from .attr_kinds import constraint_of
@@ -61,23 +61,29 @@ def _verify_op(op: Operation, ctx: Context) -> None:
     """Verify `op`, then the ops of its regions, then its region checks (raises `Failure`
     at the first problem, `_Failed` when a nested isolated op failed)."""
     _invariants(op, ctx)
-    isolated: list[Operation] = []
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                if _is_isolated(child):
-                    isolated.append(child)
-                else:
-                    _verify_op(child, ctx)
-            _check_terminator(op, block)
-    failed = False
-    for child in isolated:
-        failed |= not _verify_isolated(child, ctx)
-    if failed:
-        raise _Failed()
-    if op.opdef is not None:
-        traits.run(traits.REGION, op, op.opdef.trait_list)
-        for check in CHECKS["regions"].get(op.opdef.name, ()):
+    if op.regions:
+        isolated: list[Operation] = []
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    if _is_isolated(child):
+                        isolated.append(child)
+                    else:
+                        _verify_op(child, ctx)
+                _check_terminator(op, block)
+        failed = False
+        for child in isolated:
+            failed |= not _verify_isolated(child, ctx)
+        if failed:
+            raise _Failed()
+    opdef = op.opdef
+    if opdef is not None:
+        steps = opdef.derived.get("verify regions")
+        if steps is None:
+            steps = opdef.derived["verify regions"] = _trait_steps(traits.REGION, opdef)
+        for step, argument in steps:
+            step(op, argument)
+        for check in CHECKS["regions"].get(opdef.name, ()):
             check(op, ctx)
 
 
@@ -91,17 +97,100 @@ def _invariants(op: Operation, ctx: Context) -> None:
     opdef = op.opdef
     if opdef is None:
         return
-    _check_counts(op)
-    traits.run(traits.STRUCTURAL, op, opdef.trait_list)
-    _check_segments(op)
-    _check_attributes(op)
-    _check_values(op, "operand", opdef.operands, opdef.split_operands(op))
-    _check_values(op, "result", opdef.results, opdef.split_results(op))
-    traits.run(traits.PREDICATES, op, opdef.trait_list)
-    _check_regions(op)
-    traits.run(traits.NATIVE, op, opdef.trait_list)
+    plan = opdef.derived.get("verify")
+    if plan is None:
+        plan = opdef.derived["verify"] = _invariant_plan(opdef)
+    for step, argument in plan:
+        step(op, argument)
     for check in CHECKS["verify"].get(opdef.name, ()):
         check(op, ctx)
+
+
+Step = tuple[Callable[[Operation, Any], None], Any]
+
+
+def _invariant_plan(opdef: Any) -> tuple[Step, ...]:
+    """The checks `_invariants` runs for ops of `opdef`, in MLIR's order, decided once per
+    declaration: which traits apply, which attributes have constraints, and whether the
+    operands and results can be checked one value per declaration (no optional or
+    variadic group) without splitting them into groups."""
+    shape = opdef.shape
+    fixed = not shape.operand_variable and not shape.result_variable
+    counts = (len(opdef.region_names), len(opdef.results), len(opdef.operands))
+    steps: list[Step] = [(_fixed_counts_step, counts) if fixed else (_counts_step, None)]
+    steps += _trait_steps(traits.STRUCTURAL, opdef)
+    if opdef.needs_segments:
+        steps.append((_segments_step, None))
+    constrained = tuple((decl.name, constraint) for decl in opdef.attrs
+                        if (constraint := constraint_of(decl)) is not None)
+    if shape.required_attrs or constrained:
+        steps.append((_check_attributes, (shape.required_attrs, constrained)))
+    for what, declared, variable, split in (
+            ("operand", opdef.operands, shape.operand_variable, opdef.split_operands),
+            ("result", opdef.results, shape.result_variable, opdef.split_results)):
+        if not declared:
+            continue
+        if variable:
+            steps.append((_grouped_values_step, (what, declared, split)))
+        else:
+            checks = tuple((decl.constraint.accepts, decl.constraint.summary)
+                           for decl in declared)
+            steps.append((_single_values_step, (what, checks)))
+    steps += _trait_steps(traits.PREDICATES, opdef)
+    if any(constraint is not None for constraint in opdef.region_constraints):
+        steps.append((_regions_step, None))
+    steps += _trait_steps(traits.NATIVE, opdef)
+    return tuple(steps)
+
+
+def _trait_steps(table: dict[str, traits.Check], opdef: Any) -> list[Step]:
+    """The checks of `opdef`'s traits (declared order) that `table` knows, each with its
+    argument (`traits.run`, decided once; specialised to the declaration where the check
+    can be: see `traits.compiled`)."""
+    return [traits.compiled(table, name, args, opdef)
+            for name, args in opdef.trait_list if name in table]
+
+
+def _counts_step(op: Operation, _: None) -> None:
+    """`_check_counts` as a plan step."""
+    _check_counts(op)
+
+
+def _fixed_counts_step(op: Operation, counts: tuple[int, int, int]) -> None:
+    """`_check_counts` for a declaration without optional or variadic groups: nothing to
+    report when the op has the declared numbers of regions, results and operands."""
+    regions, results, operands = counts
+    if len(op.regions) != regions or len(op.results) != results or \
+            len(op.operands) != operands:
+        _check_counts(op)
+
+
+def _segments_step(op: Operation, _: None) -> None:
+    """`_check_segments` as a plan step."""
+    _check_segments(op)
+
+
+def _regions_step(op: Operation, _: None) -> None:
+    """`_check_regions` as a plan step."""
+    _check_regions(op)
+
+
+def _grouped_values_step(op: Operation, argument: tuple) -> None:
+    """`_check_values` over the declared groups (optional or variadic ones among them)."""
+    what, declared, split = argument
+    _check_values(op, what, declared, split(op))
+
+
+def _single_values_step(op: Operation, argument: tuple) -> None:
+    """`_check_values` when every group is single: the counts were checked first, so value
+    i belongs to declaration i, and no group can be empty or oversized.  `argument` holds
+    each declaration's constraint test and summary."""
+    what, checks = argument
+    values = op.operands if what == "operand" else op.results
+    for index, ((accepts, summary), value) in enumerate(zip(checks, values)):
+        if not accepts(value.type):
+            raise op_error(op, f"{what} #{index} must be {summary}, but got "
+                               f"'{value.type.format()}'")
 
 
 #: MLIR's messages for a fixed count of 0 and 1 (ZeroOperands, OneOperand, OneResult ...).
@@ -151,7 +240,8 @@ def _check_segments(op: Operation) -> None:
         sizes = op.attributes.get("operandSegmentSizes")
         if sizes is None:
             raise op_error(op, "requires attribute 'operandSegmentSizes'")
-        if not (isinstance(sizes, DenseArrayAttr) and sizes.element_type == IntegerType(32)):
+        if not (isinstance(sizes, DenseArrayAttr) and
+                (sizes.element_type is I32 or sizes.element_type == I32)):
             raise op_error(op, "requires dense i32 array attribute 'operandSegmentSizes'")
         values = sizes.values
         if len(values) != len(opdef.operands):
@@ -166,19 +256,19 @@ def _check_segments(op: Operation) -> None:
                                f"'operandSegmentSizes'")
 
 
-def _check_attributes(op: Operation) -> None:
-    """Required attributes are present, then each present one meets its ODS constraint."""
+def _check_attributes(op: Operation, argument: tuple) -> None:
+    """Required attributes are present, then each present one meets its ODS constraint;
+    `argument` holds the required names and each constrained attribute's name and
+    constraint, in declared order."""
+    required, constrained = argument
     attributes = op.attributes
-    for name in op.opdef.shape.required_attrs:
+    for name in required:
         if name not in attributes:
             raise op_error(op, f"requires attribute '{name}'")
-    for decl in op.opdef.attrs:
-        value = attributes.get(decl.name)
-        if value is None:
-            continue
-        constraint = constraint_of(decl)
-        if constraint is not None and not constraint.accepts(value):
-            raise op_error(op, f"attribute '{decl.name}' failed to satisfy constraint: "
+    for name, constraint in constrained:
+        value = attributes.get(name)
+        if value is not None and not constraint.accepts(value):
+            raise op_error(op, f"attribute '{name}' failed to satisfy constraint: "
                                f"{constraint.summary}")
 
 
@@ -302,12 +392,12 @@ def _check_dominance(root: Operation) -> None:
     checked; nested isolated ops are checked on their own)."""
     positions: dict[int, dict[int, int]] = {}
 
-    def position(block: Block, op: Operation) -> int:
-        """The index of `op` in `block` (cached per block)."""
+    def table_of(block: Block) -> dict[int, int]:
+        """Each op's index in `block`, by the op's id (built once per block)."""
         table = positions.get(id(block))
         if table is None:
             table = positions[id(block)] = {id(o): i for i, o in enumerate(block.operations)}
-        return table[id(op)]
+        return table
 
     def dominates(value: Any, op: Operation) -> bool:
         """Whether `value` is available at `op`."""
@@ -317,16 +407,25 @@ def _check_dominance(root: Operation) -> None:
         if block is None:
             return True
         user = _ancestor_in(op, block)
-        return user is not None and user is not owner and \
-            position(block, user) > position(block, owner)
+        if user is None or user is owner:
+            return False
+        table = table_of(block)
+        return table[id(user)] > table[id(owner)]
 
     def walk(parent: Operation) -> None:
-        """Check the ops of `parent`'s regions, recursing into non-isolated ops."""
+        """Check the ops of `parent`'s regions, recursing into non-isolated ops.  A value
+        defined by an op of the same block (the common case) is available when its owner
+        comes earlier in the block: `dominates`, without climbing the ancestors."""
         for region in parent.regions:
             for number, block in enumerate(region.blocks):
+                table = table_of(block) if number == 0 else None
                 for op in block.operations:
-                    if number == 0:  # blocks after the entry are unreachable: no branches
+                    if table is not None:  # blocks after the entry are unreachable
                         for index, value in enumerate(op.operands):
+                            if isinstance(value, OpResult) and value.owner.parent is block:
+                                if table[id(value.owner)] < table[id(op)]:
+                                    continue
+                                raise _dominance_error(op, index)
                             if not dominates(value, op):
                                 raise _dominance_error(op, index)
                     if op.regions and not _is_isolated(op):

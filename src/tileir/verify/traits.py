@@ -65,6 +65,18 @@ def _declared(op: Any, name: str) -> Any:
 def _type_of(op: Any, name: str) -> Any:
     """ODS's ``$name.getType()``: a value's type, a variadic group's types, a typed
     attribute's type; `_ABSENT` for an absent optional operand."""
+    shape = op.opdef.shape
+    index = shape.operand_index.get(name)
+    if index is not None:
+        if not shape.operand_variable:
+            # Single groups only: group i is value i (as `Operation.values_named` cuts them).
+            operands = op.operands
+            return operands[index].type if index < len(operands) else _ABSENT
+    elif not shape.result_variable:
+        index = shape.result_index.get(name)
+        if index is not None:
+            results = op.results
+            return results[index].type if index < len(results) else _ABSENT
     decl = _declared(op, name)
     if decl is None:
         attr = op.attributes.get(name)
@@ -85,10 +97,44 @@ def _all_match(what: str, key: Callable[[Type], Any]) -> Check:
     lifted = _lift(key)
 
     def check(op: Any, names: Sequence[str]) -> None:
-        keys = [lifted(t) for t in (_type_of(op, n) for n in names) if t is not _ABSENT]
-        if any(k != keys[0] for k in keys[1:]):
-            raise op_error(op, f"failed to verify that all of {{{', '.join(names)}}} "
-                               f"have {what}")
+        first: Any = _ABSENT
+        for name in names:
+            t = _type_of(op, name)
+            if t is _ABSENT:
+                continue
+            if first is _ABSENT:
+                first = lifted(t)
+            elif lifted(t) != first:
+                raise op_error(op, f"failed to verify that all of {{{', '.join(names)}}} "
+                                   f"have {what}")
+
+    def check_single(op: Any, argument: tuple) -> None:
+        """`check` where every name is a single operand or result: `places` says where
+        each value sits (an absent one counts as `_type_of`'s absent)."""
+        places, names = argument
+        first: Any = _ABSENT
+        for is_operand, index in places:
+            values = op.operands if is_operand else op.results
+            if index >= len(values):
+                continue
+            if first is _ABSENT:
+                first = key(values[index].type)
+            elif key(values[index].type) != first:
+                raise op_error(op, f"failed to verify that all of {{{', '.join(names)}}} "
+                                   f"have {what}")
+
+    def compile_(opdef: Any, names: Sequence[str]) -> tuple[Callable, Any] | None:
+        """`check_single` and where each name's value sits, when every name is an operand
+        or result of a declaration without optional or variadic groups (None otherwise)."""
+        places = []
+        for name in names:
+            where = opdef.value_position(name)
+            if where is None or not where[2]:
+                return None
+            places.append(where[:2])
+        return check_single, (tuple(places), tuple(names))
+
+    check.compile = compile_  # type: ignore[attr-defined]
     return check
 
 
@@ -321,6 +367,17 @@ REGION: dict[str, Check] = {"SymbolTable": _symbol_table,
                             "SingleBlockImplicitTerminator": _implicit_terminator}
 
 
+def compiled(table: dict[str, Check], name: str, args: tuple[str, ...],
+             opdef: Any) -> tuple[Callable[[Any, Any], None], Any]:
+    """The check of trait `name` (with `args`) for ops of `opdef`, and its argument: a form
+    specialised to the declaration where the check offers one (``check.compile``), else
+    the check itself with the trait's arguments."""
+    check = table[name]
+    compile_ = getattr(check, "compile", None)
+    specialised = compile_(opdef, args) if compile_ is not None else None
+    return specialised if specialised is not None else (check, args)
+
+
 def run(table: dict[str, Check], op: Any,
         traits: Sequence[tuple[str, tuple[str, ...]]]) -> None:
     """Run the traits of `traits` (in declared order) that `table` knows."""
@@ -331,4 +388,4 @@ def run(table: dict[str, Check], op: Any,
 
 
 __all__ = ["NATIVE", "PREDICATES", "REGION", "STRUCTURAL", "TYPE_RELATIONS", "Failure",
-           "element_type", "run"]
+           "compiled", "element_type", "run"]

@@ -6,5 +6,5 @@ from .analysis import Plan, analyse
 from .footprints import BlockFootprints
 from .machine import BatchMachine, InternalError, Span, UndefinedBehaviour, spans
 
-__all__ = ["BatchMachine", "BlockFootprints", "InternalError", "Plan", "Span", "UndefinedBehaviour", "analyse",
-           "spans"]
+__all__ = ["BatchMachine", "BlockFootprints", "InternalError", "Plan", "Span",
+           "UndefinedBehaviour", "analyse", "spans"]
