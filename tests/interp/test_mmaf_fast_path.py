@@ -308,3 +308,27 @@ def test_float32_arrays_are_summed_in_float64(monkeypatch) -> None:
     fast = fp._matmul_round(a, b, c, F32, narrow=True)
     exact = fp._matmul_exact(*(x.astype(np.float64) for x in (a, b, c)), F32)
     assert same_bits(fast, exact, F32)
+
+
+@pytest.mark.parametrize("tin", [F32, F16])
+@pytest.mark.parametrize("chunk", [None, 64])
+def test_a_shared_rhs_is_one_matrix_product(tin, chunk, monkeypatch) -> None:
+    """A rhs the batched engine broadcast along the block axis (stride 0, as a uniform
+    tile is) is read once and multiplied as one matrix product: the exact bits, with the
+    fast path seeing a 2-D rhs; also with sums landing on f32 midpoints (f16 inputs)."""
+    if chunk:
+        monkeypatch.setattr(fp, "_CHUNK", chunk)
+    rng = np.random.default_rng(8)
+    a = as_input(rng.standard_normal((6, 8, 16)), tin)
+    b = np.broadcast_to(as_input(rng.standard_normal((16, 8)), tin), (6, 16, 8))
+    c = as_input(rng.standard_normal((6, 8, 8)), F32)
+    c[0] = 0.0
+    a[0, :, :] = 2.0 ** -3                             # exact, short sums: midpoints likely
+    seen = []
+    original = fp._certified_block
+    monkeypatch.setattr(fp, "_certified_block",
+                        lambda lhs, rhs, *rest: seen.append(fp._shared(rhs).ndim)
+                        or original(lhs, rhs, *rest))
+    fast, exact, answered = both_paths(monkeypatch, a, b, c, F32)
+    assert answered == 1 and seen and set(seen) == {2}
+    assert same_bits(fast, exact, F32)

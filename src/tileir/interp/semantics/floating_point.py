@@ -935,15 +935,31 @@ class _Scratch:
         return read[0], read[1], read[2]
 
 
+def _shared(x: Array) -> Array:
+    """`x` without its leading axes when they only repeat one matrix (stride 0: a uniform
+    operand the batched engine broadcast along the block axis)."""
+    x = np.asarray(x)
+    lead = x.ndim - 2
+    if lead > 0 and all(stride == 0 for stride in x.strides[:lead]):
+        return x[(0,) * lead]
+    return x
+
+
 def _certified_block(lhs: Array, rhs: Array, acc: Array, out: FloatType, result: Array,
                      scratch: _Scratch) -> bool:
-    """`_matmul_certified` of one chunk, into `result`; False where it declines."""
-    lhs, rhs, acc = scratch.operands(lhs, rhs, acc)
+    """`_matmul_certified` of one chunk, into `result`; False where it declines.  A shared
+    rhs (`_shared`) is read once, and the product is then one matrix product."""
+    lhs, rhs, acc = scratch.operands(lhs, _shared(rhs), acc)
     c = _certified_scale(np.shape(lhs)[-1])
     shape = result.shape
     with np.errstate(all="ignore"):
         total = scratch.array("total", shape)
-        if np.broadcast_shapes(np.shape(lhs)[:-2], np.shape(rhs)[:-2]) == shape[:-2]:
+        if rhs.ndim == 2 and lhs.shape[:-2] == shape[:-2] and lhs.flags.c_contiguous \
+                and total.flags.c_contiguous:          # (so the reshapes are views)
+            np.matmul(lhs.reshape(-1, lhs.shape[-1]), rhs,
+                      out=total.reshape(-1, shape[-1]))
+            np.add(total, acc, out=total)
+        elif np.broadcast_shapes(np.shape(lhs)[:-2], np.shape(rhs)[:-2]) == shape[:-2]:
             np.matmul(lhs, rhs, out=total)
             np.add(total, acc, out=total)
         else:
