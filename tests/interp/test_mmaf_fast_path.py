@@ -332,3 +332,35 @@ def test_a_shared_rhs_is_one_matrix_product(tin, chunk, monkeypatch) -> None:
     fast, exact, answered = both_paths(monkeypatch, a, b, c, F32)
     assert answered == 1 and seen and set(seen) == {2}
     assert same_bits(fast, exact, F32)
+
+
+def test_lowest_bits() -> None:
+    x = np.array([1.0, 3.0, 0.5, 0.0, -6.0, 5 * 2.0 ** -30, 2.0 ** 40 + 1, 1.5, -2.0 ** -24])
+    assert fp._lowest_bits(x).tolist() == [0, 0, -1, fp._NO_BITS, 1, -30, 0, -1, -24]
+    words = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    finite = words[np.isfinite(words)].astype(np.float64)     # every finite f16 value
+    assert fp._lowest_bits(finite, F16).tolist() == fp._lowest_bits(finite).tolist()
+
+
+def test_exact_midpoint_sums_settle_from_row_and_column_bits(monkeypatch) -> None:
+    """f16 products with short sums land exactly on f32 midpoints often; the lowest bits
+    of rows and columns show those sums exact, so no element is gathered, and the bits
+    are the exact path's."""
+    rng = np.random.default_rng(12)
+    a = as_input(np.round(rng.standard_normal((4, 16, 8)) * 64) / 64, F16)
+    b = as_input(np.round(rng.standard_normal((8, 16)) * 64) / 64, F16)
+    a[:, 0, :] = 0.0                                   # row 0: every product zero
+    c = np.zeros((4, 16, 16))
+    c[:, 0, 0] = 0.5 + 2.0 ** -25                      # so element (0, 0): an f32 midpoint
+    sums = np.einsum("bik,kj->bij", a, b) + c          # exact: few bits each
+    assert np.count_nonzero((sums.view(np.uint64) & np.uint64((1 << 29) - 1))
+                            == 1 << 28) >= 4           # the planted f32 midpoints
+    settled, gathered = [], []
+    for name, log in (("_settle", settled), ("_gather", gathered)):
+        original = getattr(fp, name)
+        monkeypatch.setattr(fp, name, lambda *args, log=log, original=original:
+                            log.append(args[5].size if log is settled else args[-1].size)
+                            or original(*args))
+    fast, exact, answered = both_paths(monkeypatch, a, b, c, F32)
+    assert answered == 1 and same_bits(fast, exact, F32)
+    assert sum(settled) >= 4 and not gathered
