@@ -402,3 +402,23 @@ def test_a_failure_of_the_batched_engine_reruns_and_says_so(monkeypatch) -> None
     assert run.reason == ("the batched engine failed ('cuda_tile.get_tile_block_id' op internal "
                           "error: ValueError: planted); rerun one tile block at a time")
     assert c.tobytes() == a.tobytes()
+
+
+def test_a_reversed_tile_order_is_a_window_with_a_negative_block_stride(monkeypatch) -> None:
+    # block b copies tile 7 - b of a into tile b of c: a box with a negative block stride,
+    # decided by geometry (checks on), the reference's bytes
+    from tileir.interp.batch import ops
+    _no_keys(monkeypatch)
+    boxes = []
+    original = ops.window
+    monkeypatch.setattr(ops, "window", lambda *args: boxes.append(original(*args)) or
+                        boxes[-1])
+    text = _kernel(f"""    %seven = constant <i32: 7> : tile<i32>
+    %mirror = subi %seven, %block : tile<i32>
+    %x, %t = load_view_tko weak %a_tiles[%mirror] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %d = store_view_tko weak %x, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token""")
+    a = np.arange(512, dtype=np.float32)
+    c = np.zeros(512, np.float32)
+    assert launch(text, None, 8, [a, c, 512], engine="batched").engine == "batched"
+    assert c.tobytes() == a.reshape(8, 64)[::-1].reshape(-1).tobytes()
+    assert [found[1].strides[2] for found in boxes] == [-256, 256]    # bytes per block
