@@ -198,7 +198,8 @@ def export(function: Any, constraints: Sequence[Any], version: str = EXPORT_VERS
 
 def launch(stream: Any, grid: int | Sequence[int], kernel: Any, kernel_args: Sequence[Any],
            *, schedule: str = "sequential", seed: int | None = None, checks: bool = True,
-           max_ops: int | None = None, engine: str = "auto") -> Any:
+           max_ops: int | None = None, engine: str = "auto", workers: int | None = None
+           ) -> Any:
     """Run a ``@ct.kernel`` on the interpreter, as ``cuda.tile.launch(stream, grid, kernel,
     args)`` would on a GPU; `stream` is accepted and ignored.  Writes land in the argument
     arrays; undefined behaviour raises `ExecutionError`.  Returns the interpreter's `Run`
@@ -208,7 +209,7 @@ def launch(stream: Any, grid: int | Sequence[int], kernel: Any, kernel_args: Seq
     exported = export(kernel, constraints)
     grid = (grid,) if isinstance(grid, int) else tuple(grid)
     return run(exported.module, exported.symbol, grid, flat, schedule=schedule, seed=seed,
-               checks=checks, max_ops=max_ops, engine=engine)
+               checks=checks, max_ops=max_ops, engine=engine, workers=workers)
 
 
 __all__ = ["EXPORT_VERSION", "Exported", "export", "flatten", "launch"]

@@ -1,6 +1,6 @@
 """The benchmark kernels give the same bytes on every engine: the reference (one tile block
 at a time) under all three schedules, and the batched engine in one span and in spans of a
-single tile block, with checks on and off."""
+single tile block, on one thread and on three, with checks on and off."""
 
 from __future__ import annotations
 
@@ -28,17 +28,19 @@ def test_every_engine_gives_the_same_bytes(name: str, monkeypatch) -> None:
     module = tileir.parse(problem.kernel_path().read_text(), problem.kernel_path().name)
     grid = problem.grid(dims)
     outputs = {}
-    runs = [("blocks", schedule, True, None) for schedule in ("sequential", "reverse", "random")]
-    runs += [("batched", "sequential", checks, span) for checks in (True, False)
-             for span in (None, 1)]
-    for engine, schedule, checks, span in runs:
+    runs = [("blocks", schedule, True, None, 1)
+            for schedule in ("sequential", "reverse", "random")]
+    runs += [("batched", "sequential", checks, span, workers) for checks in (True, False)
+             for span in (None, 1) for workers in (1, 3)]
+    for engine, schedule, checks, span, workers in runs:
         monkeypatch.setattr(LAUNCH, "SPAN_BYTES", span or (8 << 20))
         out = problem.make_output(dims)
         run = launch(module, problem.entry, grid, problem.args(dims, inputs, out),
-                     engine=engine, schedule=schedule, seed=11, checks=checks)
+                     engine=engine, schedule=schedule, seed=11, checks=checks,
+                     workers=workers)
         assert run.engine == engine
-        outputs[(engine, schedule, checks, span)] = out.tobytes()
-    reference = outputs[("blocks", "sequential", True, None)]
+        outputs[(engine, schedule, checks, span, workers)] = out.tobytes()
+    reference = outputs[("blocks", "sequential", True, None, 1)]
     written = np.frombuffer(reference, out.dtype)
     assert not np.isnan(written).any()        # every element written (the output is NaNs)
     assert all(got == reference for got in outputs.values()), \

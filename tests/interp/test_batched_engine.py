@@ -421,4 +421,33 @@ def test_a_reversed_tile_order_is_a_window_with_a_negative_block_stride(monkeypa
     c = np.zeros(512, np.float32)
     assert launch(text, None, 8, [a, c, 512], engine="batched").engine == "batched"
     assert c.tobytes() == a.reshape(8, 64)[::-1].reshape(-1).tobytes()
-    assert [found[1].strides[2] for found in boxes] == [-256, 256]    # bytes per block
+    # every span's load and store went through a window: -256 and 256 bytes per block
+    assert boxes and all(found is not None for found in boxes)
+    assert sorted({found[1].strides[2] for found in boxes}) == [-256, 256]
+
+
+@pytest.mark.parametrize("workers", [1, 2, 5])
+def test_spans_on_threads_give_the_reference_bytes_and_diagnostics(workers: int,
+                                                                   monkeypatch) -> None:
+    # one block per span, on several threads: the result, and a race's diagnostic (the
+    # failing span stops the others; the rerun reports it), are the reference engine's
+    launch_module = sys.modules["tileir.interp.launch"]
+    monkeypatch.setattr(launch_module, "SPAN_BYTES", 1)
+    good = _kernel(f"""    %x, %t = load_view_tko weak %a_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %y = addf %x, %x : tile<64xf32>
+    %d = store_view_tko weak %y, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token""")
+    a = np.arange(512, dtype=np.float32)
+    c = np.zeros(512, np.float32)
+    assert launch(good, None, 8, [a, c, 512], workers=workers).engine == "batched"
+    assert c.tobytes() == (a + a).tobytes()
+    bad = _kernel(f"""    %x, %t = load_view_tko weak %a_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
+    %d = store_view_tko weak %x, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token
+    %e = store_view_tko weak %x, %c_tiles[%zero] token = %d : tile<64xf32>, {VIEW}, tile<i32> -> token""")
+    outcomes = []
+    for engine in ("blocks", "auto"):
+        c = np.full(512, 7.0, np.float32)
+        with pytest.raises(ExecutionError) as caught:
+            launch(bad, None, 8, [a, c, 512], engine=engine, workers=workers)
+        outcomes.append((str(caught.value), c.tobytes()))
+    assert "races with tile block (0, 0, 0)" in outcomes[0][0]
+    assert outcomes[1] == outcomes[0]

@@ -26,7 +26,10 @@ operation, since then nothing can order the two blocks.
 from __future__ import annotations
 
 import math
+import os
 import random as _random
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TextIO
 
@@ -295,7 +298,7 @@ class Run:
 def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[int],
            args: Sequence[Any] = (), *, schedule: str = "sequential", seed: int | None = None,
            checks: bool = True, stdout: TextIO | None = None, max_ops: int | None = None,
-           engine: str = "auto") -> Run:
+           engine: str = "auto", workers: int | None = None) -> Run:
     """Run entry `kernel_name` of `module` on every tile block of `grid` with `args`.
 
     `max_ops` bounds the ops one tile block may execute (None: no bound): tile blocks run
@@ -304,7 +307,8 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     `engine` picks how (see `ENGINES`); the returned `Run` says which engine ran.  Both
     give the same results; the batched engine runs all tile blocks at once, and when it
     meets undefined behaviour the kernel is rerun one block at a time from the memory as
-    it was, so the diagnostic is the reference engine's.
+    it was, so the diagnostic is the reference engine's.  It runs spans of tile blocks on
+    `workers` threads (None: one per core this process may use).
 
     Buffers passed for pointer parameters are updated in place.  Undefined behaviour and
     bad arguments raise `ExecutionError` with a diagnostic naming the op and tile block.
@@ -340,7 +344,8 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     reason = None
     if engine != "blocks":
         reason = _batched(memory, kernel, values, dims, checks, globals_,
-                          engine == "batched", write_back, max_ops)
+                          engine == "batched", write_back, max_ops,
+                          default_workers() if workers is None else max(1, int(workers)))
         if reason is None:
             return Run("batched")
     cross = _CrossBlockRaces(memory, kernel) if checks and not _has_strong_accesses(kernel) \
@@ -358,10 +363,42 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     return Run("blocks", reason)
 
 
+def _side_by_side(run: Callable[..., None], cut: list[Any], workers: int) -> None:
+    """Run every span on `workers` threads (NumPy and BLAS release the interpreter lock
+    while they compute); when one fails, the others stop at their next op, and the first
+    failure in grid order is raised."""
+    from .batch import Stopped
+    stop = threading.Event()
+
+    def guarded(span: Any) -> None:
+        """Run `span` unless another has failed; on failure, stop the others."""
+        if stop.is_set():
+            return
+        try:
+            run(span, stop)
+        except BaseException:
+            stop.set()
+            raise
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(guarded, span) for span in cut]
+    failures = [f.exception() for f in futures if f.exception() is not None]
+    real = [e for e in failures if not isinstance(e, Stopped)]
+    if real or failures:
+        raise (real or failures)[0]
+
+
+def default_workers() -> int:
+    """The cores this process may run on (the batched engine's threads)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:          # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def _batched(memory: Memory, kernel: Operation, values: list[Any],
              dims: tuple[int, int, int], checks: bool, globals_: dict[str, int],
              required: bool, write_back: list[Callable[[], None]],
-             max_ops: int | None) -> str | None:
+             max_ops: int | None, workers: int) -> str | None:
     """Run the kernel on the batched engine; None when it ran, else why it did not (the
     caller then runs it one tile block at a time)."""
     from .batch import (BatchMachine, BlockFootprints, InternalError, UndefinedBehaviour,
@@ -387,10 +424,21 @@ def _batched(memory: Memory, kernel: Operation, values: list[Any],
     # in grid order, which lets views read whole windows of memory (`batch.ops`), a span
     # of blocks at a time so that temporaries stay small (and in cache).
     races = BlockFootprints(memory, plan.grain) if checks else None
+    limit = max(1, SPAN_BYTES // plan.tile_bytes)
+    if workers > 1:             # at least one span per worker
+        limit = min(limit, -(-math.prod(dims) // workers))
+    cut = spans(dims, limit)
+
+    def run(span: Any, stop: threading.Event | None = None) -> None:
+        """Run one span of tile blocks."""
+        BatchMachine(memory, span, plan, grid=dims, checks=checks, globals=globals_,
+                     races=races, stop=stop).run_function(kernel, values)
     try:
-        for span in spans(dims, max(1, SPAN_BYTES // plan.tile_bytes)):
-            BatchMachine(memory, span, plan, grid=dims, checks=checks, globals=globals_,
-                         races=races).run_function(kernel, values)
+        if workers > 1 and len(cut) > 1:
+            _side_by_side(run, cut, workers)
+        else:
+            for span in cut:
+                run(span)
     except UndefinedBehaviour as exc:
         if journal is None:
             raise

@@ -19,6 +19,7 @@ pointer to a 4-bit element holds a nibble address, ``2 * byte + nibble``
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Callable
 
@@ -314,7 +315,7 @@ class Memory:
     def writing(self, data: np.ndarray) -> None:
         """Tell the `before_write` listeners that `data` (a buffer's bytes, or a view of
         them) is about to be written."""
-        for listener in self.before_write:
+        for listener in tuple(self.before_write):     # (spans may come and go meanwhile)
             listener(data)
 
     def _store_nibbles(self, addresses: np.ndarray, values: np.ndarray, t: Type,
@@ -345,9 +346,16 @@ class Journal:
     def __init__(self, memory: Memory) -> None:
         self.memory = memory
         self.saved: dict[int, tuple[np.ndarray, np.ndarray]] = {}   # by first byte's address
+        self.lock = threading.Lock()
 
     def touch(self, data: np.ndarray) -> None:
-        """Save the buffer holding `data` unless it was saved before."""
+        """Save the buffer holding `data` unless it was saved before (holding the lock
+        until the copy is made, so no span writes a buffer before its copy exists)."""
+        with self.lock:
+            self._touch(data)
+
+    def _touch(self, data: np.ndarray) -> None:
+        """`touch`, holding the lock."""
         address = host_address(data)
         for buffer in self.memory.buffers:
             first = host_address(buffer.data)

@@ -4,7 +4,7 @@ control flow and do not order each other (see `analysis`)."""
 
 from .analysis import Plan, analyse
 from .footprints import BlockFootprints
-from .machine import BatchMachine, InternalError, Span, UndefinedBehaviour, spans
+from .machine import BatchMachine, InternalError, Span, Stopped, UndefinedBehaviour, spans
 
-__all__ = ["BatchMachine", "BlockFootprints", "InternalError", "Plan", "Span",
+__all__ = ["BatchMachine", "BlockFootprints", "InternalError", "Plan", "Span", "Stopped",
            "UndefinedBehaviour", "analyse", "spans"]

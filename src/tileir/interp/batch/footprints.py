@@ -13,6 +13,7 @@ into keys (`keys`), which is exact.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -205,12 +206,18 @@ class BlockFootprints:
         self.memory = memory
         self.grain = grain
         self.exact = BlockRaces(memory, grain)
+        self.lock = threading.Lock()
         #: buffer base -> its (box or uniform access, write), while geometry decides
         self.boxes: dict[int, list[tuple[Box | Uniform, bool]]] = {}
 
     def add(self, footprint: Footprint, write: bool) -> Conflict | None:
         """Record one access of every tile block; the first conflict with another block,
-        or None."""
+        or None (spans running side by side share the record: one access at a time)."""
+        with self.lock:
+            return self._add(footprint, write)
+
+    def _add(self, footprint: Footprint, write: bool) -> Conflict | None:
+        """`add`, holding the lock."""
         if footprint.empty:
             return None
         bases = self.memory._bases

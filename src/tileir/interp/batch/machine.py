@@ -17,6 +17,7 @@ taken before, so the diagnostic is exactly the reference engine's.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,10 @@ CONTROL_FLOW = frozenset({"for", "if", "loop"})
 class UndefinedBehaviour(ExecutionError):
     """Undefined behaviour found by the batched engine (the launcher reruns the kernel one
     tile block at a time to report it exactly)."""
+
+
+class Stopped(UndefinedBehaviour):
+    """Raised in a span when another span running beside it has failed."""
 
 
 class InternalError(UndefinedBehaviour):
@@ -109,7 +114,8 @@ class BatchMachine(Machine):
     def __init__(self, memory: Memory, span: Span, plan: Plan, *,
                  grid: tuple[int, int, int], checks: bool = True,
                  globals: dict[str, int] | None = None,
-                 races: BlockFootprints | None = None) -> None:
+                 races: BlockFootprints | None = None,
+                 stop: threading.Event | None = None) -> None:
         super().__init__(memory, block_id=span.origin, grid=grid, checks=checks,
                          globals=globals)
         self.span = span
@@ -120,6 +126,9 @@ class BatchMachine(Machine):
         self.grain = plan.grain
         #: Whether a load has returned a view of memory (see `unshare`).
         self.views = False
+        #: Set when another span running beside this one fails: stop at the next op.
+        self.stop = stop
+        self.thread = threading.get_ident()
         #: Races between tile blocks, shared by the spans of one launch.
         self.races = (races if races is not None else BlockFootprints(memory, plan.grain)) \
             if checks else None
@@ -127,6 +136,7 @@ class BatchMachine(Machine):
     def run_function(self, function: Operation, args) -> list[Any]:
         """Run the kernel body for the span's blocks (see `Machine.run_function`), copying
         the values that view memory before memory under them is written."""
+        self.thread = threading.get_ident()
         self.memory.before_write.append(self.unshare)
         try:
             return super().run_function(function, args)
@@ -136,8 +146,8 @@ class BatchMachine(Machine):
     def unshare(self, data: np.ndarray) -> None:
         """Give every value that may view `data`'s memory its own copy: `data` is about
         to be written, and loads through windows return views of memory."""
-        if not self.views:
-            return
+        if not self.views or threading.get_ident() != self.thread:
+            return          # (another span's write: its memory is not ours, or it races)
         env = self.env
         for value, x in env.items():
             if isinstance(x, np.ndarray) and x.base is not None and \
@@ -170,6 +180,8 @@ class BatchMachine(Machine):
         return super().run_region(region, args, batched)
 
     def execute(self, op: Operation) -> None:
+        if self.stop is not None and self.stop.is_set():
+            raise Stopped("stopped: a span running beside this one failed")
         name = op.opdef.name if op.opdef is not None else op.name
         fn = BATCHED.get(name) or SEMANTICS.get(name)
         step = self.step(op)
@@ -262,5 +274,5 @@ class BatchMachine(Machine):
         self.accesses.append(access)
 
 
-__all__ = ["BatchMachine", "BatchStep", "InternalError", "Span", "UndefinedBehaviour",
-           "spans"]
+__all__ = ["BatchMachine", "BatchStep", "InternalError", "Span", "Stopped",
+           "UndefinedBehaviour", "spans"]
