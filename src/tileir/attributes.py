@@ -480,6 +480,18 @@ class FileLineColLoc(Location):
         return SourcePoint(self.file, self.line, self.column)
 
 
+def file_line_col(file: str, line: int, column: int) -> FileLineColLoc:
+    """``FileLineColLoc(file, line, column)``, its fields set straight into the instance
+    (the frozen dataclass's ``__init__`` sets each through ``object.__setattr__``; the
+    parser makes one per op)."""
+    loc = object.__new__(FileLineColLoc)
+    fields = loc.__dict__
+    fields["file"] = file
+    fields["line"] = line
+    fields["column"] = column
+    return loc
+
+
 @dataclass(frozen=True)
 class NameLoc(Location):
     name: str

@@ -173,6 +173,24 @@ class Operation:
                            discardable)
         return op
 
+    @classmethod
+    def _adopting(cls, name: str, operands: list[Value], result_types: Sequence[Type],
+                  attributes: dict[str, Attribute], discardable: dict[str, Attribute],
+                  location: Location) -> "Operation":
+        """`from_parts`, keeping the given (fresh, unshared) operand list and dictionaries
+        instead of copying them: the parser builds them for this op alone, one op per
+        line of text."""
+        op = cls.__new__(cls)
+        op.name = name
+        op.operands = operands
+        op.results = [OpResult(t, op, i) for i, t in enumerate(result_types)]
+        op.attributes = attributes
+        op.discardable = discardable
+        op.regions = []
+        op.location = location
+        op.parent = None
+        return op
+
     # ---- structure --------------------------------------------------
 
     @property

@@ -403,3 +403,210 @@ def test_parsed_element_types_are_the_shared_ones() -> None:
         shared = next(t for t in types.ELEMENT_INFO if t == fresh)
         assert tile.element_type == fresh and tile.element_type is shared
     assert TypeParser("i7", "t").parse_type() == types.IntegerType(7)
+
+
+# ---- whole-op readers --------------------------------------------------
+
+#: The kernel's ops a second time, renamed: the first of each kind is read token by token
+#: (which teaches the parser the op's name and the type memo its types), these by the
+#: readers; the mutations below change only this part.
+SECOND = """\
+    %c2 = constant <f32: 1.500000e+00> : tile<64xf32>
+    %a2 = addf %c2, %c2 rounding<zero> : tile<64xf32>
+    %m2 = mulf %a2, %c2 flush_to_zero : tile<64xf32>
+    %x2 = cmpf less_than ordered %a2, %c2 : tile<64xf32> -> tile<64xi1>
+    %s2 = select %x2, %a2, %c2 : tile<64xi1>, tile<64xf32>
+    %t2, %k2 = load_view_tko weak %pv[%bid] token = %tok : partition_view<tile=(64), tensor_view<?xf32, strides=[1]>>, tile<i32> -> tile<64xf32>, token
+    %e2 = exp %t2 rounding<approx> : tile<64xf32>
+    %w2 = store_view_tko weak %e2, %pv[%bid] token = %k2 : tile<64xf32>, partition_view<tile=(64), tensor_view<?xf32, strides=[1]>>, tile<i32> -> token
+"""
+TWICE = BENCH_BODY.replace("  }\n}\n", SECOND + "  }\n}\n")
+#: (text in `SECOND`, its replacement): ops the readers accept, ops they decline, and
+#: errors found by the token-by-token reader, by the resolution after a read op, and at
+#: the end of the text.
+MUTATIONS = [
+    ("rounding<zero>", "rounding<zeroo>"), ("rounding<zero>", "rounding<approx>"),
+    ("rounding<zero>", "rounding <zero"), ("rounding<zero>", "rounding<\n zero >"),
+    ("rounding<zero>", "rounding<zero> flush_to_zero"), ("rounding<zero>", "flush_to_zero"),
+    ("rounding<zero>", "flush_to_zero rounding<zero>"), ("rounding<zero>", "{a = 1}"),
+    ("rounding<zero>", "// c\n"), ("rounding<zero>", "rounding<zero>x"),
+    ("addf %c2, %c2", "addf %c2, %s"), ("addf %c2, %c2", "addf %c2, %x"),
+    ("addf %c2, %c2", "addf %c2, %zz"), ("addf %c2, %c2", "addf %c2#1, %c2"),
+    ("addf %c2, %c2", "addf %c2,%c2"), ("addf %c2, %c2", "addf %c2 %c2"),
+    ("%a2 = addf", "%a2:2 = addf"), ("%a2 = addf", "%a = addf"),
+    ("%a2 = addf", "%a2 = cuda_tile.addf"), ("%a2 = addf", "%a2, %b2 = addf"),
+    ("less_than ordered", "less_than orderedd"), ("less_than ordered", "lesss_than ordered"),
+    ("less_than ordered", "ordered less_than"), ("-> tile<64xi1>", "-> tile<64xi8>"),
+    ("-> tile<64xi1>", "->tile<64xi1>"), ("-> tile<64xi1>", ":: tile<64xi1>"),
+    ("<f32: 1.500000e+00>", "<f32: -1.5>"), ("<f32: 1.500000e+00>", "<f32: - 2.5e-3>"),
+    ("<f32: 1.500000e+00>", "<f32: 1>"), ("<f32: 1.500000e+00>", "<f32: 0x3FC00000>"),
+    ("<f32: 1.500000e+00>", "<i32: 7>"), ("<f32: 1.500000e+00>", "<f32: 1e5>"),
+    ("<f32: 1.500000e+00>", "<f32:: 1.5>"), ("<f32: 1.500000e+00>", "<f32: [1.5]>"),
+    ("<f32: 1.500000e+00>", "<f32: 1.5e99>"), ("<f32: 1.500000e+00>", "<tile<f32>: 1.5>"),
+    ("weak %pv[%bid] token", "relaxed device %pv[%bid] token"),
+    ("weak %pv[%bid] token", "weak device %pv[%bid] token"),
+    ("weak %pv[%bid] token", "relaxed devicee %pv[%bid] token"),
+    ("weak %pv[%bid] token", "weakk %pv[%bid] token"),
+    ("weak %pv[%bid] token", "weak %pv[%bid, %bid] token"),
+    ("weak %pv[%bid] token", "weak %pv[] token"),
+    ("weak %pv[%bid] token", "weak %pv[%bid,] token"),
+    ("weak %pv[%bid] token", "weak %pv[%bid] inbounds = [true] token"),
+    ("token = %tok :", ":"), ("token = %tok :", "token = %zz :"),
+    ("token = %tok :", "token = %x2 :"), ("token = %tok :", "token %tok :"),
+    ("token = %tok :", "token = %tok attributes {a} :"),
+    (">>, tile<i32> -> tile<64xf32>, token", ">> -> tile<64xf32>, token"),
+    (">>, tile<i32> -> tile<64xf32>, token", ">>, tile<i32>, tile<i32> -> tile<64xf32>, token"),
+    (">>, tile<i32> -> tile<64xf32>, token", ">>, tile<i64> -> tile<64xf32>, token"),
+    (">>, tile<i32> -> tile<64xf32>, token", ">>, tile<i32> -> tile<64xf32>"),
+    ("store_view_tko weak %e2, %pv", "store_view_tko relaxed tl_blk %e2, %pv"),
+    ("store_view_tko weak %e2, %pv", "store_view_tko weak %e2 %pv"),
+    ("store_view_tko weak %e2, %pv", "store_view_tko weak %x2, %pv"),
+    ("%w2 = store_view_tko", "%w2, %w3 = store_view_tko"),
+    ("%w2 = store_view_tko", "store_view_tko"),
+    ("-> token\n", "-> token loc(\"here\":3:4)\n"), ("-> token\n", "-> token `\n"),
+    ("-> token\n", "-> tokenx\n"), ("-> token\n", "-> token // end\n"),
+    ("rounding<approx> : tile<64xf32>", "rounding<approx> : tile<64xf32> loc(#l)"),
+    ("%e2 = exp %t2", "%e2 = exp %t2#0"), ("%e2 = exp %t2", "%e2 = \"cuda_tile.exp\"(%t2)"),
+]
+
+
+def _parse_outcome(text: str, enabled: bool) -> object:
+    """The module read from `text` (generic text with locations), or its diagnostics
+    rendered with their notes, with the whole-op readers on or off."""
+    from tileir.syntax import fast
+    saved, fast.ENABLED = fast.ENABLED, enabled
+    try:
+        module = parse(text, "t.mlir", verify=False)
+    except ParseError as exc:
+        return [d.render({"t.mlir": text}) for d in exc.diagnostics]
+    finally:
+        fast.ENABLED = saved
+    return module.format(generic=True, debuginfo=True)
+
+
+def test_whole_op_readers_read_the_kernel_ops(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The readers take the second copy's ops of kinds read before (the first of a kind is
+    read token by token), and the module is the one read token by token, locations
+    included."""
+    from tileir.syntax.parser import OpParser
+    taken: list[str] = []
+    original = OpParser._read_whole
+
+    def spy(self, default_dialect: str):
+        read = original(self, default_dialect)
+        if read is not None:
+            taken.append(read[0].name)
+        return read
+    monkeypatch.setattr(OpParser, "_read_whole", spy)
+    assert _parse_outcome(TWICE, True) == _parse_outcome(TWICE, False)
+    # (mulf and exp are new in the second copy: their first is read token by token)
+    assert taken == ["cuda_tile.constant", "cuda_tile.addf", "cuda_tile.cmpf",
+                     "cuda_tile.select", "cuda_tile.load_view_tko", "cuda_tile.store_view_tko"]
+
+
+@pytest.mark.parametrize("old, new", MUTATIONS)
+def test_whole_op_readers_then_a_mutation(old: str, new: str) -> None:
+    """A changed op reads (or fails, message, location and notes) exactly as token by
+    token."""
+    assert old in SECOND
+    text = TWICE.replace(SECOND, SECOND.replace(old, new, 1))
+    assert _parse_outcome(text, True) == _parse_outcome(text, False)
+
+
+@pytest.mark.parametrize("kernel", ["flash_attention", "layernorm", "softmax", "matmul_f32",
+                                    "cumsum", "int_bits", "math_ops", "shape_ops"])
+def test_whole_op_readers_on_example_kernels(kernel: str) -> None:
+    """Each example kernel reads the same with the readers as token by token."""
+    from pathlib import Path
+
+    import tileir
+    path = Path(tileir.__file__).parent / "examples" / "kernels" / f"{kernel}.mlir"
+    text = path.read_text(encoding="utf-8")
+    assert _parse_outcome(text, True) == _parse_outcome(text, False)
+
+
+def test_whole_op_reader_dump_is_readable() -> None:
+    """`fast.describe` prints what a format compiled to: patterns, actions, memo types."""
+    from tileir.ops import registry
+    from tileir.syntax import fast
+    parse(BENCH_BODY)
+    text = fast.describe(registry.lookup("cuda_tile.addf"))
+    assert text.splitlines()[0] == "cuda_tile.addf:"
+    assert "then rounding $rounding_mode" in text and "type of $result from the memo" in text
+    assert "no reader" in fast.describe(registry.lookup("cuda_tile.for"))
+    assert "weak %v[%i]" in fast.describe(registry.lookup("cuda_tile.load_view_tko"))
+
+
+def test_type_plans_match_the_general_resolution() -> None:
+    """For every declarative op with a reader and a type plan, the plan gives each operand
+    and result the type the general resolution (`_resolve_groups`, `_result_types`) gives
+    it, from the same given types (one distinct marker type per group the text types)."""
+    from tileir.ops.registry import all_ops
+    from tileir.syntax import fast
+    from tileir.syntax.format import parse_format
+    from tileir.syntax.parser import OpParser, OpState, Use
+    from tileir.types import IntegerType
+
+    class Marked:
+        """A resolved value: the type it was resolved with."""
+
+        def __init__(self, type_: object) -> None:
+            self.type = type_
+
+    parser = OpParser("")
+    parser.resolve = lambda use, expected: Marked(expected)  # type: ignore[method-assign]
+    planned = 0
+    for opdef in all_ops():
+        if opdef.custom is not None or opdef.format is None:
+            continue
+        if opdef.parsed_format is None:
+            opdef.parsed_format = parse_format(opdef.format)
+        reader = fast.reader_for(opdef)
+        if reader is None or reader.types is None:
+            continue
+        typed = [s.type_of for s in reader.segments if s.type_of and s.type_of[0] != " "]
+        markers = {name: IntegerType(100 + i) for i, name in enumerate(typed)}
+
+        def state() -> OpState:
+            made = OpState(opdef, 0, name=opdef.full_name)
+            made.uses = {o.name: [Use(o.name, 0, 0)] for o in opdef.operands}
+            made.types = {name: [marker] for name, marker in markers.items()}
+            return made
+        general = state()
+        groups = parser._resolve_groups(general)
+        expected = ([v.type for g in groups for v in g], parser._result_types(general, groups))
+        fast_state = state()
+        parser._resolve_planned(fast_state, reader.types)
+        assert ([v.type for v in fast_state.resolved_operands], fast_state.result_types) \
+            == expected, opdef.full_name
+        planned += 1
+    assert planned >= 50
+
+
+INTEGER_TWICE = """\
+cuda_tile.module @m {
+  entry @k(%n: tile<i32>) {
+    %a = addi %n, %n overflow<no_wrap> : tile<i32>
+    %b = muli %a, %n : tile<i32>
+    %c = divi %b, %a signed rounding<zero> : tile<i32>
+    %a2 = addi %n, %n overflow<no_signed_wrap> : tile<i32>
+    %b2 = muli %a2, %n overflow<none> : tile<i32>
+    %c2 = divi %b2, %a2 unsigned : tile<i32>
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("old, new", [
+    ("", ""), ("overflow<no_signed_wrap>", "overflow<bad>"),
+    ("overflow<no_signed_wrap>", "overflow no_wrap"), ("overflow<no_signed_wrap>", "overflow<>"),
+    ("overflow<no_signed_wrap>", "overflow < no_wrap >"), ("overflow<none>", "overflow<x"),
+    ("overflow<none>", "<none>"), ("divi %b2, %a2 unsigned", "divi %b2, %a2 signed rounding<x>"),
+    ("divi %b2, %a2 unsigned", "divi %b2, %a2 unsigned rounding<positive_inf>"),
+    ("divi %b2, %a2 unsigned", "divi %b2, %a2"), ("divi %b2, %a2 unsigned", "divi %b2, %a2 uns"),
+])
+def test_whole_op_readers_on_enum_attributes(old: str, new: str) -> None:
+    """Enums in ``<...>`` after a keyword (``overflow<no_wrap>``) read as token by token."""
+    second = INTEGER_TWICE.split("%a2 = ")[1]
+    text = INTEGER_TWICE.replace(second, second.replace(old, new, 1))
+    assert _parse_outcome(text, True) == _parse_outcome(text, False)

@@ -60,7 +60,10 @@ def _element_test(elements: Iterable[Type | str]) -> Callable[[Type], bool]:
     """Membership in an element list; the string ``"Pointer type"`` stands for any pointer."""
     concrete = tuple(e for e in elements if not isinstance(e, str))
     pointers = POINTER in tuple(elements)
-    return lambda t: t in concrete or (pointers and _is_pointer(t))
+    # Parsed element types are the shared objects of `tileir.types`: found by identity
+    # (kept alive by `concrete`, so their ids stay theirs) before any field comparison.
+    identities = frozenset(map(id, concrete))
+    return lambda t: id(t) in identities or t in concrete or (pointers and _is_pointer(t))
 
 
 def tile_of(elements: Sequence[Type | str], what: str = "tile",

@@ -506,6 +506,15 @@ def parse_load_view(parser: "OpParser", state: "OpState") -> None:
     tile_type = parser.parse_cuda_tile_type()
     parser.expect_punct(",")
     token_type = parser.parse_cuda_tile_type()
+    load_view_values(parser, state, view, indices, token, view_type, index_types, offset,
+                     tile_type, token_type)
+
+
+def load_view_values(parser: "OpParser", state: "OpState", view: Any, indices: list,
+                     token: list, view_type: Any, index_types: list, offset: int | None,
+                     tile_type: Any, token_type: Any) -> None:
+    """A view load's operands resolved and its result types set, once its text is read
+    (token by token here, or by `fast.read_load_view`)."""
     view_value = parser.resolve(view, view_type)
     index_values = _resolve_indices(parser, indices, index_types, offset)
     _set_groups(state, [[view_value], index_values,
@@ -527,6 +536,15 @@ def parse_store_view(parser: "OpParser", state: "OpState") -> None:
     index_types, offset = _parse_index_types(parser, len(indices))
     parser.expect_punct("->")
     token_type = parser.parse_cuda_tile_type()
+    store_view_values(parser, state, tile, view, indices, token, tile_type, view_type,
+                      index_types, offset, token_type)
+
+
+def store_view_values(parser: "OpParser", state: "OpState", tile: Any, view: Any,
+                      indices: list, token: list, tile_type: Any, view_type: Any,
+                      index_types: list, offset: int | None, token_type: Any) -> None:
+    """A view store's operands resolved and its result type set, once its text is read
+    (token by token here, or by `fast.read_store_view`)."""
     tile_value = parser.resolve(tile, tile_type)
     view_value = parser.resolve(view, view_type)
     index_values = _resolve_indices(parser, indices, index_types, offset)

@@ -148,6 +148,7 @@ def _keyword_directive(enum_type: type, message: str):
 
     def parse(parser: "OpParser", state: "OpState", arg: Var) -> None:
         state.attributes[arg.name] = parser.parse_enum_keyword(enum_type, message)
+    parse.reads = ("enum keyword", enum_type)  # type: ignore[attr-defined]  (see `fast`)
     return print_, parse
 
 
@@ -187,6 +188,7 @@ def _rounding_directive(default: RoundingMode, allowed: tuple[str, ...], strict:
             raise parser.asm_error(
                 offset, f"expected rounding mode to be one of: {listed}, got: '{keyword}'")
         state.attributes[arg.name] = enum_attr(mode)
+    parse.reads = ("rounding", default, allowed, strict)  # type: ignore[attr-defined]
     return print_, parse
 
 
@@ -239,6 +241,9 @@ def _parse_dense(parser: "OpParser", state: "OpState", value: Var,
 
 
 # ---- assume predicates --------------------------------------------------
+
+
+_parse_dense.reads = ("dense",)  # type: ignore[attr-defined]  (see `fast`)
 
 
 def _print_assume(printer: "Printer", op: "Operation", arg: Var) -> str:

@@ -18,7 +18,7 @@ from ..attributes import (UNIT, UNKNOWN_LOC, ArrayAttr, Attribute, BoolAttr, Bou
                           DISubprogramAttr, DivByAttr, EnumAttr, FileLineColLoc, FloatAttr,
                           FusedLoc, IntegerAttr, Location, NameLoc, OpaqueAttr,
                           OptimizationHintsAttr, SameElementsAttr, SPECIALIZED_ENUMS, StringAttr,
-                          SymbolRefAttr, TypeAttr)
+                          SymbolRefAttr, TypeAttr, file_line_col)
 from ..recursion import deep_recursion
 from ..diagnostics import ParseError, error, note
 from ..ir import Block, Module, Operation, Region, Value, gc_paused
@@ -27,6 +27,7 @@ from ..ops.base import VARIADIC, OpDef
 from ..types import F8E5M3FNU, FloatType, FunctionType, IntegerType, TileType, Type, quoted
 from .base import enum_attr, enum_case, enum_keywords
 from .compiled import compile_parse_plan, run_parse_plan
+from . import fast
 from .custom import PARSERS
 from .floats import float_bits_from_hex, parse_float_literal
 from .format import Literal, Optional_, Var, parse_format
@@ -212,6 +213,10 @@ class OpParser(TypeParser):
             self.op_depth -= 1
 
     def _operation(self, default_dialect: str) -> Operation:
+        if fast.ENABLED:
+            read = self._read_whole(default_dialect)
+            if read is not None:
+                return self._bind_results(*read)
         results: list[tuple[str, int, int]] = []   # name, count, offset
         if self.token.kind is PERCENT_IDENTIFIER:
             while True:
@@ -239,6 +244,12 @@ class OpParser(TypeParser):
             op = self._custom_operation(default_dialect)
         else:
             raise self.wrong_token("expected operation name in quotes")
+        return self._bind_results(op, results)
+
+    def _bind_results(self, op: Operation, results: list[tuple[str, int, int]]
+                      ) -> Operation:
+        """After an op: its trailing location, then its results bound to the names
+        written before it (`results`: name, count, offset)."""
         token = self.token
         if token.kind is BARE_IDENTIFIER and token.spelling == "loc":
             op.location = self.parse_location_spec()
@@ -255,6 +266,126 @@ class OpParser(TypeParser):
             self._define(name, op.results[pos:pos + count], offset)
             pos += count
         return op
+
+    def _read_whole(self, default_dialect: str
+                    ) -> tuple[Operation, list[tuple[str, int, int]]] | None:
+        """The op here read by its format's whole-op reader (see `fast`), with its result
+        names; None, with nothing consumed, where there is no reader or it declines."""
+        token = self.token
+        text = self.source.text
+        if token.kind is PERCENT_IDENTIFIER:
+            head = fast.HEAD_WITH_RESULTS(text, token.offset)
+            if head is None:
+                return None
+            spelled = head.group(1)
+            results = [(spelled[1:], 1, token.offset)] if "," not in spelled else \
+                [(m.group()[1:], 1, m.start())
+                 for m in fast.SSA_NAMES(text, token.offset, head.end(1))]
+            name_offset = head.start(2)
+            spelling = head.group(2)
+        elif token.kind is BARE_IDENTIFIER:
+            head = fast.HEAD_NAME(text, token.offset)
+            results = []
+            name_offset = token.offset
+            spelling = head.group()  # type: ignore[union-attr]
+        else:
+            return None
+        known = self.op_names.get((spelling, default_dialect))
+        if known is None:
+            return None
+        opdef, name, prefix = known
+        custom = opdef.custom is not None
+        reader = fast.custom_reader(opdef.custom) if custom else fast.reader_for(opdef)
+        if reader is None:
+            return None
+        state = OpState(opdef, name_offset, name=name)
+        values = plan = None
+        if custom:
+            read = reader(self, state, head.end())  # type: ignore[operator, union-attr]
+            if read is None:
+                return None
+            end, values = read
+        else:
+            end = self._read_segments(state, reader, head.end())  # type: ignore[arg-type, union-attr]
+            if end is None:
+                return None
+            plan = reader.types  # type: ignore[union-attr]
+        # Committed: the parser stands after the op, as after reading it token by token.
+        self.prev_end = end
+        self.rewind(end)
+        saved, self.asm_prefix = self.asm_prefix, prefix
+        try:
+            if plan is not None:
+                return self._build_planned(state, plan, name_offset), results
+            if values is not None:
+                values()
+            return self._finish(state, name_offset), results
+        finally:
+            self.asm_prefix = saved
+
+    def _read_segments(self, state: OpState, reader: "fast.Reader", pos: int) -> int | None:
+        """A declarative op's text from `pos` read by its reader's stretches and memo
+        types into `state`; where the op ends, or None to decline."""
+        text = self.source.text
+        for pattern, actions, type_of in reader.segments:
+            match = pattern.match(text, pos)
+            if match is None:
+                return None
+            for action in actions:
+                if not action(match, state):
+                    return None
+            pos = match.end()
+            if type_of is not None:
+                found = self._memo_type(pos)
+                if found is None:
+                    return None
+                state.types[type_of] = [found[0]]
+                pos = found[1]
+        return pos
+
+    def _build_planned(self, state: OpState, plan: "fast.TypePlan", name_offset: int
+                       ) -> Operation:
+        """`_finish` for an op a reader with a type plan read: operands resolved by the
+        plan, then the op built (such an op has no regions, segment sizes or attribute
+        dictionary to handle: see `fast._type_plan`)."""
+        self._resolve_planned(state, plan)
+        opdef = state.opdef
+        op = (opdef.op_class or Operation)._adopting(
+            state.name or opdef.full_name, state.resolved_operands,  # type: ignore[arg-type]
+            state.result_types, state.attributes,  # type: ignore[arg-type]
+            state.discardable, self._loc_at(name_offset))
+        self._record_uses(op)
+        return op
+
+    def _resolve_planned(self, state: OpState, plan: "fast.TypePlan") -> None:
+        """`state`'s operands resolved and result types set where `plan` says their types
+        come from: what `_resolve_groups` and `_result_types` find, in the same order,
+        without searching per op."""
+        types, uses = state.types, state.uses
+        operands = []
+        for name, (kind, source) in plan.operands:
+            operands.append(self.resolve(uses[name][0],
+                                         types[source][0] if kind == "given" else source))
+        result_types = []
+        for source in plan.results:
+            if source is not None:
+                kind, what = source
+                result_types.append(types[what][0] if kind == "given" else
+                                    operands[what].type if kind == "value" else what)
+        state.resolved_operands = operands
+        state.result_types = result_types
+
+    def _memo_type(self, pos: int) -> tuple[Type, int] | None:
+        """The outermost type the type memo holds for the text at `pos` (as `_recall`
+        finds it), with where it ends; None when it holds none."""
+        text = self.source.text
+        first = fast.BARE_RE(text, pos)
+        entries = self._short_memo.get(first.group()) if first is not None else None
+        if entries:
+            for spelled, parsed in entries:
+                if text.startswith(spelled, pos):
+                    return parsed, pos + len(spelled)
+        return None
 
     def _trailing_location(self, default: Location) -> Location:
         if self.token.is_keyword("loc"):
@@ -448,7 +579,8 @@ class OpParser(TypeParser):
                 if opdef.attr_def(name) is not None:
                     state.attributes[name] = self._normalize(opdef, name,
                                                              state.discardable.pop(name))
-        op = (opdef.op_class or Operation).from_parts(
+        # The state's list and dictionaries are this op's alone: the op keeps them.
+        op = (opdef.op_class or Operation)._adopting(
             state.name or opdef.full_name, operands, state.result_types, state.attributes,
             state.discardable, self._loc_at(name_offset))
         self._attach_regions(op, state)
@@ -1409,7 +1541,7 @@ class OpParser(TypeParser):
     def _loc_at(self, offset: int) -> Location:
         """The location of the text at `offset` (``"-"`` for a text with no file name)."""
         line, column = self.source.line_column(offset)
-        return FileLineColLoc(self.source.filename or "-", line, column)
+        return file_line_col(self.source.filename or "-", line, column)
 
 
 # ---- public functions --------------------------------------------------

@@ -133,7 +133,8 @@ def _invariant_plan(opdef: Any) -> tuple[Step, ...]:
         if variable:
             steps.append((_grouped_values_step, (what, declared, split)))
         else:
-            checks = tuple((decl.constraint.accepts, decl.constraint.summary)
+            # (the predicate itself: `TypeConstraint.accepts` only calls it)
+            checks = tuple((decl.constraint.predicate, decl.constraint.summary)
                            for decl in declared)
             steps.append((_single_values_step, (what, checks)))
     steps += _trait_steps(traits.PREDICATES, opdef)
@@ -267,7 +268,7 @@ def _check_attributes(op: Operation, argument: tuple) -> None:
             raise op_error(op, f"requires attribute '{name}'")
     for name, constraint in constrained:
         value = attributes.get(name)
-        if value is not None and not constraint.accepts(value):
+        if value is not None and not constraint.predicate(value):  # (what `accepts` does)
             raise op_error(op, f"attribute '{name}' failed to satisfy constraint: "
                                f"{constraint.summary}")
 

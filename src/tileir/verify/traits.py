@@ -117,9 +117,10 @@ def _all_match(what: str, key: Callable[[Type], Any]) -> Check:
             values = op.operands if is_operand else op.results
             if index >= len(values):
                 continue
+            found = key(values[index].type)
             if first is _ABSENT:
-                first = key(values[index].type)
-            elif key(values[index].type) != first:
+                first = found
+            elif found is not first and found != first:  # (`is`: shared type objects)
                 raise op_error(op, f"failed to verify that all of {{{', '.join(names)}}} "
                                    f"have {what}")
 

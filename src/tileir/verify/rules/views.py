@@ -105,14 +105,30 @@ def get_index_space_shape(op: Any, ctx: Context) -> None:
 # ---- loads and stores through views --------------------------------------------------
 
 
-def view_access_error(op: Any) -> Failure | None:
+def _groups_named(op: Any) -> Any:
+    """``values_named`` for a view access, its operands split once: the operand groups
+    cut by one split, the others (a load's ``tile`` result) by `values_named`."""
+    opdef = op.opdef
+    groups = op.operand_groups()
+
+    def named(name: str) -> list[Any]:
+        where = opdef.value_position(name)
+        if where is not None and where[0]:
+            return groups[where[1]]
+        return op.values_named(name)
+    return named
+
+
+def view_access_error(op: Any, named: Any = None) -> Failure | None:
     """The rules a view load or store shares (reference verifyViewLoadStoreCommon): one
-    index per view dimension, the view's tile type, and the view's own index rules."""
-    view = op.values_named("view")[0].type
+    index per view dimension, the view's tile type, and the view's own index rules
+    (`named`: how groups are read, `values_named` by default)."""
+    named = named or op.values_named
+    view = named("view")[0].type
     if not isinstance(view, TiledView):
         return None
-    indices = [v.type for v in op.values_named("index")]
-    tile = op.values_named("tile")[0].type
+    indices = [v.type for v in named("index")]
+    tile = named("tile")[0].type
     if len(indices) != view.index_rank:
         return op_error(op, f"expected {view.index_rank} index operands (based on view "
                             f"type), got {len(indices)}")
@@ -147,10 +163,10 @@ def memory_model_error(op: Any, kind: str) -> Failure | None:
     return None
 
 
-def inbounds_error(op: Any) -> Failure | None:
+def inbounds_error(op: Any, named: Any = None) -> Failure | None:
     """13.4's ``inbounds``: one flag per index (a missing attribute means all false)."""
     inbounds = op.attributes.get("inbounds")
-    count = len(op.values_named("index"))
+    count = len((named or op.values_named)("index"))
     if inbounds is None or len(inbounds.values) == count:
         return None
     return op_error(op, f"inbounds size ({len(inbounds.values)}) must match the number of "
@@ -160,7 +176,8 @@ def inbounds_error(op: Any) -> Failure | None:
 def _view_access(kind: str):
     """The verifier of a view load (`kind` "load") or store ("store")."""
     def check(op: Any, ctx: Context) -> None:
-        failure = view_access_error(op) or inbounds_error(op)
+        named = _groups_named(op)
+        failure = view_access_error(op, named) or inbounds_error(op, named)
         if failure is not None:
             raise failure
         verify_optimization_hints(op, ctx)
