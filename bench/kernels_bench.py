@@ -742,6 +742,8 @@ def engine_columns(prefix: str, checks: list[str], cli: argparse.Namespace
             options: dict = {"checks": setting == "on"}
             if engine:
                 options["engine"] = engine
+            if cli.workers is not None:
+                options["workers"] = cli.workers
             columns.append((f"{prefix} checks={setting}{suffix}", options))
     return columns
 
@@ -822,6 +824,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="timed launches per tileir/Triton column (default 3 small, 1 full)")
     ap.add_argument("--problems", default=",".join(PROBLEMS),
                     help=f"comma-separated subset of {','.join(PROBLEMS)}")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="tileir's threads (launch(workers=...); default: one per core)")
     ap.add_argument("--engine", default="auto",
                     help="engine(s) for launch(engine=...), comma-separated, when it has one")
     ap.add_argument("--budget", type=float, default=600.0,
@@ -855,9 +859,11 @@ def main(argv: list[str] | None = None) -> None:
     engine = ("launch(engine=...) available: " + cli.engine) if launch_engines() \
         else "launch has no engine= yet: the per-tile-block reference engine runs"
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "library default")
+    from tileir.interp.launch import default_workers
+    workers = cli.workers if cli.workers is not None else default_workers()
     print(f"kernels_bench: --size {cli.size}, {cli.repeat} timed run(s) per column, "
           f"budget {cli.budget:g} s per column; {engine}; {os.cpu_count()} CPUs, "
-          f"BLAS threads: {threads}")
+          f"BLAS threads: {threads}; tileir threads: {workers}")
     with tempfile.TemporaryDirectory(prefix="tileir_bench_") as tmp:
         for name in names:
             bench_problem(PROBLEMS[name], cli, Path(tmp))

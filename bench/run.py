@@ -2,7 +2,7 @@
 
 Run: ``python bench/run.py [--size small|full] [--repeat N] [--problems a,b]
 [--engine auto] [--budget SECONDS] [--no-triton] [--no-cutile] [--cutile-checks off]
-[--blas-threads N] [--ops N] [--skip kernels,text,bytecode]``.
+[--blas-threads N] [--workers N] [--ops N] [--skip kernels,text,bytecode]``.
 
 Each part runs as its own process (kernels_bench.py, syntax_bench.py, bytecode_bench.py)
 and prints its tables as it goes; the kernel options go to kernels_bench.py, ``--ops`` to
@@ -32,6 +32,8 @@ def parts(cli: argparse.Namespace) -> list[tuple[str, list[str]]]:
         kernels.append("--no-cutile")
     kernels += ["--cutile-checks", cli.cutile_checks]
     kernels += ["--blas-threads", str(cli.blas_threads)]
+    if cli.workers is not None:
+        kernels += ["--workers", str(cli.workers)]
     text = ["--ops", str(cli.ops)]
     table = [("kernels", "kernels_bench.py", kernels), ("text", "syntax_bench.py", text),
              ("bytecode", "bytecode_bench.py", text)]
@@ -53,6 +55,7 @@ def main() -> int:
     ap.add_argument("--cutile-checks", default="off",
                     help="checks settings of the cuTile columns: off, on, or on,off")
     ap.add_argument("--blas-threads", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=None, help="tileir's threads")
     ap.add_argument("--ops", type=int, default=10_000)
     ap.add_argument("--skip", default="", help="parts to leave out: kernels,text,bytecode")
     cli = ap.parse_args()
