@@ -364,3 +364,17 @@ def test_exact_midpoint_sums_settle_from_row_and_column_bits(monkeypatch) -> Non
     fast, exact, answered = both_paths(monkeypatch, a, b, c, F32)
     assert answered == 1 and same_bits(fast, exact, F32)
     assert sum(settled) >= 4 and not gathered
+
+
+def test_work_arrays_last_a_launch_and_no_longer() -> None:
+    """The certified path's work arrays are reused from call to call on a thread, and a
+    launch drops them when it ends (the example matmul is right either way)."""
+    from tileir.cli.examples import KERNELS, kernel_text
+    from tileir.interp import launch
+    example = next(k for k in KERNELS if k.file == "matmul_f32.mlir")
+    grid, args, check = example.setup(np.random.default_rng(1))
+    fp._Scratch(None).array("probe", (2, 2))
+    assert "probe" in fp._WORK.arrays                 # kept for the next call
+    launch(kernel_text(example.file), None, grid, args, engine="batched", workers=1)
+    assert check()[0]
+    assert not hasattr(fp._WORK, "arrays")            # released when the launch ended

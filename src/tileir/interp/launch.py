@@ -43,6 +43,7 @@ from ..numerics import (ENCODINGS, from_float64, from_integers, int_range,
 from ..types import FloatType, IntegerType, PointerType, TileType
 from ..ir import location_of
 from .semantics.core import dense_values
+from .semantics.floating_point import release_work
 from .machine import Machine
 from .memory import Journal, Memory, element_bits, host_address
 from .pointers import from_byte_address
@@ -449,6 +450,7 @@ def _batched(memory: Memory, kernel: Operation, values: list[Any],
         return "undefined behaviour found; rerun one tile block at a time to report it"
     finally:
         memory.before_write.clear()
+        release_work()
     for copy_back in write_back:
         copy_back()
     return None

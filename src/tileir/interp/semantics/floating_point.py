@@ -34,6 +34,7 @@ only for the few elements the bound leaves undecided (`_matmul_certified`).
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Any, Callable
 
 import numpy as np
@@ -898,18 +899,31 @@ def _matmul_certified(lhs: Array, rhs: Array, acc: Array, out: FloatType,
     return result
 
 
+#: Each thread's work arrays of `_Scratch`.
+_WORK = threading.local()
+
+
+def release_work() -> None:
+    """Drop this thread's work arrays (a launch calls it when it ends; worker threads'
+    arrays go with their threads)."""
+    _WORK.__dict__.pop("arrays", None)
+
 #: Result elements per chunk of `_matmul_certified` (its float64 work arrays: 2 MiB each).
 _CHUNK = 1 << 18
 
 
 class _Scratch:
-    """Work arrays for `_certified_block`, reused from one chunk to the next (fresh arrays
-    for every chunk cost page faults: up to twice the time), and the operands' types."""
+    """Work arrays for `_certified_block`, reused from one chunk to the next and from one
+    call to the next on the same thread (fresh arrays cost page faults: up to twice the
+    time; they are at most a few chunks' worth, `_CHUNK` elements each), and the operands'
+    types."""
 
     def __init__(self, types: Types | None) -> None:
-        """No work arrays yet; `types` as `_matmul_round` takes them."""
+        """This thread's work arrays; `types` as `_matmul_round` takes them."""
         self.types = types
-        self.arrays: dict[str, Array] = {}
+        if not hasattr(_WORK, "arrays"):
+            _WORK.arrays = {}
+        self.arrays: dict[str, Array] = _WORK.arrays
 
     def array(self, name: str, shape: tuple[int, ...], dtype: Any = np.float64) -> Array:
         """A C-ordered work array of `shape` (a leading part of the first one asked for)."""
