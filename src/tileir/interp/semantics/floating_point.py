@@ -1009,7 +1009,12 @@ def _settle(lhs: Array, rhs: Array, acc: Array, out: FloatType, types: Types | N
     over row i of lhs and h_j over column j of rhs; then `_exact_sums`' argument applies
     with 2**g the smaller of that and acc's lowest bit), else `_settle_gathered`.  The
     lowest bits are read per row and column, not per element: sums of short (f16, bf16)
-    products that land exactly on a midpoint are common and settle here cheaply."""
+    products that land exactly on a midpoint are common and settle here cheaply.  With
+    few elements to settle (gathering their rows and columns reads less than all of lhs
+    and rhs, times `_GATHER_BELOW`), `_settle_gathered` answers alone."""
+    k = np.shape(lhs)[-1]
+    if 2 * k * flat.size < _GATHER_BELOW * (np.size(lhs) + np.size(rhs)):
+        return _settle_gathered(lhs, rhs, acc, out, flat, total, bound, shape)
     batch = shape[:-2]
     index = np.unravel_index(flat, shape)
     lhs_type, rhs_type = types[:2] if types is not None else (None, None)
@@ -1029,6 +1034,8 @@ def _settle(lhs: Array, rhs: Array, acc: Array, out: FloatType, types: Types | N
     return settled
 
 
+#: `_settle` gathers rows and columns when that reads less than this times lhs and rhs.
+_GATHER_BELOW = 1.0
 #: `_lowest_bits` of zero: no set bit (far above any exponent, so a sum stays "none").
 _NO_BITS = 1 << 20
 
