@@ -5,6 +5,7 @@ undefined behaviour reported exactly as the reference reports it (planted bugs).
 from __future__ import annotations
 
 import sys
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -34,25 +35,56 @@ def _kernel(body: str) -> str:
 }}"""
 
 
-def _run(text: str, engine: str, blocks: int = 8, schedule: str = "sequential"):
-    a = np.arange(64 * blocks, dtype=np.float32)
-    c = np.zeros(64 * blocks, np.float32)
+class Outcome(NamedTuple):
+    """One launch: the engine that ran (or "error"), its reason (or the error's text), and
+    the bytes of c and a afterwards."""
+
+    engine: str
+    text: str | None
+    c: bytes
+    a: bytes
+
+
+def _run(text: str, engine: str, blocks: int = 8, schedule: str = "sequential",
+         a: np.ndarray | None = None, c: np.ndarray | None = None, **options) -> Outcome:
+    """Launch over `blocks` tile blocks on copies of `a` (default 0, 1, 2, ...) and `c`
+    (default zeros), both of 64 elements per block unless given."""
+    a = np.arange(64 * blocks, dtype=np.float32) if a is None else a.copy()
+    c = np.zeros(64 * blocks, np.float32) if c is None else c.copy()
     try:
-        run = launch(text, None, blocks, [a, c, 64 * blocks], engine=engine, schedule=schedule,
-                     seed=1)
+        run = launch(text, None, blocks, [a, c, c.size], engine=engine, schedule=schedule,
+                     seed=1, **options)
+        engine, reason = run.engine, run.reason
     except ExecutionError as exc:
-        return "error", str(exc), c
-    return run.engine, run.reason, c
+        engine, reason = "error", str(exc)
+    return Outcome(engine, reason, c.tobytes(), a.tobytes())
 
 
-def _same_outcome(text: str, schedule: str = "sequential") -> tuple:
-    """Both engines' outcomes: the same error text, or the same output bytes."""
-    blocks = _run(text, "blocks", schedule=schedule)
-    auto = _run(text, "auto", schedule=schedule)
-    if blocks[0] == "error":
-        assert auto[:2] == blocks[:2]
-    assert auto[2].tobytes() == blocks[2].tobytes()
+def _same_outcome(text: str, schedule: str = "sequential", **options) -> tuple:
+    """Both engines' outcomes (the reference's, then "auto"'s): the same error text, or
+    none, and the same bytes left in memory."""
+    blocks = _run(text, "blocks", schedule=schedule, **options)
+    auto = _run(text, "auto", schedule=schedule, **options)
+    if blocks.engine == "error":
+        assert auto.text == blocks.text
+    assert (auto.c, auto.a) == (blocks.c, blocks.a)
     return blocks, auto
+
+
+def _examples_on_both_engines(data_seed: int, **options) -> None:
+    """The README's example kernels on both engines: each output passes its check, and the
+    two engines' outputs are byte for byte the same."""
+    from tileir.cli.examples import KERNELS
+    for example in KERNELS:
+        results = []
+        for engine in ("blocks", "batched"):
+            grid, args, check = example.setup(np.random.default_rng(data_seed))
+            run = launch(kernel_text(example.file), None, grid, args, engine=engine,
+                         **options)
+            assert run.engine == engine
+            assert check()[0], f"{example.file} on the {engine} engine"
+            results.append([a.tobytes() for a in args if isinstance(a, np.ndarray)])
+        assert results[0] == results[1], example.file
 
 
 def test_vector_add_runs_batched_with_the_reference_bytes() -> None:
@@ -75,8 +107,8 @@ def test_two_blocks_storing_one_tile_is_reported_as_the_reference_does(schedule:
     text = _kernel(f"""    %x, %t = load_view_tko weak %a_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
     %d = store_view_tko weak %x, %c_tiles[%zero] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token""")
     blocks, auto = _same_outcome(text, schedule)
-    assert blocks[0] == "error" and "races with tile block" in blocks[1]
-    assert auto[1] == blocks[1]      # the exact diagnostic, from the rerun
+    assert blocks.engine == "error" and "races with tile block" in blocks.text
+    assert auto.text == blocks.text      # the exact diagnostic, from the rerun
 
 
 def test_an_unordered_store_then_load_in_one_block_is_a_race() -> None:
@@ -85,7 +117,7 @@ def test_an_unordered_store_then_load_in_one_block_is_a_race() -> None:
     %d = store_view_tko weak %x, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token
     %y, %u = load_view_tko weak %c_tiles[%block] token = %t : {VIEW}, tile<i32> -> tile<64xf32>, token""")
     blocks, auto = _same_outcome(text)
-    assert blocks[0] == "error" and "races with 'cuda_tile.store_view_tko'" in blocks[1]
+    assert blocks.engine == "error" and "races with 'cuda_tile.store_view_tko'" in blocks.text
 
 
 def test_a_token_chain_orders_them_and_the_kernel_runs_batched() -> None:
@@ -93,8 +125,8 @@ def test_a_token_chain_orders_them_and_the_kernel_runs_batched() -> None:
     %d = store_view_tko weak %x, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token
     %y, %u = load_view_tko weak %c_tiles[%block] token = %d : {VIEW}, tile<i32> -> tile<64xf32>, token""")
     blocks, auto = _same_outcome(text)
-    assert auto[0] == "batched" and blocks[0] == "blocks"
-    assert auto[2].tobytes() == np.arange(512, dtype=np.float32).tobytes()
+    assert auto.engine == "batched" and blocks.engine == "blocks"
+    assert auto.c == np.arange(512, dtype=np.float32).tobytes()
 
 
 def test_an_index_outside_the_index_space_is_reported_as_the_reference_does() -> None:
@@ -104,7 +136,7 @@ def test_an_index_outside_the_index_space_is_reported_as_the_reference_does() ->
     %x, %t = load_view_tko weak %a_tiles[%next] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
     %d = store_view_tko weak %x, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token""")
     blocks, auto = _same_outcome(text, "reverse")
-    assert blocks[0] == "error" and "outside the index space" in blocks[1]
+    assert blocks.engine == "error" and "outside the index space" in blocks.text
 
 
 def test_a_divergent_if_falls_back_to_one_block_at_a_time() -> None:
@@ -114,7 +146,7 @@ def test_a_divergent_if_falls_back_to_one_block_at_a_time() -> None:
       %d = store_view_tko weak %x, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token
     }}""")
     blocks, auto = _same_outcome(text)
-    assert auto[0] == "blocks" and auto[1] == "an 'if' condition differs between tile blocks"
+    assert auto.engine == "blocks" and auto.text == "an 'if' condition differs between tile blocks"
     with pytest.raises(ExecutionError, match="the batched engine cannot run this kernel: an "
                                              "'if' condition differs between tile blocks"):
         launch(text, None, 8, [np.zeros(512, np.float32), np.zeros(512, np.float32), 512],
@@ -136,27 +168,16 @@ def test_a_loop_value_that_starts_uniform_and_becomes_varying() -> None:
     }}
     %d = store_view_tko weak %acc, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token""")
     blocks, auto = _same_outcome(text)
-    assert auto[0] == "batched"
+    assert auto.engine == "batched"
     expected = 1 + 3 * np.arange(512, dtype=np.float32)
-    assert auto[2].tobytes() == expected.tobytes()
+    assert auto.c == expected.tobytes()
 
 
 @pytest.mark.parametrize("schedule", ["sequential", "reverse", "random"])
 def test_shipped_examples_give_the_same_bytes_on_both_engines(schedule: str) -> None:
-    """The README's example kernels: each engine's output passes its check, and the two
-    outputs are byte for byte the same (the reference engine stays tested without the
-    optional cuTile corpus)."""
-    from tileir.cli.examples import KERNELS
-    for example in KERNELS:
-        results = []
-        for engine in ("blocks", "batched"):
-            grid, args, check = example.setup(np.random.default_rng(9))
-            run = launch(kernel_text(example.file), None, grid, args, engine=engine,
-                         schedule=schedule, seed=2)
-            assert run.engine == engine
-            assert check()[0], f"{example.file} on the {engine} engine"
-            results.append([a.tobytes() for a in args if isinstance(a, np.ndarray)])
-        assert results[0] == results[1], example.file
+    """The reference engine stays tested on the shipped examples without the optional
+    cuTile corpus."""
+    _examples_on_both_engines(9, schedule=schedule, seed=2)
 
 
 # ---- race checks over footprints (checks on, strided windows) -----------------------------
@@ -190,15 +211,11 @@ def test_reading_the_next_blocks_tile_while_it_writes_its_own_is_a_race() -> Non
     %next = addi %block, %one : tile<i32>
     %x, %t = load_view_tko weak %c_tiles[%next] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
     %d = store_view_tko weak %x, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token""")
-    outcomes = []
-    for engine in ("blocks", "auto"):
-        c = np.arange(512, dtype=np.float32)
-        with pytest.raises(ExecutionError) as caught:
-            launch(text, None, 7, [np.zeros(512, np.float32), c, 512], engine=engine)
-        outcomes.append((str(caught.value), c.tobytes()))
-    assert "op races with tile block (0, 0, 0) on address" in outcomes[0][0]
-    assert outcomes[0][0].endswith("(tile block (1, 0, 0))")
-    assert outcomes[1] == outcomes[0]     # same diagnostic, same memory left behind
+    blocks, auto = _same_outcome(text, blocks=7, a=np.zeros(512, np.float32),
+                                 c=np.arange(512, dtype=np.float32))
+    assert blocks.engine == "error"
+    assert "op races with tile block (0, 0, 0) on address" in blocks.text
+    assert blocks.text.endswith("(tile block (1, 0, 0))")
 
 
 def test_reading_the_next_tile_of_a_buffer_nobody_writes_is_no_race(monkeypatch) -> None:
@@ -274,8 +291,8 @@ def test_a_tile_every_block_reads_while_block_zero_writes_it_unordered() -> None
     text = _kernel(f"""    %w, %t0 = load_view_tko weak %c_tiles[%zero] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
     %d = store_view_tko weak %w, %c_tiles[%block] token = %token : tile<64xf32>, {VIEW}, tile<i32> -> token""")
     blocks, auto = _same_outcome(text)
-    assert blocks[0] == "error" and "races with 'cuda_tile.load_view_tko'" in blocks[1]
-    assert blocks[1].endswith("(tile block (0, 0, 0))")
+    assert blocks.engine == "error" and "races with 'cuda_tile.load_view_tko'" in blocks.text
+    assert blocks.text.endswith("(tile block (0, 0, 0))")
 
 
 def test_every_block_storing_the_same_tile_is_a_race() -> None:
@@ -283,7 +300,7 @@ def test_every_block_storing_the_same_tile_is_a_race() -> None:
     text = _kernel(f"""    %w, %t0 = load_view_tko weak %a_tiles[%zero] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
     %d = store_view_tko weak %w, %c_tiles[%zero] token = %t0 : tile<64xf32>, {VIEW}, tile<i32> -> token""")
     blocks, auto = _same_outcome(text)
-    assert blocks[0] == "error" and "races with tile block (0, 0, 0)" in blocks[1]
+    assert blocks.engine == "error" and "races with tile block (0, 0, 0)" in blocks.text
 
 
 # ---- spans: the grid run a box of tile blocks at a time -----------------------------------
@@ -315,26 +332,16 @@ def test_races_between_spans_are_reported(span_bytes: int, monkeypatch) -> None:
     text = _kernel(f"""    %x, %t = load_view_tko weak %a_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
     %d = store_view_tko weak %x, %c_tiles[%zero] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token""")
     blocks, auto = _same_outcome(text)
-    assert blocks[0] == "error" and "races with tile block (0, 0, 0)" in blocks[1]
-    assert auto[1] == blocks[1]
+    assert blocks.engine == "error" and "races with tile block (0, 0, 0)" in blocks.text
+    assert auto.text == blocks.text
 
 
 @pytest.mark.parametrize("span_bytes", [1, 8 << 10])
 def test_shipped_examples_in_small_spans_give_the_reference_bytes(span_bytes: int,
                                                                   monkeypatch) -> None:
-    from tileir.cli.examples import KERNELS
     launch_module = sys.modules["tileir.interp.launch"]    # (the package exports the function)
-    for example in KERNELS:
-        results = []
-        for engine in ("blocks", "batched"):
-            monkeypatch.setattr(launch_module, "SPAN_BYTES", span_bytes if engine ==
-                                "batched" else 8 << 20)
-            grid, args, check = example.setup(np.random.default_rng(4))
-            run = launch(kernel_text(example.file), None, grid, args, engine=engine)
-            assert run.engine == engine
-            assert check()[0], f"{example.file} on the {engine} engine"
-            results.append([a.tobytes() for a in args if isinstance(a, np.ndarray)])
-        assert results[0] == results[1], example.file
+    monkeypatch.setattr(launch_module, "SPAN_BYTES", span_bytes)   # (the reference has none)
+    _examples_on_both_engines(4)
 
 
 # ---- loads through windows return views of memory: writes copy them first -----------------
@@ -351,14 +358,10 @@ def test_a_loaded_tile_keeps_its_values_when_memory_under_it_is_written() -> Non
     %back = reshape %r : tile<8x8xf32> -> tile<64xf32>
     %s = addf %back, %x : tile<64xf32>
     %e = store_view_tko weak %s, %a_tiles[%block] token = %d : tile<64xf32>, {VIEW}, tile<i32> -> token""")
-    results = []
-    for engine in ("blocks", "batched"):
-        a = np.zeros(512, np.float32)
-        c = np.arange(512, dtype=np.float32)
-        assert launch(text, None, 8, [a, c, 512], engine=engine).engine == engine
-        results.append((a.tobytes(), c.tobytes()))
     old = np.arange(512, dtype=np.float32)
-    assert results[1] == results[0] == ((old + old).tobytes(), (old + 1).tobytes())
+    blocks, auto = _same_outcome(text, a=np.zeros(512, np.float32), c=old)
+    assert auto.engine == "batched"
+    assert (auto.a, auto.c) == ((old + old).tobytes(), (old + 1).tobytes())
 
 
 def test_a_tile_loaded_before_a_loop_that_writes_under_it() -> None:
@@ -377,14 +380,10 @@ def test_a_tile_loaded_before_a_loop_that_writes_under_it() -> None:
       continue %next, %w : tile<64xf32>, token
     }}
     %e = store_view_tko weak %acc, %a_tiles[%block] token = %tok : tile<64xf32>, {VIEW}, tile<i32> -> token""")
-    results = []
-    for engine in ("blocks", "batched"):
-        a = np.zeros(512, np.float32)
-        c = np.arange(512, dtype=np.float32)
-        assert launch(text, None, 8, [a, c, 512], engine=engine).engine == engine
-        results.append((a.tobytes(), c.tobytes()))
     old = np.arange(512, dtype=np.float32)
-    assert results[1] == results[0] == ((old + old + old).tobytes(), (old + 3).tobytes())
+    blocks, auto = _same_outcome(text, a=np.zeros(512, np.float32), c=old)
+    assert auto.engine == "batched"
+    assert (auto.a, auto.c) == ((old + old + old).tobytes(), (old + 3).tobytes())
 
 
 def test_a_failure_of_the_batched_engine_reruns_and_says_so(monkeypatch) -> None:
@@ -443,11 +442,5 @@ def test_spans_on_threads_give_the_reference_bytes_and_diagnostics(workers: int,
     bad = _kernel(f"""    %x, %t = load_view_tko weak %a_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
     %d = store_view_tko weak %x, %c_tiles[%block] token = %t : tile<64xf32>, {VIEW}, tile<i32> -> token
     %e = store_view_tko weak %x, %c_tiles[%zero] token = %d : tile<64xf32>, {VIEW}, tile<i32> -> token""")
-    outcomes = []
-    for engine in ("blocks", "auto"):
-        c = np.full(512, 7.0, np.float32)
-        with pytest.raises(ExecutionError) as caught:
-            launch(bad, None, 8, [a, c, 512], engine=engine, workers=workers)
-        outcomes.append((str(caught.value), c.tobytes()))
-    assert "races with tile block (0, 0, 0)" in outcomes[0][0]
-    assert outcomes[1] == outcomes[0]
+    blocks, auto = _same_outcome(bad, c=np.full(512, 7.0, np.float32), workers=workers)
+    assert blocks.engine == "error" and "races with tile block (0, 0, 0)" in blocks.text
