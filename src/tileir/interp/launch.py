@@ -36,7 +36,6 @@ from typing import Any, Callable, Sequence, TextIO
 import numpy as np
 
 from ..diagnostics import ExecutionError, error
-from ..enums import MemoryOrderingSemantics
 from ..ir import Module, Operation
 from ..numerics import (ENCODINGS, from_float64, from_integers, int_range,
                         numpy_dtype, pack, unpack)
@@ -47,7 +46,7 @@ from .semantics.floating_point import release_work
 from .machine import Machine
 from .memory import Journal, Memory, element_bits, host_address
 from .pointers import from_byte_address
-from .races import BlockRaces, grain_of
+from .races import BlockRaces, grain_of, orders_blocks
 
 SCHEDULES = ("sequential", "reverse", "random")
 
@@ -244,19 +243,6 @@ def _map_global(memory: Memory, op: Operation) -> int:
     return memory.map(value, "@" + op.symbol)
 
 
-def _has_strong_accesses(kernel: Operation) -> bool:
-    """Whether any memory op of `kernel` is atomic or not weak (then tile blocks may
-    synchronize, and the cross-block race check is skipped)."""
-    for op in kernel.walk():
-        name = op.opdef.name if op.opdef is not None else op.name
-        if name.startswith("atomic_"):
-            return True
-        if op.opdef is not None and "memory_ordering_semantics" in op.attributes:
-            if op.enum("memory_ordering_semantics") != MemoryOrderingSemantics.WEAK:
-                return True
-    return False
-
-
 class _CrossBlockRaces:
     """The reference engine's check of races between tile blocks: each block's accesses,
     once it has run, go to one `BlockRaces` (conflicts with the blocks before it)."""
@@ -349,8 +335,9 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
                           default_workers() if workers is None else max(1, int(workers)))
         if reason is None:
             return Run("batched")
-    cross = _CrossBlockRaces(memory, kernel) if checks and not _has_strong_accesses(kernel) \
-        else None
+    # (a kernel whose blocks may synchronize has no race check between blocks)
+    cross = _CrossBlockRaces(memory, kernel) \
+        if checks and not any(orders_blocks(op) for op in kernel.walk()) else None
     try:
         for block in block_order(dims, schedule, seed):
             machine = Machine(memory, block_id=block, grid=dims, checks=checks,

@@ -30,7 +30,7 @@ from ..numerics import numpy_dtype
 from ..types import TileType
 from ..ir import location_of
 from .memory import Memory
-from .semantics import SEMANTICS
+from .semantics import SEMANTICS, short_name
 from .step import Step
 from .values import FRESH_TOKEN, RegionExit, Token
 
@@ -121,7 +121,7 @@ class Machine:
 
     def execute(self, op: Operation) -> None:
         """Run one op: its semantics on its operands' values, results bound."""
-        name = op.opdef.name if op.opdef is not None else op.name
+        name = short_name(op)
         fn = SEMANTICS.get(name)
         step = self.step(op)
         self.ops_run += 1

@@ -15,8 +15,10 @@ from math import gcd
 
 import numpy as np
 
+from ..enums import MemoryOrderingSemantics
 from ..ir import Operation
 from .memory import Memory, element_bits
+from .semantics.registry import short_name
 
 #: Memory ops and the result or operand whose tile type holds the elements accessed.
 _ACCESSES = {"load_view_tko": ("result", 0), "load_ptr_tko": ("result", 0),
@@ -28,7 +30,7 @@ def grain_of(kernel: Operation) -> int:
     4-bit elements and when there is none)."""
     grain = 0
     for op in kernel.walk():
-        name = op.opdef.name if op.opdef is not None else op.name
+        name = short_name(op)
         if name not in _ACCESSES:
             continue
         kind, index = _ACCESSES[name]
@@ -37,6 +39,18 @@ def grain_of(kernel: Operation) -> int:
         bits = element_bits(element) if element is not None else 8
         grain = gcd(grain, bits // 8 if bits >= 8 else 1)
     return grain or 1
+
+
+def orders_blocks(op: Operation) -> str | None:
+    """Why `op` may order tile blocks (an atomic, or an access that is not weak), or None:
+    a kernel with such an op may synchronize its blocks, so two blocks touching one
+    address need not race, and no engine may run its blocks in another order."""
+    if short_name(op).startswith("atomic_"):
+        return "atomics order tile blocks"
+    if op.opdef is not None and "memory_ordering_semantics" in op.attributes and \
+            op.enum("memory_ordering_semantics") != MemoryOrderingSemantics.WEAK:
+        return "it is not weak: it may order tile blocks"
+    return None
 
 
 @dataclass(frozen=True)
@@ -119,4 +133,4 @@ class BlockRaces:
         reader[offsets] = np.where(r < 0, who, r)
 
 
-__all__ = ["BlockRaces", "Conflict", "grain_of"]
+__all__ = ["BlockRaces", "Conflict", "grain_of", "orders_blocks"]

@@ -14,16 +14,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ...enums import MemoryOrderingSemantics
 from ...ir import Operation, Value
 from ...types import TileType
-from ..races import grain_of
+from ..races import grain_of, orders_blocks
+from ..semantics.registry import short_name
 
 #: Ops the batched engine does not run, with the reason (the reference engine runs them).
 UNBATCHED = {
-    "atomic_rmw_tko": "atomics order tile blocks",
-    "atomic_cas_tko": "atomics order tile blocks",
-    "atomic_red_view_tko": "atomics order tile blocks",
     "print_tko": "printing follows the order of tile blocks",
     "alloca": "alloca gives each tile block its own memory",
 }
@@ -65,10 +62,6 @@ def analyse(kernel: Operation) -> Plan:
     return plan
 
 
-def _name(op: Operation) -> str:
-    return op.opdef.name if op.opdef is not None else op.name
-
-
 def _region_ops(ops, varying: set[Value]) -> None:
     for op in ops:
         _op(op, varying)
@@ -79,12 +72,10 @@ def _any(values, varying: set[Value]) -> bool:
 
 
 def _op(op: Operation, varying: set[Value]) -> None:
-    name = _name(op)
-    if name in UNBATCHED:
-        raise _Unbatchable(f"'{op.name}': {UNBATCHED[name]}")
-    if op.opdef is not None and "memory_ordering_semantics" in op.attributes and \
-            op.enum("memory_ordering_semantics") != MemoryOrderingSemantics.WEAK:
-        raise _Unbatchable(f"'{op.name}' is not weak: it may order tile blocks")
+    name = short_name(op)
+    why = UNBATCHED.get(name) or orders_blocks(op)
+    if why is not None:
+        raise _Unbatchable(f"'{op.name}': {why}")
     inputs_vary = _any(op.operands, varying)
     if name in UNIFORM_OPERANDS and inputs_vary:
         raise _Unbatchable(f"'{op.name}' takes values that differ between tile blocks")
@@ -104,7 +95,7 @@ def _terminators(region, kinds: tuple[str, ...]):
     included, loops and reduces not)."""
     for block in region.blocks:
         for op in block.operations:
-            name = _name(op)
+            name = short_name(op)
             if name in kinds:
                 yield op
             elif name == "if":

@@ -28,7 +28,7 @@ from ...ir import Operation, Value, location_of
 from ...types import TileType
 from ..machine import Access, Machine, _bits
 from ..memory import Memory
-from ..semantics import SEMANTICS
+from ..semantics import SEMANTICS, short_name
 from ..step import Step
 from ..values import FRESH_TOKEN, RegionExit, Token
 from .analysis import Plan
@@ -182,7 +182,7 @@ class BatchMachine(Machine):
     def execute(self, op: Operation) -> None:
         if self.stop is not None and self.stop.is_set():
             raise Stopped("stopped: a span running beside this one failed")
-        name = op.opdef.name if op.opdef is not None else op.name
+        name = short_name(op)
         fn = BATCHED.get(name) or SEMANTICS.get(name)
         step = self.step(op)
         if fn is None:

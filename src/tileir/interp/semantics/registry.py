@@ -17,6 +17,12 @@ Semantics = Callable[..., Any]
 SEMANTICS: dict[str, Semantics] = {}
 
 
+def short_name(op: Any) -> str:
+    """The name an op's semantics are filed under: its declaration's short name
+    (``"addf"``), or the op's full name when it has no declaration."""
+    return op.opdef.name if op.opdef is not None else op.name
+
+
 def semantics(*names: str) -> Callable[[Semantics], Semantics]:
     """File `fn` as the meaning of each op in `names` (short names, e.g. ``"addf"``)."""
     def register(fn: Semantics) -> Semantics:
