@@ -5,8 +5,9 @@ Run: ``python bench/run.py [--size small|full] [--repeat N] [--problems a,b]
 [--blas-threads N] [--workers N] [--ops N] [--skip kernels,text,bytecode]``.
 
 Each part runs as its own process (kernels_bench.py, syntax_bench.py, bytecode_bench.py)
-and prints its tables as it goes; the kernel options go to kernels_bench.py, ``--ops`` to
-the text and bytecode benchmarks.  The exit status is the first failing part's.
+and prints its tables as it goes; ``--ops`` goes to the text and bytecode benchmarks, every
+other option to kernels_bench.py as given (its ``--help`` lists them, with their defaults).
+The exit status is the first failing part's.
 """
 
 from __future__ import annotations
@@ -20,20 +21,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def parts(cli: argparse.Namespace) -> list[tuple[str, list[str]]]:
-    """(name, command line) of every part to run, in order."""
-    kernels = ["--size", cli.size, "--problems", cli.problems, "--engine", cli.engine,
-               "--budget", str(cli.budget)]
-    if cli.repeat is not None:
-        kernels += ["--repeat", str(cli.repeat)]
-    if cli.no_triton:
-        kernels.append("--no-triton")
-    if cli.no_cutile:
-        kernels.append("--no-cutile")
-    kernels += ["--cutile-checks", cli.cutile_checks]
-    kernels += ["--blas-threads", str(cli.blas_threads)]
-    if cli.workers is not None:
-        kernels += ["--workers", str(cli.workers)]
+def parts(cli: argparse.Namespace, kernels: list[str]) -> list[tuple[str, list[str]]]:
+    """(name, command line) of every part to run, in order; `kernels` are the options
+    for kernels_bench.py."""
     text = ["--ops", str(cli.ops)]
     table = [("kernels", "kernels_bench.py", kernels), ("text", "syntax_bench.py", text),
              ("bytecode", "bytecode_bench.py", text)]
@@ -44,23 +34,13 @@ def parts(cli: argparse.Namespace) -> list[tuple[str, list[str]]]:
 
 def main() -> int:
     """Run every part, printing a banner before each; the first failure's status."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--size", choices=("small", "full"), default="small")
-    ap.add_argument("--repeat", type=int, default=None)
-    ap.add_argument("--problems", default="vector_add,softmax,matmul,layernorm,attention")
-    ap.add_argument("--engine", default="auto")
-    ap.add_argument("--budget", type=float, default=600.0)
-    ap.add_argument("--no-triton", action="store_true")
-    ap.add_argument("--no-cutile", action="store_true", help="skip the cuTile columns")
-    ap.add_argument("--cutile-checks", default="off",
-                    help="checks settings of the cuTile columns: off, on, or on,off")
-    ap.add_argument("--blas-threads", type=int, default=1)
-    ap.add_argument("--workers", type=int, default=None, help="tileir's threads")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                 epilog="Other options go to kernels_bench.py (see its --help).")
     ap.add_argument("--ops", type=int, default=10_000)
     ap.add_argument("--skip", default="", help="parts to leave out: kernels,text,bytecode")
-    cli = ap.parse_args()
+    cli, kernels = ap.parse_known_args()
     status = 0
-    for name, command in parts(cli):
+    for name, command in parts(cli, kernels):
         print(f"\n######## {name}: {' '.join(Path(c).name for c in command[1:2])} "
               f"{' '.join(command[2:])}", flush=True)
         start = time.perf_counter()
