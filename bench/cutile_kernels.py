@@ -23,7 +23,7 @@ and matmul export op for op to the text kernels' math and give the same bytes.
 The kernels are launched through ``tileir.cutile.launch`` (the drop-in for
 ``cuda.tile.launch``), which exports them to bytecode with cuTile's own compiler front
 end (once per argument signature: the export is cached) and runs the bytecode on the
-interpreter.  `run(name, grid, dims, inputs, out, **options)` launches one over `grid`
+interpreter.  `run(name, grid, inputs, out, **options)` launches one over `grid`
 (a prefix of the full grid's x extent is allowed: the pilot launches of the benchmark)
 and returns the interpreter's `Run` (which engine ran); `export_module` gives the module
 that runs.
@@ -119,54 +119,54 @@ def attention(q, k, v, o, scale: float):
     ct.store(o, (i, 0), ct.astype(acc / lsum, ct.float16))
 
 
-Arguments = Callable[[dict, Arrays, np.ndarray], tuple[Any, tuple]]
+Arguments = Callable[[Arrays, np.ndarray], tuple[Any, tuple]]
 
 
-def _vector_add(dims: dict, x: Arrays, out: np.ndarray) -> tuple[Any, tuple]:
+def _vector_add(x: Arrays, out: np.ndarray) -> tuple[Any, tuple]:
     """vector_add and its arguments."""
     return vector_add, (x["a"], x["b"], out)
 
 
-def _softmax(dims: dict, x: Arrays, out: np.ndarray) -> tuple[Any, tuple]:
+def _softmax(x: Arrays, out: np.ndarray) -> tuple[Any, tuple]:
     """softmax and its arguments."""
     return softmax, (x["x"], out)
 
 
-def _matmul(dims: dict, x: Arrays, out: np.ndarray) -> tuple[Any, tuple]:
+def _matmul(x: Arrays, out: np.ndarray) -> tuple[Any, tuple]:
     """matmul (64x64 tiles, K step 32) and its arguments."""
     return matmul, (x["a"], x["b"], out)
 
 
-def _layernorm(dims: dict, x: Arrays, out: np.ndarray) -> tuple[Any, tuple]:
+def _layernorm(x: Arrays, out: np.ndarray) -> tuple[Any, tuple]:
     """layernorm and its arguments (eps as the benchmark's)."""
     from kernels_bench import EPS
     return layernorm, (x["x"], out, x["w"], x["b"], EPS)
 
 
-def _attention(dims: dict, x: Arrays, out: np.ndarray) -> tuple[Any, tuple]:
+def _attention(x: Arrays, out: np.ndarray) -> tuple[Any, tuple]:
     """attention (64 queries per block, 64 keys per step) and its arguments."""
     from kernels_bench import SCALE
     return attention, (x["q"], x["k"], x["v"], out, SCALE)
 
 
-#: problem name -> (dims, inputs, output) -> (the @ct.kernel, its ct.launch arguments)
+#: problem name -> (inputs, output) -> (the @ct.kernel, its ct.launch arguments)
 ARGUMENTS: dict[str, Arguments] = {
     "vector_add": _vector_add, "softmax": _softmax, "matmul": _matmul,
     "layernorm": _layernorm, "attention": _attention,
 }
 
 
-def run(name: str, grid: tuple[int, ...], dims: dict, x: Arrays, out: np.ndarray,
-        **options: Any) -> Any:
+def run(name: str, grid: tuple[int, ...], x: Arrays, out: np.ndarray, **options: Any
+        ) -> Any:
     """Launch problem `name`'s kernel over `grid` through tileir.cutile.launch (options:
     checks, engine, schedule, ...); returns the interpreter's `Run`."""
-    kernel, args = ARGUMENTS[name](dims, x, out)
+    kernel, args = ARGUMENTS[name](x, out)
     return launch(None, grid, kernel, args, **options)
 
 
-def export_module(name: str, dims: dict, x: Arrays, out: np.ndarray) -> Exported:
+def export_module(name: str, x: Arrays, out: np.ndarray) -> Exported:
     """The Tile IR module cuTile exports problem `name`'s kernel to for these arguments
     (what `run` executes; cached by tileir.cutile after the first call)."""
-    kernel, args = ARGUMENTS[name](dims, x, out)
+    kernel, args = ARGUMENTS[name](x, out)
     constraints, _ = flatten(kernel, args)
     return export(kernel, constraints)

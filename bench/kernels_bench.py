@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import inspect
 import json
 import math
 import os
@@ -166,7 +165,7 @@ VECTOR_ADD = Problem(
     name="vector_add", title="vector add, f32, tiles of 1024", entry="vector_add",
     sizes={"tiny": {"n": 2 ** 12}, "small": {"n": 2 ** 16}, "full": {"n": 2 ** 24}},
     make_inputs=_vadd_inputs,
-    make_output=lambda d: np.full(d["n"], np.nan, np.float32),
+    make_output=nan_like(("n",), np.float32),
     args=lambda d, x, out: [x["a"], x["b"], out, d["n"]],
     grid=lambda d: (ceil_div(d["n"], 1024),),
     reference=lambda x: x["a"] + x["b"],
@@ -365,20 +364,13 @@ def check(problem: Problem, dims: Dims, inputs: Arrays, ref: np.ndarray, out: np
 # ---- the measuring subprocess ------------------------------------------------------------
 
 
-def launch_engines() -> bool:
-    """Whether tileir's launch takes `engine=` (the batched engine of issue 7)."""
-    from tileir.interp import launch
-    return "engine" in inspect.signature(launch).parameters
-
-
-def engine_used(result: Any, requested: str | None) -> str:
-    """Which engine ran, as far as launch's result says (its `engine`, and `reason` when
-    the batched engine declined), else the requested one."""
-    name = getattr(result, "engine", None) or (result if isinstance(result, str) else None)
-    if not name:
-        return requested or "default"
-    reason = getattr(result, "reason", None)
-    return f"{name} (batched declined: {reason})" if reason else str(name)
+def engine_used(result: Any) -> str:
+    """Which engine ran: a launch's `Run` (its `engine`, and `reason` when the batched
+    engine declined), or the engine's name (Triton's interpreter)."""
+    if isinstance(result, str):
+        return result
+    return f"{result.engine} (batched declined: {result.reason})" if result.reason \
+        else result.engine
 
 
 @dataclass
@@ -392,43 +384,43 @@ class Measured:
     growth: int
 
 
-def tileir_runner(problem: Problem, dims: Dims, inputs: Arrays, options: dict
-                  ) -> Callable[[tuple[int, ...]], Measured]:
-    """A function timing one launch of the tileir kernel over a grid."""
+#: Launches one column's kernel over a grid into an output buffer; returns the `Run` (or
+#: the engine's name).
+Launcher = Callable[[tuple[int, ...], np.ndarray], Any]
+
+
+def timed(problem: Problem, dims: Dims, launcher: Launcher, grid: tuple[int, ...]
+          ) -> Measured:
+    """Time one launch over `grid` into a fresh output buffer, with its peak memory."""
+    out = problem.make_output(dims)
+    before = reset_peak()
+    start = time.perf_counter()
+    result = launcher(grid, out)
+    seconds = time.perf_counter() - start
+    growth = peak_so_far() - before
+    return Measured(seconds, out, engine_used(result), growth)
+
+
+def tileir_runner(problem: Problem, dims: Dims, inputs: Arrays, options: dict) -> Launcher:
+    """The launcher of the tileir text kernel (parsed once)."""
     import tileir
     from tileir.interp import launch
     module = tileir.parse(problem.kernel_path().read_text(), problem.kernel_path().name)
-
-    def run(grid: tuple[int, ...]) -> Measured:
-        """Time one launch over `grid` on a fresh output buffer."""
-        out = problem.make_output(dims)
-        args = problem.args(dims, inputs, out)
-        before = reset_peak()
-        start = time.perf_counter()
-        result = launch(module, problem.entry, grid, args, **options)
-        seconds = time.perf_counter() - start
-        growth = peak_so_far() - before
-        return Measured(seconds, out, engine_used(result, options.get("engine")), growth)
-    return run
+    return lambda grid, out: launch(module, problem.entry, grid,
+                                    problem.args(dims, inputs, out), **options)
 
 
-def triton_runner(problem: Problem, dims: Dims, inputs: Arrays, options: dict
-                  ) -> Callable[[tuple[int, ...]], Measured]:
-    """A function timing one launch of the Triton kernel (interpreted) over a grid."""
+def triton_runner(problem: Problem, dims: Dims, inputs: Arrays, options: dict) -> Launcher:
+    """The launcher of the Triton kernel (interpreted) on torch views of the arrays."""
     import torch
     sys.path.insert(0, str(HERE))
     import triton_kernels
     tensors = {k: torch.from_numpy(v) for k, v in inputs.items()}
 
-    def run(grid: tuple[int, ...]) -> Measured:
-        """Time one Triton launch over `grid` on a fresh output tensor."""
-        out = problem.make_output(dims)
-        result = torch.from_numpy(out)
-        before = reset_peak()
-        start = time.perf_counter()
-        triton_kernels.LAUNCH[problem.name](grid, dims, tensors, result)
-        seconds = time.perf_counter() - start
-        return Measured(seconds, out, "Triton interpreter", peak_so_far() - before)
+    def run(grid: tuple[int, ...], out: np.ndarray) -> str:
+        """Launch over `grid` into `out` (shared with a torch view of it)."""
+        triton_kernels.LAUNCH[problem.name](grid, dims, tensors, torch.from_numpy(out))
+        return "Triton interpreter"
     return run
 
 
@@ -436,30 +428,19 @@ def triton_runner(problem: Problem, dims: Dims, inputs: Arrays, options: dict
 _EXPORTED: dict[str, Any] = {}
 
 
-def cutile_runner(problem: Problem, dims: Dims, inputs: Arrays, options: dict
-                  ) -> Callable[[tuple[int, ...]], Measured]:
-    """A function timing one launch of the cuTile Python kernel through tileir.cutile
-    over a grid.  Exports the kernel first (emitting how long that took, and whether the
-    module came from the export cache), so the timed launches measure execution."""
+def cutile_runner(problem: Problem, dims: Dims, inputs: Arrays, options: dict) -> Launcher:
+    """The launcher of the cuTile Python kernel through tileir.cutile.  Exports the kernel
+    first (emitting how long that took, and whether the module came from the export
+    cache), so the timed launches measure execution."""
     sys.path.insert(0, str(HERE))
     import cutile_kernels
     start = time.perf_counter()
-    exported = cutile_kernels.export_module(problem.name, dims, inputs,
-                                            problem.make_output(dims))
+    exported = cutile_kernels.export_module(problem.name, inputs, problem.make_output(dims))
     emit(event="export", seconds=time.perf_counter() - start,
          cached=_EXPORTED.get(problem.name) is exported)
     _EXPORTED[problem.name] = exported
-
-    def run(grid: tuple[int, ...]) -> Measured:
-        """Time one launch over `grid` on a fresh output buffer."""
-        out = problem.make_output(dims)
-        before = reset_peak()
-        start = time.perf_counter()
-        result = cutile_kernels.run(problem.name, grid, dims, inputs, out, **options)
-        seconds = time.perf_counter() - start
-        growth = peak_so_far() - before
-        return Measured(seconds, out, engine_used(result, options.get("engine")), growth)
-    return run
+    return lambda grid, out: cutile_kernels.run(problem.name, grid, inputs, out,
+                                                **options)
 
 
 RUNNERS = {"tileir": tileir_runner, "triton": triton_runner, "cutile": cutile_runner}
@@ -506,7 +487,8 @@ def warm_up(spec: dict) -> None:
     problem = PROBLEMS[spec["problem"]]
     dims = problem.sizes["tiny"]
     inputs = problem.make_inputs(dims, np.random.default_rng(0))
-    RUNNERS[spec["impl"]](problem, dims, inputs, spec["options"])(problem.grid(dims))
+    launcher = RUNNERS[spec["impl"]](problem, dims, inputs, spec["options"])
+    timed(problem, dims, launcher, problem.grid(dims))
 
 
 def child(spec: dict) -> None:
@@ -517,12 +499,12 @@ def child(spec: dict) -> None:
     data = Path(spec["data"])
     inputs = {p.stem[3:]: np.load(p) for p in sorted(data.glob("in_*.npy"))}
     warm_up(spec)
-    run = RUNNERS[spec["impl"]](problem, dims, inputs, spec["options"])
+    launcher = RUNNERS[spec["impl"]](problem, dims, inputs, spec["options"])
     grid = problem.grid(dims)
     deadline = time.perf_counter() + spec["budget"]
     emit(event="ready")
     first = ((spec["pilot"],) + grid[1:]) if spec["pilot"] else grid
-    m = run(first)
+    m = timed(problem, dims, launcher, first)
     verify_or_exit(problem, dims, inputs, m.out, first)
     if spec["pilot"]:
         np.save(data / f"{spec['tag']}_pilot.npy", m.out)
@@ -536,7 +518,7 @@ def child(spec: dict) -> None:
     for i in range(spec["repeat"]):
         if times and time.perf_counter() + statistics.median(times) > deadline:
             break
-        m = run(grid)
+        m = timed(problem, dims, launcher, grid)
         times.append(m.seconds)
         if i == 0:
             np.save(data / f"{spec['tag']}_full.npy", m.out)
@@ -733,18 +715,14 @@ def cutile_available() -> str | None:
 def engine_columns(prefix: str, checks: list[str], cli: argparse.Namespace
                    ) -> list[tuple[str, dict]]:
     """(label, launch options) of one column per checks setting ("on"/"off") for each
-    requested engine (when launch takes `engine=`)."""
-    engines = cli.engine.split(",") if launch_engines() else [None]
+    requested engine."""
     columns = []
-    for engine in engines:
-        suffix = f", engine={engine}" if engine else ""
+    for engine in cli.engine.split(","):
         for setting in checks:
-            options: dict = {"checks": setting == "on"}
-            if engine:
-                options["engine"] = engine
+            options: dict = {"checks": setting == "on", "engine": engine}
             if cli.workers is not None:
                 options["workers"] = cli.workers
-            columns.append((f"{prefix} checks={setting}{suffix}", options))
+            columns.append((f"{prefix} checks={setting}, engine={engine}", options))
     return columns
 
 
@@ -827,7 +805,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--workers", type=int, default=None,
                     help="tileir's threads (launch(workers=...); default: one per core)")
     ap.add_argument("--engine", default="auto",
-                    help="engine(s) for launch(engine=...), comma-separated, when it has one")
+                    help="engine(s) for launch(engine=...), comma-separated")
     ap.add_argument("--budget", type=float, default=600.0,
                     help="seconds per problem and column for tileir / Triton")
     ap.add_argument("--seed", type=int, default=0)
@@ -856,13 +834,11 @@ def main(argv: list[str] | None = None) -> None:
     unknown = [n for n in names if n not in PROBLEMS]
     if unknown:
         raise SystemExit(f"unknown problems {unknown}; choose from {list(PROBLEMS)}")
-    engine = ("launch(engine=...) available: " + cli.engine) if launch_engines() \
-        else "launch has no engine= yet: the per-tile-block reference engine runs"
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "library default")
     from tileir.interp.launch import default_workers
     workers = cli.workers if cli.workers is not None else default_workers()
     print(f"kernels_bench: --size {cli.size}, {cli.repeat} timed run(s) per column, "
-          f"budget {cli.budget:g} s per column; {engine}; {os.cpu_count()} CPUs, "
+          f"budget {cli.budget:g} s per column; engine: {cli.engine}; {os.cpu_count()} CPUs, "
           f"BLAS threads: {threads}; tileir threads: {workers}")
     with tempfile.TemporaryDirectory(prefix="tileir_bench_") as tmp:
         for name in names:

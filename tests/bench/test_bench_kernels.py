@@ -9,13 +9,13 @@ u = 2**-24 (f32 unit roundoff) and u16 = 2**-11 (f16).
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
 import os
 import subprocess
 import sys
 from functools import lru_cache
+import importlib.util
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -24,6 +24,7 @@ import pytest
 
 import tileir
 from tileir.interp import launch
+from tileir.interp.launch import Run
 from tileir.ir import Module
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -33,9 +34,8 @@ import kernels_bench as kb  # noqa: E402
 U32 = 2.0 ** -24
 U16 = 2.0 ** -11
 #: The reference (one tile block at a time) engine, and "auto" (the batched engine where
-#: it applies) when launch has engines.
-ENGINES = (["blocks", "auto"] if "engine" in inspect.signature(launch).parameters
-           else [None])
+#: it applies).
+ENGINES = ["blocks", "auto"]
 
 
 @lru_cache(maxsize=None)
@@ -45,16 +45,15 @@ def kernel(name: str) -> Module:
     return tileir.parse(path.read_text(), path.name)
 
 
-def run(name: str, engine: str | None, seed: int = 0
+def run(name: str, engine: str, seed: int = 0
         ) -> tuple[kb.Problem, dict, dict, np.ndarray]:
     """Launch problem `name` at its tiny size: (problem, dims, inputs, output)."""
     problem = kb.PROBLEMS[name]
     dims = problem.sizes["tiny"]
     inputs = problem.make_inputs(dims, np.random.default_rng(seed))
     out = problem.make_output(dims)
-    options = {"engine": engine} if engine else {}
     launch(kernel(name), problem.entry, problem.grid(dims), problem.args(dims, inputs, out),
-           **options)
+           engine=engine)
     return problem, dims, inputs, out
 
 
@@ -74,7 +73,7 @@ def bench_check_passes_and_catches(problem: kb.Problem, dims: dict, inputs: dict
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_vector_add_is_exact(engine: str | None) -> None:
+def test_vector_add_is_exact(engine: str) -> None:
     """4 tiles of 1024: c == a + b exactly (one f32 rounding of the exact sum each)."""
     problem, dims, x, c = run("vector_add", engine)
     assert problem.grid(dims) == (4,)
@@ -83,7 +82,7 @@ def test_vector_add_is_exact(engine: str | None) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_softmax_rows_within_the_rounding_bound(engine: str | None) -> None:
+def test_softmax_rows_within_the_rounding_bound(engine: str) -> None:
     """8 rows of 1024: within (2 * row spread + 10 + 4) u relative of float64 softmax."""
     # The example kernel's derivation (tests/interp/test_kernels_dense.py) with the
     # pairwise sum 10 levels deep for 1024 lanes: 2 (u spread + u) + 10 u + u, plus u.
@@ -98,7 +97,7 @@ def test_softmax_rows_within_the_rounding_bound(engine: str | None) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_matmul_within_the_rounding_bound(engine: str | None) -> None:
+def test_matmul_within_the_rounding_bound(engine: str) -> None:
     """128^3 (2x2 tiles of 64x64, 4 K steps of 32): within ceil(K/32) u |A| @ |B|."""
     # Each mmaf rounds (acc + A_tile @ B_tile) once to f32, so over ceil(K/32) steps the
     # error is at most ceil(K/32) u (|A| @ |B|) from the float64 product.
@@ -110,7 +109,7 @@ def test_matmul_within_the_rounding_bound(engine: str | None) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_layernorm_within_the_rounding_bound(engine: str | None) -> None:
+def test_layernorm_within_the_rounding_bound(engine: str) -> None:
     """8 rows of 1024: within 16 u (|W| (|x_hat| + 1) + |B|) of float64 layernorm."""
     # The mean errs by up to (10 + 1) u mean|x| (a pairwise sum 10 levels deep, a divide),
     # below 11 u of the rows' deviation here (|mean| 1 < deviation 3), which moves every
@@ -129,7 +128,7 @@ def test_layernorm_within_the_rounding_bound(engine: str | None) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_attention_within_the_f16_bound(engine: str | None) -> None:
+def test_attention_within_the_f16_bound(engine: str) -> None:
     """128 x 128 x 64 (2 query blocks, 2 key steps): within (u16 + 2**-25 Sk + 1e-5)
     max|V| + u16 |O| + 2**-25 of float64 attention."""
     # P rounded to f16 for P @ V errs by u16 p (2**-25 below f16's normal range), so O
@@ -148,6 +147,30 @@ def test_attention_within_the_f16_bound(engine: str | None) -> None:
     bench_check_passes_and_catches(problem, dims, x, o, 0.05)
 
 
+@pytest.mark.parametrize("name", list(kb.PROBLEMS))
+def test_tileir_column_times_the_batched_engine(name: str) -> None:
+    """The "engine=auto" columns' launcher runs each text kernel on the batched engine (a
+    silent fall-back to the reference engine would show here) into a fresh buffer that
+    passes the check."""
+    problem = kb.PROBLEMS[name]
+    dims = problem.sizes["tiny"]
+    x = problem.make_inputs(dims, np.random.default_rng(8))
+    launcher = kb.tileir_runner(problem, dims, x, {"checks": False, "engine": "auto"})
+    measured = kb.timed(problem, dims, launcher, problem.grid(dims))
+    assert measured.engine == "batched"
+    ok, how = kb.check(problem, dims, x, problem.reference(x), measured.out, (slice(None),))
+    assert ok, how
+
+
+def test_engine_used_names_the_engine_and_why_batched_declined() -> None:
+    """The engine note of a column: the Run's engine, with the reason when the batched
+    engine declined; a name as given (Triton's)."""
+    assert kb.engine_used(Run("batched")) == "batched"
+    assert kb.engine_used(Run("blocks", "max_ops bounds tile blocks")) == \
+        "blocks (batched declined: max_ops bounds tile blocks)"
+    assert kb.engine_used("Triton interpreter") == "Triton interpreter"
+
+
 def test_partial_launch_writes_exactly_its_region() -> None:
     """A launch over a prefix of the grid (the benchmark's pilot) writes the rows
     `Problem.region` names and nothing else."""
@@ -162,6 +185,22 @@ def test_partial_launch_writes_exactly_its_region() -> None:
     assert not np.isnan(c[region]).any() and np.isnan(c[64:]).all()
     ok, _ = kb.check(problem, dims, x, problem.reference(x), c, region)
     assert ok
+
+
+def test_run_py_hands_the_kernel_options_to_kernels_bench(monkeypatch) -> None:
+    """bench/run.py keeps --ops and --skip and passes every other option to kernels_bench.py
+    as given (its defaults live there alone)."""
+    spec = importlib.util.spec_from_file_location("bench_run", BENCH / "run.py")
+    bench_run = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench_run)
+    calls = []
+    monkeypatch.setattr(bench_run.subprocess, "call", lambda command: calls.append(command) or 0)
+    monkeypatch.setattr(sys, "argv", ["run.py", "--size", "full", "--seed=3", "--ops", "50",
+                                      "--no-triton", "--skip", "bytecode"])
+    assert bench_run.main() == 0
+    assert [command[1:] for command in calls] == [
+        [str(BENCH / "kernels_bench.py"), "--size", "full", "--seed=3", "--no-triton"],
+        [str(BENCH / "syntax_bench.py"), "--ops", "50"]]
 
 
 TRITON_SCRIPT = """
@@ -213,7 +252,7 @@ def cutile_kernels():
     return cutile_kernels
 
 
-def run_cutile(name: str, engine: str | None, seed: int = 0
+def run_cutile(name: str, engine: str, seed: int = 0
                ) -> tuple[kb.Problem, dict, dict, np.ndarray, object]:
     """Launch problem `name`'s cuTile kernel at its tiny size through tileir.cutile, UB
     checks on: (problem, dims, inputs, output, the interpreter's Run)."""
@@ -222,8 +261,7 @@ def run_cutile(name: str, engine: str | None, seed: int = 0
     dims = problem.sizes["tiny"]
     inputs = problem.make_inputs(dims, np.random.default_rng(seed))
     out = problem.make_output(dims)
-    options = {"engine": engine} if engine else {}
-    result = ck.run(name, problem.grid(dims), dims, inputs, out, checks=True, **options)
+    result = ck.run(name, problem.grid(dims), inputs, out, checks=True, engine=engine)
     return problem, dims, inputs, out, result
 
 
@@ -234,7 +272,7 @@ def op_names(module: Module) -> list[str]:
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name", list(kb.PROBLEMS))
-def test_cutile_kernel_within_the_problems_tolerance(name: str, engine: str | None) -> None:
+def test_cutile_kernel_within_the_problems_tolerance(name: str, engine: str) -> None:
     """Each cuTile kernel passes the benchmark's own check against NumPy (the problem's
     stated tolerance, every element written), and "auto" runs it on the batched engine."""
     problem, dims, x, out, result = run_cutile(name, engine)
@@ -246,7 +284,7 @@ def test_cutile_kernel_within_the_problems_tolerance(name: str, engine: str | No
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name", CUTILE_SAME_BYTES)
-def test_cutile_kernel_gives_the_text_kernels_bytes(name: str, engine: str | None) -> None:
+def test_cutile_kernel_gives_the_text_kernels_bytes(name: str, engine: str) -> None:
     """vector_add, softmax and matmul: the cuTile export computes the text kernel's ops
     (loads with the same padding, the same reduces, mmaf per K step of 32, the same
     elementwise ops), so every output byte is the text kernel's on the same inputs."""
@@ -264,7 +302,7 @@ def test_cutile_exports_fma_exactly_where_stated(name: str) -> None:
     problem = kb.PROBLEMS[name]
     dims = problem.sizes["tiny"]
     x = problem.make_inputs(dims, np.random.default_rng(0))
-    exported = ck.export_module(name, dims, x, problem.make_output(dims))
+    exported = ck.export_module(name, x, problem.make_output(dims))
     assert op_names(exported.module).count("cuda_tile.fma") == (1 if name in CUTILE_FMA else 0)
     assert "cuda_tile.fma" not in op_names(kernel(name))
 
@@ -274,9 +312,8 @@ def test_cutile_layernorm_within_one_rounding_of_the_text_kernel() -> None:
     with a = x_hat (f32), b = W, c = B the text kernel gives fl(fl(ab) + c) and cuTile
     fl(ab + c): they differ by at most u |ab| (1 + u) + 2 u |ab + c|, within
     2 u (|W| |x_hat| + |y|) (|ab| from float64 x_hat errs by far less than that slack)."""
-    *_, want = run("layernorm", "auto" if "auto" in ENGINES else None, seed=5)
-    _, dims, x, got, _ = run_cutile("layernorm", "auto" if "auto" in ENGINES else None,
-                                    seed=5)
+    *_, want = run("layernorm", "auto", seed=5)
+    _, dims, x, got, _ = run_cutile("layernorm", "auto", seed=5)
     x64 = x["x"].astype(np.float64)
     centered = x64 - x64.mean(axis=1, keepdims=True)
     xhat = centered / np.sqrt((centered ** 2).mean(axis=1, keepdims=True) + kb.EPS)
@@ -288,9 +325,8 @@ def test_cutile_attention_within_one_f16_step_of_the_text_kernel() -> None:
     """Attention: the fma'd running sum l differs from the text kernel's by a few f32
     roundings (2 key steps here), far below an f16 step, so the f16 outputs are equal or
     adjacent: at most one f16 step (of the larger magnitude) apart."""
-    engine = "auto" if "auto" in ENGINES else None
-    *_, want = run("attention", engine, seed=6)
-    *_, got, _ = run_cutile("attention", engine, seed=6)
+    *_, want = run("attention", "auto", seed=6)
+    *_, got, _ = run_cutile("attention", "auto", seed=6)
     step = np.spacing(np.maximum(np.abs(got), np.abs(want))).astype(np.float64)
     assert (np.abs(got.astype(np.float64) - want.astype(np.float64)) <= step).all()
 
@@ -302,17 +338,15 @@ def test_cutile_runner_exports_once_then_times_the_batched_engine(monkeypatch, c
     cutile_kernels()
     monkeypatch.setattr(kb, "_EXPORTED", {})
     problem = kb.PROBLEMS["softmax"]
-    options = {"checks": False, "engine": "auto"} if "auto" in ENGINES else {"checks": False}
     for size in ("tiny", "small"):
         dims = problem.sizes[size]
         x = problem.make_inputs(dims, np.random.default_rng(7))
-        timed = kb.cutile_runner(problem, dims, x, options)
+        launcher = kb.cutile_runner(problem, dims, x, {"checks": False, "engine": "auto"})
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [e["event"] for e in events] == ["export", "export"]
     assert [e["cached"] for e in events] == [False, True]
-    measured = timed(problem.grid(dims))
-    if "auto" in ENGINES:
-        assert measured.engine == "batched"
+    measured = kb.timed(problem, dims, launcher, problem.grid(dims))
+    assert measured.engine == "batched"
     ok, how = kb.check(problem, dims, x, problem.reference(x), measured.out, (slice(None),))
     assert ok, how
     assert "timed launches reuse it" in kb.export_note(events)
