@@ -68,7 +68,7 @@ class Machine:
         self.stdout = stdout
         self.env: dict[Value, Any] = {}
         self.accesses: list[Access] = []
-        self._ranges = np.zeros((0, 2), np.int64)   # first and last byte of each access
+        self._ranges = np.zeros((0, 2), np.int64)   # bytes [lo, hi) each access spans
         self._kinds = np.zeros((0, 2), bool)        # (write, atomic) of each access
         self.batch_depth = 0
         self.max_ops = max_ops
@@ -190,18 +190,9 @@ class Machine:
         if mask is not None:
             active = active[np.broadcast_to(np.asarray(mask, bool), active.shape)]
         covered = np.unique((active.reshape(-1, 1) + np.arange(size)).reshape(-1))
-        if covered.size and self.accesses:
-            # Cheap filter first: kinds that can conflict, and overlapping byte ranges.
-            n = len(self.accesses)
-            lo, hi = self._ranges[:n, 0], self._ranges[:n, 1]
-            kinds = self._kinds[:n]
-            candidates = (lo <= covered[-1]) & (hi >= covered[0])
-            if not write:
-                candidates &= kinds[:, 0]
-            if atomic:
-                candidates &= ~kinds[:, 1]
-            candidates &= ~_bits(token.after, n)   # those the token orders before us
-            for i in np.flatnonzero(candidates):
+        lo, hi = (int(covered[0]), int(covered[-1]) + 1) if covered.size else (0, 0)
+        if covered.size:
+            for i in self._unordered(lo, hi, write, atomic, token):
                 earlier = self.accesses[int(i)]
                 common = np.intersect1d(earlier.bytes, covered, assume_unique=True)
                 if common.size:
@@ -211,17 +202,34 @@ class Machine:
                         f"races with '{earlier.op.name}'{place} on address {int(common[0]):#x}: "
                         "neither is ordered before the other by a token chain and "
                         "one of them writes")
-        self._record(Access(ident, step.op, covered, write, atomic))
+        self._record(Access(ident, step.op, covered, write, atomic), lo, hi)
         return token.with_access(ident)
 
-    def _record(self, access: Access) -> None:
-        """Append `access` to the log and to the range/kind arrays the filter reads."""
+    def _unordered(self, lo: int, hi: int, write: bool, atomic: bool, token: Token
+                   ) -> np.ndarray:
+        """The earlier accesses of the log that may race with an access of bytes [lo, hi):
+        overlapping byte ranges, a write on either side, not both atomic, and not ordered
+        before it by `token` (a cheap filter: the caller compares the bytes)."""
+        n = len(self.accesses)
+        if not n:
+            return np.zeros(0, np.int64)
+        ranges, kinds = self._ranges[:n], self._kinds[:n]
+        candidates = (ranges[:, 0] < hi) & (lo < ranges[:, 1])
+        if not write:
+            candidates &= kinds[:, 0]
+        if atomic:
+            candidates &= ~kinds[:, 1]
+        if candidates.any():
+            candidates &= ~_bits(token.after, n)
+        return np.flatnonzero(candidates)
+
+    def _record(self, access: Access, lo: int, hi: int) -> None:
+        """Append `access`, which covers bytes [lo, hi) (its span, for `_unordered`)."""
         n = len(self.accesses)
         if n == len(self._ranges):
             self._ranges = np.resize(self._ranges, (2 * n + 8, 2))
             self._kinds = np.resize(self._kinds, (2 * n + 8, 2))
-        b = access.bytes
-        self._ranges[n] = (b[0], b[-1]) if b.size else (1, 0)
+        self._ranges[n] = (lo, hi)
         self._kinds[n] = (access.write, access.atomic)
         self.accesses.append(access)
 

@@ -26,7 +26,7 @@ import numpy as np
 from ...diagnostics import ExecutionError, error
 from ...ir import Operation, Value, location_of
 from ...types import TileType
-from ..machine import Access, Machine, _bits
+from ..machine import Access, Machine
 from ..memory import Memory
 from ..semantics import SEMANTICS, short_name
 from ..step import Step
@@ -243,35 +243,16 @@ class BatchMachine(Machine):
         Reports (as `UndefinedBehaviour`) a race inside a tile block with an earlier
         access no token orders before this one, and a race between tile blocks."""
         token = token if token is not None else FRESH_TOKEN
-        n = len(self.accesses)
-        if n and not footprint.empty:
-            ranges, kinds = self._ranges[:n], self._kinds[:n]
-            candidates = (ranges[:, 0] < footprint.hi) & (footprint.lo < ranges[:, 1])
-            if not write:
-                candidates &= kinds[:, 0]
-            if atomic:
-                candidates &= ~kinds[:, 1]
-            if candidates.any():
-                candidates &= ~_bits(token.after, n)
-            for i in np.flatnonzero(candidates):
+        if not footprint.empty:
+            for i in self._unordered(footprint.lo, footprint.hi, write, atomic, token):
                 if overlap_within_blocks(self.accesses[int(i)].bytes, footprint, self.grain):
                     raise step.fail("races with an earlier access of its tile block")
         if self.races.add(footprint, write) is not None:
             raise step.fail("races with another tile block")
-        ident = n
-        self._record(Access(ident, step.op, footprint, write, atomic))
+        ident = len(self.accesses)
+        self._record(Access(ident, step.op, footprint, write, atomic), footprint.lo,
+                     footprint.hi)
         return token.with_access(ident)
-
-    def _record(self, access: Access) -> None:
-        """Append `access` (its `bytes` a footprint) to the log and to the arrays of byte
-        ranges [lo, hi) and kinds the race filter reads."""
-        n = len(self.accesses)
-        if n == len(self._ranges):
-            self._ranges = np.resize(self._ranges, (2 * n + 8, 2))
-            self._kinds = np.resize(self._kinds, (2 * n + 8, 2))
-        self._ranges[n] = (access.bytes.lo, access.bytes.hi)
-        self._kinds[n] = (access.write, access.atomic)
-        self.accesses.append(access)
 
 
 __all__ = ["BatchMachine", "BatchStep", "InternalError", "Span", "Stopped",
