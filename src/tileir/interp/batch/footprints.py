@@ -220,22 +220,20 @@ class BlockFootprints:
         """`add`, holding the lock."""
         if footprint.empty:
             return None
-        bases = self.memory._bases
+        memory = self.memory
         if isinstance(footprint, (Box, Uniform)):
-            i = int(np.searchsorted(bases, footprint.lo, side="right")) - 1
-            base = int(bases[i]) if i >= 0 else None
-            pending = self.boxes.get(base, []) if base is not None else None
-            if pending is not None and base not in self.exact.state:
+            buffer = memory.buffer_at(footprint.lo)       # (a box lies in one buffer)
+            if buffer is not None and buffer.base not in self.exact.state:
+                pending = self.boxes.setdefault(buffer.base, [])
                 if self._settled(footprint, write, pending):
-                    self.boxes[base] = pending + [(footprint, write)]
+                    pending.append((footprint, write))
                     return None
-                conflict = self._exact(base)
+                conflict = self._exact(buffer.base)
                 if conflict is not None:
                     return conflict
-        else:
-            ends = self.memory._ends
-            for base in [b for b in self.boxes
-                         if b < footprint.hi and footprint.lo < int(ends[bases == b][0])]:
+        else:   # keys may fall in any buffer: those holding boxes go exact first
+            for base in [b for b in self.boxes if b < footprint.hi and
+                         footprint.lo < b + memory.buffer_at(b).size]:
                 conflict = self._exact(base)
                 if conflict is not None:
                     return conflict

@@ -97,21 +97,17 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
     lane_strides = [tensor.strides[dim_map[k]] * size for k in range(rank)]
     shape = (grid[2], grid[1], grid[0]) + tuple(tile_shape)
     strides = (block_strides[2], block_strides[1], block_strides[0]) + tuple(lane_strides)
-    start = tensor.base + offset
-    reach = [(n - 1) * s for n, s in zip(shape, strides)]
-    lo = start + sum(r for r in reach if r < 0)
-    hi = start + sum(r for r in reach if r > 0) + size
-    memory = machine.memory
-    i = int(np.searchsorted(memory._bases, lo, side="right")) - 1
-    if i < 0 or lo < memory._bases[i] or hi > memory._ends[i] or start % size or \
-            (start - int(memory._bases[i])) % size:
+    box = Box(tensor.base + offset, shape, strides, size, machine.span.first)
+    buffer = machine.memory.buffer_at(box.lo)
+    if buffer is None or box.hi > buffer.base + buffer.size or box.start % size or \
+            (box.start - buffer.base) % size:
         return None
-    data = memory.buffers[i].data
+    data = buffer.data
     dtype = numpy_dtype(tensor.element_type)
     typed = data[:data.size - data.size % size].view(np.uint8 if dtype == np.bool_ else dtype)
-    first = (start - int(memory._bases[i])) // size
+    first = (box.start - buffer.base) // size
     whole = np.lib.stride_tricks.as_strided(typed[first:], shape, strides, writeable=True)
-    return whole, Box(start, shape, strides, size, machine.span.first)
+    return whole, box
 
 
 @batched("load_view_tko")
