@@ -360,3 +360,22 @@ def test_widening_by_cast_gives_the_decoded_bits(name: str) -> None:
     fast = convert.to_float64(values, t)
     exact = decode(words, convert.float_format(t))
     assert fast.view(np.uint64).tolist() == exact.view(np.uint64).tolist()
+
+
+@pytest.mark.parametrize("name,word", [("f32", np.uint32), ("f64", np.uint64)])
+def test_widening_f32_and_f64_by_cast_gives_the_decoded_bits(name: str, word) -> None:
+    from tileir.numerics import convert
+    from tileir.numerics.formats import decode
+    t = element_type(name)
+    bits = 8 * np.dtype(word).itemsize
+    rng = np.random.default_rng(3)
+    words = np.concatenate([rng.integers(0, 1 << (bits - 1), 50_000, dtype=np.uint64),
+                            rng.integers(0, 1 << (bits - 1), 50_000, dtype=np.uint64)
+                            | np.uint64(1 << (bits - 1))]).astype(word)
+    exponent = np.array((1 << (bits - 1)) - 1 - ((1 << (bits - 12 if bits == 64 else 23)) - 1),
+                        dtype=word)                 # every exponent bit set: inf and NaN
+    words[:1000] |= exponent
+    assert t in convert._NATIVE
+    fast = convert.to_float64(words.view(numerics.numpy_dtype(t)), t)
+    exact = decode(words, convert.float_format(t))
+    assert fast.view(np.uint64).tolist() == exact.view(np.uint64).tolist()

@@ -52,14 +52,20 @@ def from_words(words: np.ndarray, t: FloatType) -> np.ndarray:
 
 def to_float64(values: np.ndarray, t: FloatType) -> np.ndarray:
     """Exact float64 values of an array of float type `t` (every Tile IR float fits)."""
+    values = np.asarray(values)
     if t in _WIDEN:
-        return _widen(np.asarray(values))
+        return _widen(values)
+    if t in _NATIVE and values.dtype == _NATIVE[t]:   # what `decode` does, without the
+        with np.errstate(invalid="ignore"):          # word view and mask
+            return values.astype(np.float64)
     return decode(to_words(values, t), float_format(t))
 
 
-#: Types whose library cast to float64 is exact (`to_float64`'s fast path); f32, tf32 and
-#: f64 words are read natively by `decode` already.
+#: Types whose library cast to float64 is exact (`to_float64`'s fast path; NaNs as
+#: `decode` gives them).
 _WIDEN = {F16, BF16}
+#: f32 and f64 held in their own dtype: `decode` reads them natively, the cast is the same.
+_NATIVE = {F32: np.dtype(np.float32), F64: np.dtype(np.float64)}
 
 
 def _widen(values: np.ndarray) -> np.ndarray:

@@ -83,21 +83,10 @@ def _ftz(step: Any, t: FloatType) -> bool:
     return step.op.has_flag("flush_to_zero") and t == F32
 
 
-def _exact64(values: Array, t: FloatType) -> Array:
-    """`numerics.to_float64`, through NumPy's exact widening cast where `values` are held
-    in t's own NumPy dtype (f16, f32, f64): the same values, except that a NaN keeps its
-    payload (every use here makes NaN results canonical or only tests for NaN)."""
-    values = np.asarray(values)
-    if values.dtype == _NATIVE_DTYPE.get(t):
-        with np.errstate(invalid="ignore"):       # signalling NaNs widen quietly
-            return values.astype(np.float64)
-    return to_float64(values, t)
-
-
 def _inputs(step: Any, t: FloatType, *values: Array) -> list[Array]:
     """The operands as exact float64 arrays, subnormals flushed when flush_to_zero applies."""
     ftz = _ftz(step, t)
-    return [_exact64(flush_subnormals(v, t) if ftz else v, t) for v in values]
+    return [to_float64(flush_subnormals(v, t) if ftz else v, t) for v in values]
 
 
 def _finish(step: Any, t: FloatType, x: Array) -> Array:
@@ -395,7 +384,7 @@ def _fma_nearest(t: FloatType, lhs: Array, rhs: Array, acc: Array) -> Array:
     unless y is exactly a midpoint of t (no midpoint can lie strictly between v and its
     nearest float64), below t's normal range (zeros and their signs included), or not
     finite in t.  Only those elements take the exact path."""
-    a, b, c = (np.broadcast_to(_exact64(x, t), np.broadcast_shapes(
+    a, b, c = (np.broadcast_to(to_float64(x, t), np.broadcast_shapes(
         np.shape(lhs), np.shape(rhs), np.shape(acc))) for x in (lhs, rhs, acc))
     with np.errstate(all="ignore"):
         y = a * b + c          # a * b is exact: only the addition rounds
@@ -465,7 +454,7 @@ def cmpf(step: Any, lhs: Array, rhs: Array) -> Array:
     Ordered not_equal is IEEE compareQuietNotEqual restricted to ordered pairs, unordered
     equal is true for NaN; -0 equals +0."""
     t = _operand_element_type(step, 0)
-    a, b = _exact64(lhs, t), _exact64(rhs, t)
+    a, b = to_float64(lhs, t), to_float64(rhs, t)
     unordered = np.isnan(a) | np.isnan(b)
     with np.errstate(invalid="ignore"):
         holds = _COMPARE[step.op.enum("comparison_predicate")](a, b)
@@ -767,7 +756,7 @@ def _matmul_round(lhs: Array, rhs: Array, acc: Array, out: FloatType,
         if certified is not None:
             return certified
     if types is not None:
-        lhs, rhs, acc = (_exact64(x, t) for x, t in zip((lhs, rhs, acc), types))
+        lhs, rhs, acc = (to_float64(x, t) for x, t in zip((lhs, rhs, acc), types))
     return _matmul_exact(lhs, rhs, acc, out)
 
 
