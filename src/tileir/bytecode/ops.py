@@ -44,12 +44,8 @@ class Layout:
     flags: tuple[FlagField, ...]
     #: The earliest release of any flag field: no flags varint is written before it.
     flags_since: Version | None
-
-    def flag(self, kind: str, name: str) -> FlagField | None:
-        for field in self.flags:
-            if field.kind == kind and field.name == name:
-                return field
-        return None
+    #: The attributes a flag bit marks present (the others are always in the record).
+    flagged_attrs: frozenset[str]
 
     def has_flags(self, version: Version) -> bool:
         return self.flags_since is not None and version >= self.flags_since
@@ -83,7 +79,8 @@ def _derive(opdef: OpDef) -> Layout:
     flags = tuple(FlagField(kind, name, since, bit)
                   for bit, (kind, name, since) in enumerate(ordered))
     since = min((f.since for f in flags), default=None)
-    return Layout(opdef, counted, segmented, flags, since)
+    flagged_attrs = frozenset(f.name for f in flags if f.kind == "attr")
+    return Layout(opdef, counted, segmented, flags, since, flagged_attrs)
 
 
 @lru_cache(maxsize=1)

@@ -63,7 +63,7 @@ class Reader:
         self._strings(*payloads[STRING])
         producer = None
         if PRODUCER in payloads:
-            producer = self.read_string(Source(*_view(self.data, *payloads[PRODUCER])))
+            producer = self.read_string(_source(self.data, *payloads[PRODUCER]))
         self._types(*payloads.get(TYPE, (len(self.data), len(self.data))))
         if CONSTANT in payloads:
             self._constants(*payloads[CONSTANT])
@@ -161,7 +161,7 @@ class Reader:
         """The string table.  Offsets are clamped to the data as the reference's
         ``StringRef::substr`` does (a string whose end precedes its start runs to the
         end), so odd tables read as they do there."""
-        source = Source(*_view(self.data, start, end))
+        source = _source(self.data, start, end)
         at = source.offset
         n = source.varint("number of strings")
         room = source.remaining()
@@ -203,8 +203,8 @@ class Reader:
     def _types(self, start: int, end: int) -> None:
         spans = []
         if end > start:
-            source = Source(*_view(self.data, start, end))
-            spans = [(start + a, start + b) for a, b in _spans(source, 4, "types")]
+            source = _source(self.data, start, end)
+            spans = read_offset_table(source, 4, "types")
         self.types = TypeTable(self.data, spans, 0, self.version)
 
     def read_type(self, source: Source) -> Type:
@@ -212,9 +212,8 @@ class Reader:
         return self.types.read_ref(source)
 
     def _constants(self, start: int, end: int) -> None:
-        source = Source(*_view(self.data, start, end))
-        self.constant_spans = [(start + a, start + b) for a, b in
-                               _spans(source, 8, "constants")]
+        source = _source(self.data, start, end)
+        self.constant_spans = read_offset_table(source, 8, "constants")
 
     def read_constant(self, source: Source, t: Type) -> DenseElementsAttr:
         at = source.offset
@@ -230,7 +229,7 @@ class Reader:
         if not isinstance(t, TileType):
             raise ReadError(f"expect Cuda Tile integer or float type but got: {t.format()}", at)
         a, b = self.constant_spans[index]
-        blob = Source(*_view(self.data, a, b))
+        blob = _source(self.data, a, b)
         size = blob.varint("the size of the data buffer")
         raw = blob.bytes(size, "the raw byte data")
         value = A.decode_dense(raw, t, a)
@@ -240,7 +239,7 @@ class Reader:
     # ---- globals and functions --------------------------------------------------
 
     def _globals(self, start: int, end: int) -> list[Operation]:
-        source = Source(*_view(self.data, start, end))
+        source = _source(self.data, start, end)
         n = source.count("number of globals", 4)
         ops = []
         definition = lookup("cuda_tile.global")
@@ -263,7 +262,7 @@ class Reader:
         return ops
 
     def _function_table(self, start: int, end: int) -> list[dict]:
-        source = Source(*_view(self.data, start, end))
+        source = _source(self.data, start, end)
         at = source.offset
         n = source.varint("number of functions")
         if n > end - start:
@@ -321,20 +320,16 @@ class Reader:
         for t in signature.inputs:
             block.add_argument(t)
         a, b = info["body"]
-        body = BodyReader(self, Source(*_view(self.data, a, b)), locations)
+        body = BodyReader(self, _source(self.data, a, b), locations)
         values: list[Value] = list(block.arguments)
         while not body.source.at_end():
             block.append(body.op(values, 0))
         return op
 
 
-def _view(data: bytes, start: int, end: int) -> tuple[memoryview, int]:
-    return memoryview(data)[start:end], start
-
-
-def _spans(source: Source, width: int, what: str) -> list[tuple[int, int]]:
-    """The blobs of an offset table, as offsets into the viewed payload."""
-    return read_offset_table(source, width, what)
+def _source(data: bytes, start: int, end: int) -> Source:
+    """A cursor over ``data[start:end]`` (no copy) that reports file offsets."""
+    return Source(memoryview(data)[start:end], start)
 
 
 def _make(definition: OpDef, operands: list[Value], result_types: list[Type],
@@ -361,7 +356,7 @@ class DebugTable:
         self.busy: set[int] = set()
 
     def load(self, start: int, end: int) -> None:
-        source = Source(*_view(self.reader.data, start, end))
+        source = _source(self.reader.data, start, end)
         n = source.count("number of functions with debug info", 4)
         source.skip_padding(4)
         starts = [source.fixed(4, "a debug list offset") for _ in range(n)]
@@ -374,7 +369,7 @@ class DebugTable:
                 raise ReadError(f"debug info list {i} has invalid bounds [{s}, {stop})",
                                 source.offset)
             self.lists.append((s, stop - s))
-        self.spans = [(start + a, start + b) for a, b in _spans(source, 4, "debug attributes")]
+        self.spans = read_offset_table(source, 4, "debug attributes")
 
     def entries(self) -> tuple[list[bytes], list]:
         data = self.reader.data
@@ -414,7 +409,7 @@ class DebugTable:
         self.busy.add(position)
         try:
             a, b = self.spans[position]
-            value = self._decode(Source(*_view(self.reader.data, a, b)))
+            value = self._decode(_source(self.reader.data, a, b))
         finally:
             self.busy.discard(position)
         self.cache[position] = value
@@ -531,7 +526,7 @@ class BodyReader:
         plan = layout(opdef)
         written = [d for d in opdef.results if d.since <= self.version]
         flag_bits = tuple((f.name, f.bit) for f in plan.flags if f.since <= self.version)
-        steps = tuple((attr, plan.flag("attr", attr.name) is not None) for attr in opdef.attrs)
+        steps = tuple((attr, attr.name in plan.flagged_attrs) for attr in opdef.attrs)
         simple = all(d.since <= self.version and d.arity != VARIADIC for d in opdef.results)
         return opdef, plan, written, plan.has_flags(self.version), flag_bits, steps, simple
 
@@ -564,7 +559,7 @@ class BodyReader:
     def _attr(self, opdef: OpDef, attr: AttrDef, present: set[str],
               result_types: list[Type]) -> Attribute | None:
         plan = layout(opdef)
-        if plan.flag("attr", attr.name) is not None:
+        if attr.name in plan.flagged_attrs:
             if attr.name not in present:
                 return None
             if attr.is_unit:

@@ -93,7 +93,7 @@ def write_offset_table(blobs: list[bytes], width: int, sink: Sink) -> None:
 
 
 def read_offset_table(source: Source, width: int, what: str) -> list[tuple[int, int]]:
-    """The (start, end) payload offsets of each blob of an offset table: entries span from
+    """The (start, end) file offsets of each blob of an offset table: entries span from
     their offset to the next one's, the last to the end of the payload."""
     at = source.offset
     n = source.varint(f"number of {what}")
@@ -106,13 +106,13 @@ def read_offset_table(source: Source, width: int, what: str) -> list[tuple[int, 
     source.skip_padding(width)
     source._need(n * width, f"{what} offsets")
     starts = [source.fixed(width, f"{what} offset") for _ in range(n)]
-    data_start = source.pos
-    size = len(source.data) - data_start
+    data_start = source.offset
+    size = source.remaining()
     spans = []
     for i, start in enumerate(starts):
         end = starts[i + 1] if i + 1 < n else size
         if not 0 <= start <= end <= size:
             raise ReadError(f"{what} {i} has invalid offsets [{start}, {end}) in a table of "
-                            f"{size} bytes", source.base + data_start)
+                            f"{size} bytes", data_start)
         spans.append((data_start + start, data_start + end))
     return spans

@@ -19,7 +19,7 @@ from ..versions import Version
 from . import attrs as A
 from .debug import RECORDS, dependencies
 from .encoding import Sink
-from .ops import is_default, layout, written_attr
+from .ops import Layout, is_default, layout, written_attr
 from .sections import (CONSTANT, DEBUG, END, FUNC, GLOBAL, MAGIC, PRODUCER, STRING, TYPE,
                        WRITE_ORDER, FunctionFlags, Layout as FileLayout)
 from .tables import Table, write_offset_table
@@ -370,7 +370,7 @@ class BodyWriter:
         groups = opdef.split_operands(op)
         present = self._flags(op, plan, groups, sink)
         for attr in opdef.attrs:
-            self._attr(op, attr, present, groups, sink)
+            self._attr(op, plan, attr, present, groups, sink)
         self._operands(op, opdef, plan, groups, present, sink)
         if opdef.regions:
             sink.varint(len(op.regions))
@@ -440,12 +440,12 @@ class BodyWriter:
             sink.varint(bits)
         return present
 
-    def _attr(self, op: Operation, attr: AttrDef, present: set[str], groups: list,
-              sink: Sink) -> None:
+    def _attr(self, op: Operation, plan: Layout, attr: AttrDef, present: set[str],
+              groups: list, sink: Sink) -> None:
         """One attribute's payload, if the record has it (`groups`: the operand groups)."""
         if attr.is_unit:
             return
-        if attr.name in _flagged_attrs(op.opdef):
+        if attr.name in plan.flagged_attrs:
             if attr.name in present:
                 self._attr_value(op, attr, op.attributes[attr.name], sink)
             return
@@ -493,19 +493,6 @@ class BodyWriter:
             sink.varint(len(values))
         for value in values:
             self._ref(op, value, sink)
-
-
-#: Per op (by full name): its attributes that a flag bit marks present.
-_FLAGGED: dict[str, frozenset[str]] = {}
-
-
-def _flagged_attrs(opdef: OpDef) -> frozenset[str]:
-    """The names of `opdef`'s attributes with a flag bit in its layout (cached like it)."""
-    found = _FLAGGED.get(opdef.full_name)
-    if found is None:
-        found = _FLAGGED[opdef.full_name] = frozenset(
-            f.name for f in layout(opdef).flags if f.kind == "attr")
-    return found
 
 
 def _write_enum(body: BodyWriter, op: Operation, attr: AttrDef, value: EnumAttr,
