@@ -8,8 +8,9 @@ same version reproduces the file byte for byte, whichever tool wrote it.
 
 from __future__ import annotations
 
-from ..diagnostics import BytecodeError, error
+from ..diagnostics import BytecodeError, VerificationError, error
 from ..ir import Module
+from ..verify import check
 from ..versions import Version
 from .encoding import ReadError
 from .reader import read_bytecode
@@ -46,11 +47,10 @@ def from_bytecode(data: bytes, *, verify: bool = True) -> Module:
     ``verify=False``.  Malformed input raises `BytecodeError` (with `.offset`)."""
     module = read_bytecode(data)
     if verify:
-        from ..verify import verify as run_verifier
-        from ..api import has_errors
-        diagnostics = run_verifier(module)
-        if has_errors(diagnostics):
-            raise BytecodeError(list(diagnostics) + [error(VERIFY_FAILED)])
+        try:
+            check(module)
+        except VerificationError as exc:
+            raise BytecodeError(list(exc.diagnostics) + [error(VERIFY_FAILED)]) from None
     return module
 
 

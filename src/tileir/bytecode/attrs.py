@@ -327,6 +327,7 @@ def encode_dense(attr: DenseElementsAttr) -> bytes:
     """A constant blob: varint raw size, then the little-endian elements (one if splat)."""
     t = attr.element_type
     size = element_bytes(t)
+    mask = (1 << (8 * size)) - 1
     sink = Sink()
     raw = bytearray()
     for value in attr.values:
@@ -335,8 +336,8 @@ def encode_dense(attr: DenseElementsAttr) -> bytes:
         elif t == I1 and attr.is_splat:
             bits = 0xFF if value else 0  # MLIR keeps a true i1 splat as an all-ones byte
         else:
-            bits = value & ((1 << (8 * size)) - 1)
-        raw += (bits & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+            bits = value
+        raw += (bits & mask).to_bytes(size, "little")
     sink.varint(len(raw))
     sink.raw(raw)
     return bytes(sink.data)
