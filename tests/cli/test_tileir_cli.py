@@ -162,3 +162,19 @@ def test_check_reads_bytecode_and_reports_bad_bytecode(tmp_path, capsys):
     captured = capsys.readouterr()
     assert captured.out == f"{good}: ok (3 ops)\n"
     assert captured.err == f"{bad}:0:0: error: error at offset 12: unknown section ID: 9\n"
+
+
+def test_show_and_check_refuse_bytecode_that_does_not_verify(tmp_path, capsys):
+    """A file that reads but fails the verifier is refused by show as by check (and by
+    tileirdisasm), its diagnostic placed at the file's start."""
+    import tileir
+    path = tmp_path / "negf.tileirbc"
+    path.write_bytes(tileir.parse("cuda_tile.module @kernels {\n  entry @k() {\n"
+                                  "    %c = constant <f32: 1.0> : tile<2xf32>\n"
+                                  "    %0 = negi %c : tile<2xf32>\n    return\n  }\n}\n",
+                                  verify=False).to_bytecode("13.2"))
+    message = (f"{path}:0:0: error: 'cuda_tile.negi' op operand #0 must be tile of i1 or i8 or "
+               "i16 or i32 or i64 values, but got '!cuda_tile.tile<2xf32>'\n")
+    for command in ("show", "check"):
+        assert main([command, str(path)]) == 1
+        assert capsys.readouterr() == ("", message)

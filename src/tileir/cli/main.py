@@ -24,7 +24,7 @@ from ..bytecode import from_bytecode, is_bytecode
 from ..diagnostics import Diagnostic, Location, TileIRError
 from ..ir import Module, Operation
 from ..syntax.printer import Printer
-from ..verify import verify
+from ..verify import Options, verify
 from ..enums import RoundingMode
 from ..syntax.type_parser import parse_type
 from ..types import (F64, ELEMENT_INFO, FloatType, IntegerType, TiledView, TileType, Type,
@@ -67,9 +67,11 @@ def _run_types(items: Sequence[tuple[str, str]]) -> int:
     return status
 
 
-def _read_document(path: str) -> tuple[str, list[Operation] | None, list[Diagnostic]] | None:
+def _read_document(path: str, options: Options | None
+                   ) -> tuple[str, list[Operation] | None, list[Diagnostic]] | None:
     """A file's text (printed back when it is bytecode), its top-level ops (None when it
-    does not read) and the diagnostics of reading it; None, after saying why, when it
+    does not read) and the diagnostics of reading and verifying it with `options` (those of
+    a bytecode file with no location placed at its start); None, after saying why, when it
     cannot be opened."""
     try:
         with open(path, "rb") as handle:
@@ -78,18 +80,33 @@ def _read_document(path: str) -> tuple[str, list[Operation] | None, list[Diagnos
         print(f"{path}: error: cannot read: {exc}", file=sys.stderr)
         return None
     if is_bytecode(data):
+        text, ops = "", None
         try:
             module = from_bytecode(data, verify=False)
+            text, ops, diagnostics = str(module), [module], verify(module, options)
         except TileIRError as exc:
-            return "", None, [replace(d, location=Location(path, 0, 0)) if d.location is None
-                              else d for d in exc.diagnostics]
-        return str(module), [module], []
+            diagnostics = exc.diagnostics
+        return text, ops, [replace(d, location=Location(path, 0, 0)) if d.location is None
+                           else d for d in diagnostics]
     try:
-        return data.decode("utf-8"), [], []
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         print(f"{path}: error: neither Tile IR bytecode nor UTF-8 text (byte {exc.start})",
               file=sys.stderr)
         return None
+    return (text, *check_document(text, path, options=options))
+
+
+def _checked(path: str, options: Options | None = None) -> list[Operation] | None:
+    """The top-level ops of a text or bytecode file, verified, after printing its
+    diagnostics; None when it cannot be read or has errors."""
+    read = _read_document(path, options)
+    if read is None:
+        return None
+    text, ops, diagnostics = read
+    for diagnostic in diagnostics:
+        print(diagnostic.render({path: text}), file=sys.stderr)
+    return None if ops is None or has_errors(diagnostics) else ops
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -98,18 +115,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     options = hint_options(args)
     options.spec_warnings = True
     for path in args.files:
-        read = _read_document(path)
-        if read is None:
-            status = 1
-            continue
-        text, ops, diagnostics = read
-        if ops == []:
-            ops, diagnostics = check_document(text, path, options=options)
-        elif ops is not None:
-            diagnostics = [d for op in ops for d in verify(op, options)]
-        for diagnostic in diagnostics:
-            print(diagnostic.render({path: text}), file=sys.stderr)
-        if ops is None or has_errors(diagnostics):
+        ops = _checked(path, options)
+        if ops is None:
             status = 1
         else:
             count = sum(1 for op in ops for _ in op.walk())
@@ -118,16 +125,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    """Print a bytecode or text file as Tile IR text."""
-    read = _read_document(args.file)
-    if read is None:
-        return 1
-    text, ops, diagnostics = read
-    if ops == []:
-        ops, diagnostics = check_document(text, args.file)
-    for diagnostic in diagnostics:
-        print(diagnostic.render({args.file: text}), file=sys.stderr)
-    if ops is None or has_errors(diagnostics):
+    """Print a bytecode or text file, verified, as Tile IR text."""
+    ops = _checked(args.file)
+    if ops is None:
         return 1
     for op in ops:
         if isinstance(op, Module):
