@@ -1,6 +1,7 @@
 """Seeds, mutators and the robustness property shared by the bytecode fuzz test
 (`test_fuzz.py`, driven by hypothesis) and the long campaign (`fuzz_campaign.py`, driven by
-plain `random`).
+plain `random`), and the bytecode framing written independently of tileir (varints, section
+framing, offset tables) that the tests building files by hand use too.
 
 A mutator takes a `random.Random`-like object, the bytes to mutate and the whole corpus (for
 splices) and returns new bytes.  `read_outcome` reads one input and says what happened:
@@ -254,6 +255,17 @@ def join_sections(header: bytes, sections: Sequence[Section]) -> bytes:
         out += section.payload
     out.append(0)
     return bytes(out)
+
+
+def offset_table(blobs: list[bytes], width: int) -> bytes:
+    """A String/Type table payload: count, padding, `width`-byte start offsets, blobs."""
+    out = bytearray(encode_varint(len(blobs)))
+    out += b"\xcb" * (-len(out) % width)
+    position = 0
+    for blob in blobs:
+        out += position.to_bytes(width, "little")
+        position += len(blob)
+    return bytes(out) + b"".join(blobs)
 
 
 #: What may be done to one payload: the byte-level mutators above.

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from conftest import require
 import mutators as M
+from mutators import offset_table
 from tileir.bytecode import BytecodeError, from_bytecode, to_bytecode
 
 SEEDS = M.all_seeds()
@@ -131,17 +132,6 @@ MINIMAL_TEXT = "cuda_tile.module @kernels {\n  entry @k() {\n    return\n  }\n}"
 def header(major: int = 13, minor: int = 1) -> bytes:
     """The 12-byte header of a file of version major.minor, tag 0."""
     return b"\x7fTileIR\x00" + bytes([major, minor, 0, 0])
-
-
-def offset_table(blobs: list[bytes], width: int) -> bytes:
-    """A String/Type table payload: count, padding, `width`-byte start offsets, blobs."""
-    out = bytearray(M.encode_varint(len(blobs)))
-    out += b"\xcb" * (-len(out) % width)
-    position = 0
-    for blob in blobs:
-        out += position.to_bytes(width, "little")
-        position += len(blob)
-    return bytes(out) + b"".join(blobs)
 
 
 def functions(bodies: list[bytes], count: int | None = None) -> bytes:
@@ -296,6 +286,18 @@ def test_absurd_type_count() -> None:
     assert _peak_bytes(data) < 1 << 20
 
 
+def test_type_offset_past_the_table() -> None:
+    """Two types, the second starting past the end of the blobs: refused, naming the first
+    (whose span ends there), at the file offset where the blobs start."""
+    table = offset_table([FN_VOID, FN_VOID], 4)
+    types = table[:8] + (100).to_bytes(4, "little") + table[12:]
+    data = build(types=types)
+    err = failure(data)
+    assert reason(err) == (f"types 0 has invalid offsets [0, 100) in a table of "
+                           f"{2 * len(FN_VOID)} bytes")
+    assert err.offset == data.index(types) + 12
+
+
 def test_absurd_string_count() -> None:
     strings = bytes([0x40]) + offset_table([b"k"], 4)[1:]
     err = failure(build(strings=strings))
@@ -311,11 +313,14 @@ def test_type_that_is_its_own_parameter() -> None:
 
 
 def test_types_pointing_at_each_other() -> None:
-    """Type 1 = ptr to type 2 and type 2 = ptr to type 1, used as a parameter: an error,
-    whatever the message, not a RecursionError."""
+    """Type 1 = ptr to type 2 and type 2 = ptr to type 1, used as a parameter: an error
+    naming the cycle where type 2 refers back to type 1 (the payload's last byte), not a
+    RecursionError."""
     types = offset_table([bytes([16, 1, 1, 0]), bytes([12, 2]), bytes([12, 1])], 4)
-    err = failure(build(types=types))
-    assert err.offset is not None
+    data = build(types=types)
+    err = failure(data)
+    assert reason(err) == "type 1 refers to itself"
+    assert err.offset == data.index(types) + len(types) - 1
 
 
 def test_long_chain_of_types() -> None:
@@ -323,8 +328,13 @@ def test_long_chain_of_types() -> None:
     type): an error, not a RecursionError."""
     n = 2000
     chain = [bytes([12]) + M.encode_varint(i + 1) for i in range(1, n)]
-    err = failure(build(types=offset_table([bytes([16, 1, 1, 0]), *chain, bytes([3])], 4)))
-    assert err.offset is not None
+    types = offset_table([bytes([16, 1, 1, 0]), *chain, bytes([3])], 4)
+    data = build(types=types)
+    err = failure(data)
+    assert reason(err) == "types nest more than 64 deep"
+    # the byte of type 63 (a pointer) that refers to type 64: nesting 64 deep is refused
+    chain_start = data.index(types) + len(types) - 1 - sum(map(len, chain))
+    assert err.offset == chain_start + 2 * 62 + 1
 
 
 def _nested_loops(depth: int) -> bytes:

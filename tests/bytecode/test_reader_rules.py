@@ -10,50 +10,22 @@ import pytest
 from tileir import BytecodeError
 from tileir.bytecode import from_bytecode
 
-
-def varint(v: int) -> bytes:
-    out = bytearray()
-    while v >= 0x80:
-        out.append(v & 0x7F | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-
-def table(blobs: list[bytes], width: int) -> bytes:
-    """varint count, pad to `width` (payloads start aligned), offsets, blobs."""
-    head = varint(len(blobs))
-    head += b"\xcb" * (-len(head) % width)
-    offsets, position = b"", 0
-    for blob in blobs:
-        offsets += position.to_bytes(width, "little")
-        position += len(blob)
-    return head + offsets + b"".join(blobs)
-
-
-def section(out: bytearray, sid: int, payload: bytes, alignment: int) -> None:
-    out.append(sid | (0x80 if alignment > 1 else 0))
-    out += varint(len(payload))
-    if alignment > 1:
-        out += varint(alignment)
-        out += b"\xcb" * (-len(out) % alignment)
-    out += payload
+from mutators import Section, join_sections, offset_table
+from mutators import encode_varint as varint
 
 
 def kernel(body: bytes, types: list[bytes], constants: list[bytes] = (),
            strings: list[bytes] = (b"k",), version: int = 4, hints: bytes = b"") -> bytes:
     """A 13.x file with one entry `k` (string 0, signature type 0) and the given body."""
-    out = bytearray(b"\x7fTileIR\x00" + bytes([13, version, 0, 0]))
     flags = 0x06 if hints else 0x02
     func = varint(1) + varint(0) + varint(0) + bytes([flags]) + varint(0) + hints + \
         varint(len(body)) + body
-    section(out, 2, func + b"\xcb" * (-len(func) % 8), 8)
+    sections = [Section(2, 8, func + b"\xcb" * (-len(func) % 8))]
     if constants:
-        section(out, 4, table([varint(len(c)) + c for c in constants], 8), 8)
-    section(out, 5, table(types, 4), 4)
-    section(out, 1, table(list(strings), 4), 4)
-    out.append(0)
-    return bytes(out)
+        sections.append(Section(4, 8, offset_table([varint(len(c)) + c for c in constants], 8)))
+    sections += [Section(5, 4, offset_table(types, 4)),
+                 Section(1, 4, offset_table(list(strings), 4))]
+    return join_sections(b"\x7fTileIR\x00" + bytes([13, version, 0, 0]), sections)
 
 
 FN = bytes([16, 0, 0])           # () -> ()
@@ -143,5 +115,6 @@ def test_an_empty_inbounds_array_reaches_the_verifier() -> None:
     data = kernel(body, types, [b"\x00\x00\x00\x00"])
     with pytest.raises(BytecodeError) as info:
         from_bytecode(data)
-    assert "'cuda_tile.load_view_tko' op inbounds size (0) must match the number of index " \
-           "dimensions (2)" in str(info.value)
+    assert [d.message for d in info.value.diagnostics] == [
+        "'cuda_tile.load_view_tko' op inbounds size (0) must match the number of index "
+        "dimensions (2)", "verification failed for deserialized cuda_tile::ModuleOp"]

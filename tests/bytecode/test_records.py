@@ -10,32 +10,17 @@ import tileir
 from tileir import BytecodeError
 from tileir.bytecode import from_bytecode, to_bytecode
 
+from mutators import split_sections
+
 HEADER = b"\x7fTileIR\x00"
 
 
 def sections(data: bytes) -> dict[int, bytes]:
     """Section id -> payload, framed independently of tileir's reader."""
     assert data[:8] == HEADER
-    pos, found = 12, {}
-    while data[pos] != 0:
-        head = data[pos]
-        pos += 1
-        length, shift = 0, 0
-        while True:
-            byte = data[pos]
-            pos += 1
-            length |= (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                break
-        if head & 0x80:
-            alignment = data[pos]
-            pos += 1
-            pos += -pos % alignment
-        found[head & 0x7F] = data[pos:pos + length]
-        pos += length
-    assert pos == len(data) - 1
-    return found
+    found = split_sections(data)
+    assert found is not None, "badly framed"
+    return {section.ident: section.payload for section in found}
 
 
 def body(data: bytes) -> bytes:

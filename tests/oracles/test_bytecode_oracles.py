@@ -67,24 +67,22 @@ def disassembled(data: bytes, debuginfo: bool = False) -> str:
     return module.format(debuginfo=debuginfo)
 
 
+#: What each printing test counts: tileirdisasm's plain text, or its `-g` text.
+PRINTED = {False: "oracle files printed as tileirdisasm prints them",
+           True: "oracle files printed as tileirdisasm -g prints them"}
+
+
+@pytest.mark.parametrize("debuginfo", [False, True], ids=["plain", "g"])
 @pytest.mark.parametrize("name,version", CASES or NO_CASES)
 def test_reader_prints_what_tileirdisasm_prints(corpus_dir: Path, name: str, version: str,
-                                                tally) -> None:
-    """Reading the file and printing it gives tileirdisasm's text byte for byte."""
+                                                debuginfo: bool, tally) -> None:
+    """Reading the file and printing it gives tileirdisasm's text byte for byte; with debug
+    info, `tileirdisasm -g`'s, locations included."""
     item = entry(corpus_dir, name, version)
-    text = disassembled(item.bytecode)
-    assert text == item.text, diff_at(item.text, text)
-    tally("oracle files printed as tileirdisasm prints them", 1)
-
-
-@pytest.mark.parametrize("name,version", CASES or NO_CASES)
-def test_reader_prints_debug_info_as_tileirdisasm_g(corpus_dir: Path, name: str, version: str,
-                                                    tally) -> None:
-    """With debug info, the printed text equals `tileirdisasm -g`, locations included."""
-    item = entry(corpus_dir, name, version)
-    text = disassembled(item.bytecode, debuginfo=True)
-    assert text == item.debug_text, diff_at(item.debug_text, text)
-    tally("oracle files printed as tileirdisasm -g prints them", 1)
+    expected = item.debug_text if debuginfo else item.text
+    text = disassembled(item.bytecode, debuginfo)
+    assert text == expected, diff_at(expected, text)
+    tally(PRINTED[debuginfo], 1)
 
 
 @pytest.mark.parametrize("name,version", CASES or NO_CASES)
