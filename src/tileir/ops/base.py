@@ -252,6 +252,13 @@ class OpDef:
             return False, index, not shape.result_variable
         return None
 
+    def value_def(self, name: str) -> ValueDef | None:
+        """The operand or result group declared `name` (operands first), or None."""
+        where = self.value_position(name)
+        if where is None:
+            return None
+        return (self.operands if where[0] else self.results)[where[1]]
+
     @cached_property
     def shape(self) -> "DeclShape":
         """Lookup tables derived from the declared operands, results and attributes, built

@@ -514,7 +514,7 @@ def load_view_values(parser: "OpParser", state: "OpState", view: Any, indices: l
                      token: list, view_type: Any, index_types: list, offset: int | None,
                      tile_type: Any, token_type: Any) -> None:
     """A view load's operands resolved and its result types set, once its text is read
-    (token by token here, or by `fast.read_load_view`)."""
+    (token by token here, or by `fast.custom_reader`)."""
     view_value = parser.resolve(view, view_type)
     index_values = _resolve_indices(parser, indices, index_types, offset)
     _set_groups(state, [[view_value], index_values,
@@ -544,7 +544,7 @@ def store_view_values(parser: "OpParser", state: "OpState", tile: Any, view: Any
                       indices: list, token: list, tile_type: Any, view_type: Any,
                       index_types: list, offset: int | None, token_type: Any) -> None:
     """A view store's operands resolved and its result type set, once its text is read
-    (token by token here, or by `fast.read_store_view`)."""
+    (token by token here, or by `fast.custom_reader`)."""
     tile_value = parser.resolve(tile, tile_type)
     view_value = parser.resolve(view, view_type)
     index_values = _resolve_indices(parser, indices, index_types, offset)

@@ -240,10 +240,10 @@ def _parse_dense(parser: "OpParser", state: "OpState", value: Var,
         state.types[result.name] = [attr.type]
 
 
-# ---- assume predicates --------------------------------------------------
-
-
 _parse_dense.reads = ("dense",)  # type: ignore[attr-defined]  (see `fast`)
+
+
+# ---- assume predicates --------------------------------------------------
 
 
 def _print_assume(printer: "Printer", op: "Operation", arg: Var) -> str:

@@ -33,17 +33,20 @@ from ..ops.base import SINGLE, VARIADIC
 from . import directives
 from .base import enum_attr, enum_keywords
 from .format import AttrDict, Custom, Literal, Optional_, TypeOf, Var
-from .lexer import _PUNCTS
+from .lexer import (BARE_IDENTIFIER, FLOAT, INTEGER, PERCENT_IDENTIFIER, _ID_CHARS, _PUNCTS,
+                    _TOKEN_RES)
 
 #: Set False to read every op token by token (the fast path's tests compare both).
 ENABLED = True
 
-#: A character that continues a bare identifier (the lexer's identifier rule).
-_ID_CHAR = r"[A-Za-z0-9_$.]"
+#: The lexer's pattern of each kind of token.
+_RULES = {kind: pattern.pattern for kind, pattern in _TOKEN_RES}
 #: A bare identifier, as the lexer reads it (atomic: no shorter reading is tried).
-BARE = r"(?>[A-Za-z_][A-Za-z0-9_$.]*)"
+BARE = f"(?>{_RULES[BARE_IDENTIFIER]})"
+#: Not followed by a character that would continue an identifier.
+_NOT_ID = f"(?!{_ID_CHARS})"
 #: An SSA name (``%x``, ``%0``), as the lexer reads it.
-SSA = r"(?>%(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*))"
+SSA = f"(?>{_RULES[PERCENT_IDENTIFIER]})"
 #: What may start a bare identifier (a type in short form starts with one).
 BARE_RE = re.compile(BARE).match
 #: An op's results and ``=``, then its name; or its name alone.
@@ -139,9 +142,9 @@ def _inferred_source(opdef: Any, name: str, known: list[str]) -> tuple | None:
             for other in group:
                 if other in known:
                     return ("given", other)
-    for decl in opdef.operands + opdef.results:
-        if decl.name == name and decl.constraint.buildable is not None:
-            return ("fixed", decl.constraint.buildable)
+    decl = opdef.value_def(name)
+    if decl is not None and decl.constraint.buildable is not None:
+        return ("fixed", decl.constraint.buildable)
     return None
 
 
@@ -180,7 +183,7 @@ def _type_plan(opdef: Any, operands: list[str], typed: list[str]) -> TypePlan | 
 
 def _keyword_pattern(text: str) -> str:
     """A keyword literal, not continued by an identifier character."""
-    return re.escape(text) + f"(?!{_ID_CHAR})"
+    return re.escape(text) + _NOT_ID
 
 
 def _element(b: _Builder, element: Any) -> None:
@@ -195,7 +198,7 @@ def _element(b: _Builder, element: Any) -> None:
         _custom(b, element)
     elif isinstance(element, AttrDict):
         # No dictionary here: one present is read token by token.
-        b.pieces.append(r"(?!\s*attributes" + f"(?!{_ID_CHAR}))" if element.with_keyword
+        b.pieces.append(r"(?!\s*attributes" + _NOT_ID + ")" if element.with_keyword
                         else r"(?!\s*\{)")
     elif isinstance(element, Optional_):
         _optional(b, element)
@@ -234,15 +237,12 @@ def _var(b: _Builder, name: str) -> None:
         if enum_type not in SPECIALIZED_ENUMS:
             b.pieces.append(r"\s*>")
         return
-    for operand in opdef.operands:
-        if operand.name == name:
-            if operand.arity != SINGLE:
-                raise Unsupported(name)
-            _single_operand(b, name)
-            if not b.depth:
-                b.operands.append(name)
-            return
-    raise Unsupported(name)  # a region
+    index = opdef.shape.operand_index.get(name)
+    if index is None or opdef.operands[index].arity != SINGLE:
+        raise Unsupported(name)  # a region, or an optional or variadic group
+    _single_operand(b, name)
+    if not b.depth:
+        b.operands.append(name)
 
 
 def _single_operand(b: _Builder, name: str) -> None:
@@ -278,10 +278,9 @@ def _enum_keyword(b: _Builder, name: str, enum_type: type) -> None:
 
 def _type_of(b: _Builder, name: str) -> None:
     """``type($name)``: the stretch ends here; the type memo gives the type."""
-    opdef = b.opdef
-    for decl in (*opdef.operands, *opdef.results):
-        if decl.name == name and decl.arity == VARIADIC:
-            raise Unsupported(name)
+    decl = b.opdef.value_def(name)
+    if decl is not None and decl.arity == VARIADIC:
+        raise Unsupported(name)
     b.end_segment(name)
 
 
@@ -328,7 +327,7 @@ def _rounding(b: _Builder, name: str, default: Any, allowed: tuple[str, ...],
 
 
 #: A float literal, then an integer one, as the lexer reads them (floats first).
-NUMBER = r"((?>[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?)|(?>0x[0-9A-Fa-f]+|[0-9]+))"
+NUMBER = f"((?>{_RULES[FLOAT]})|(?>{_RULES[INTEGER]}))"
 #: Where a dense constant keeps its element type, value and result type in `OpState.types`
 #: until the attribute is built (keys no declaration can have).
 _ELEMENT, _VALUE, _RESULT = " element", " value", " result"
@@ -391,17 +390,12 @@ def _dense(b: _Builder, name: str, result: str | None) -> None:
 def _dense_integer(spelled: str, negative: bool, width: int) -> int | None:
     """An integer element's stored value, as the token-by-token reader makes it; None where
     it reports an error (out of the 64-bit or the element's range)."""
+    from .parser import dense_integer_bits
     value = int(spelled, 16 if spelled.startswith("0x") else 10)
     value = -value if negative else value
     if not -(1 << 63) <= value <= (1 << 63) - 1:
         return None
-    low, high = (-1, 1) if width == 1 else (-(1 << (width - 1)), (1 << width) - 1)
-    if width < 64 and not low <= value <= high:
-        return None
-    if width == 1:
-        return int(value != 0)
-    value &= (1 << width) - 1
-    return value - (1 << width) if value >> (width - 1) else value
+    return dense_integer_bits(value, width)
 
 
 def _optional(b: _Builder, group: Optional_) -> None:
@@ -446,18 +440,16 @@ def _optional(b: _Builder, group: Optional_) -> None:
 def reader_for(opdef: Any) -> Reader | None:
     """`opdef`'s reader, compiled once per format and kept with the declaration (None when
     its syntax has none)."""
-    fmt = opdef.parsed_format
-    if fmt is None:
+    if opdef.parsed_format is None:
         return None
-    cached = opdef.derived.get("fast reader")
-    if cached is None or cached[0] is not fmt:
-        cached = opdef.derived["fast reader"] = (fmt, compile_reader(fmt, opdef))
-    return cached[1]
+    # Kept with the declaration (see `OpDef.derived`: a changed field drops it).
+    derived = opdef.derived
+    if "fast reader" not in derived:
+        derived["fast reader"] = compile_reader(opdef.parsed_format, opdef)
+    return derived["fast reader"]
 
 
 # ---- hand-written syntax: view loads and stores ----------------------------------------------
-
-_NOT_ID = f"(?!{_ID_CHAR})"
 #: ``weak`` or ``relaxed device``: an ordering keyword, then maybe a scope keyword.
 _MEMORY = rf"\s*({BARE})(?:\s*({BARE}))?"
 #: ``[%i, %j]``: the indices' text (one group).
@@ -516,15 +508,26 @@ def _view_readers() -> dict[str, CustomReader]:
         return [Use(u.group()[1:], 0, u.start())
                 for u in SSA_NAMES(text, m.start(group), m.end(group))]
 
-    def index_types(p: Any, pos: int, count: int) -> tuple[list, int | None, int] | None:
-        """``, T`` after the view type (one type for every index), or nothing."""
-        comma = COMMA(p.source.text, pos)
-        if comma is None:
-            return [], None, pos
-        found = p._memo_type(comma.end())
-        if found is None or COMMA(p.source.text, found[1]) is not None:
+    def index_types(p: Any, view_type: tuple | None, count: int
+                    ) -> tuple[list, int | None, int] | None:
+        """``, T ->`` or ``->`` after the view type (T: the type of every index): the
+        index types, where T starts, and where the text after the arrow starts; None to
+        decline (no view type either)."""
+        if view_type is None:
             return None
-        return [found[0]] * count, comma.end(), found[1]
+        text = p.source.text
+        types: list = []
+        offset, pos = None, view_type[1]
+        comma = COMMA(text, pos)
+        if comma is not None:
+            found = p._memo_type(comma.end())
+            if found is None or COMMA(text, found[1]) is not None:
+                return None
+            types, offset, pos = [found[0]] * count, comma.end(), found[1]
+        arrow = ARROW(text, pos)
+        if arrow is None:
+            return None
+        return types, offset, arrow.end()
 
     def load(p: Any, state: Any, pos: int) -> tuple[int, Callable[[], None]] | None:
         """``weak %v[%i] token = %t : V, I -> T, token``."""
@@ -535,14 +538,11 @@ def _view_readers() -> dict[str, CustomReader]:
         view, indices = use(m, 3), uses(text, m, 4)
         token = [use(m, 5)] if m.start(5) >= 0 else []
         view_type = p._memo_type(m.end())
-        if view_type is None:
-            return None
-        found = index_types(p, view_type[1], len(indices))
+        found = index_types(p, view_type, len(indices))
         if found is None:
             return None
         types, offset, pos = found
-        arrow = ARROW(text, pos)
-        tile_type = p._memo_type(arrow.end()) if arrow is not None else None
+        tile_type = p._memo_type(pos)
         comma = COMMA(text, tile_type[1]) if tile_type is not None else None
         token_type = p._memo_type(comma.end()) if comma is not None else None
         if token_type is None:
@@ -562,14 +562,11 @@ def _view_readers() -> dict[str, CustomReader]:
         tile_type = p._memo_type(m.end())
         comma = COMMA(text, tile_type[1]) if tile_type is not None else None
         view_type = p._memo_type(comma.end()) if comma is not None else None
-        if view_type is None:
-            return None
-        found = index_types(p, view_type[1], len(indices))
+        found = index_types(p, view_type, len(indices))
         if found is None:
             return None
         types, offset, pos = found
-        arrow = ARROW(text, pos)
-        token_type = p._memo_type(arrow.end()) if arrow is not None else None
+        token_type = p._memo_type(pos)
         if token_type is None:
             return None
         return token_type[1], lambda: store_view_values(

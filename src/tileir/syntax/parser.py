@@ -50,6 +50,19 @@ _DENSE_ELEMENT_SPELLINGS = frozenset(_DENSE_ELEMENTS.split(" or "))
 MAX_OP_NESTING = 200
 
 
+def dense_integer_bits(value: int, width: int) -> int | None:
+    """How an int64 literal `value` is stored as an element of `width` bits (signed, as
+    the reference prints it; i1 as 0 or 1); None when it is outside the union of the
+    signed and unsigned ranges of `width` bits."""
+    low, high = (-1, 1) if width == 1 else (-(1 << (width - 1)), (1 << width) - 1)
+    if width < 64 and not low <= value <= high:
+        return None
+    if width == 1:
+        return int(value != 0)
+    value &= (1 << width) - 1
+    return value - (1 << width) if value >> (width - 1) else value
+
+
 class Use(NamedTuple):
     """An SSA use before resolution: ``%name`` or ``%name#index`` at `offset` (a named
     tuple: the parser makes one per operand, and a tuple is built faster)."""
@@ -79,13 +92,8 @@ class OpState:
 
     def is_variadic(self, name: str) -> bool:
         """Whether the operand or result group `name` (operands first) is variadic."""
-        opdef = self.opdef
-        shape = opdef.shape
-        index = shape.operand_index.get(name)
-        if index is not None:
-            return opdef.operands[index].arity == VARIADIC
-        index = shape.result_index.get(name)
-        return index is not None and opdef.results[index].arity == VARIADIC
+        decl = self.opdef.value_def(name)  # type: ignore[union-attr]
+        return decl is not None and decl.arity == VARIADIC
 
 
 class _Scope:
@@ -378,14 +386,9 @@ class OpParser(TypeParser):
     def _memo_type(self, pos: int) -> tuple[Type, int] | None:
         """The outermost type the type memo holds for the text at `pos` (as `_recall`
         finds it), with where it ends; None when it holds none."""
-        text = self.source.text
-        first = fast.BARE_RE(text, pos)
-        entries = self._short_memo.get(first.group()) if first is not None else None
-        if entries:
-            for spelled, parsed in entries:
-                if text.startswith(spelled, pos):
-                    return parsed, pos + len(spelled)
-        return None
+        first = fast.BARE_RE(self.source.text, pos)
+        return None if first is None else \
+            self._memo_lookup(self._short_memo, first.group(), pos)
 
     def _trailing_location(self, default: Location) -> Location:
         if self.token.is_keyword("loc"):
@@ -470,11 +473,10 @@ class OpParser(TypeParser):
         if opdef.parsed_format is None:
             opdef.parsed_format = parse_format(opdef.format or "")
         # Kept with the declaration (see `OpDef.derived`: a changed field drops it).
-        cached = opdef.derived.get("parse plan")
-        if cached is None or cached[0] is not opdef.parsed_format:
-            cached = opdef.derived["parse plan"] = (
-                opdef.parsed_format, compile_parse_plan(opdef.parsed_format, opdef))
-        return cached[1]
+        plan = opdef.derived.get("parse plan")
+        if plan is None:
+            plan = opdef.derived["parse plan"] = compile_parse_plan(opdef.parsed_format, opdef)
+        return plan
 
     def _mark_unit(self, state: OpState, group: Optional_) -> None:
         decl = state.opdef.attr_def(group.anchor)
@@ -622,9 +624,9 @@ class OpParser(TypeParser):
                 for other in group:
                     if other in known and known[other]:
                         return [known[other][0]] * max(count, 1)
-        for decl in state.opdef.operands + state.opdef.results:  # type: ignore[operator]
-            if decl.name == name and decl.constraint.buildable is not None:
-                return [decl.constraint.buildable] * max(count, 1)
+        decl = state.opdef.value_def(name)
+        if decl is not None and decl.constraint.buildable is not None:
+            return [decl.constraint.buildable] * max(count, 1)
         if count == 0:
             return []
         raise self.error_at(state.name_offset,
@@ -1441,14 +1443,10 @@ class OpParser(TypeParser):
             raise ParseError(exc.diagnostics + twice) from None
         if value is None:
             raise ParseError(twice + twice)
-        low, high = (-1, 1) if width == 1 else (-(1 << (width - 1)), (1 << width) - 1)
-        if width < 64 and not low <= value <= high:
+        bits = dense_integer_bits(value, width)
+        if bits is None:
             raise self.asm_error(offset, "integer constant out of range for type")
-        if width == 1:
-            return int(value != 0)
-        # Stored signed, as the reference prints them.
-        value &= (1 << width) - 1
-        return value - (1 << width) if value >> (width - 1) else value
+        return bits
 
     def _dense_float(self, element: FloatType) -> int:
         """A float element (MLIR parseFloat: errors point at the literal, after any minus)."""

@@ -419,10 +419,7 @@ class Printer:
             return "" if value is None else directives.attr_syntax(attr)[0](value)
         where = opdef.value_position(name)
         if where is not None and where[0]:
-            _, index, all_single = where
-            # With single groups only, group i is the i-th operand (as `_split` cuts them).
-            return self.values(op.operands[index:index + 1] if all_single
-                               else op.operand_groups()[index])
+            return self._operands(op, where[1:])
         region = opdef.region_index(name)
         if region is not None:
             return self.region(op.regions[region], print_entry_args=True,

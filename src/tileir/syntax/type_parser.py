@@ -109,16 +109,23 @@ class TypeParser(BaseParser):
 
     def _recall(self, memo: dict[str, list[tuple[str, Type]]], token) -> Type | None:
         """The remembered type spelled at `token`, with the cursor moved past it; or None."""
-        entries = memo.get(token.spelling)
-        if not entries:
+        found = self._memo_lookup(memo, token.spelling, token.offset)
+        if found is None:
             return None
-        text, offset = self.source.text, token.offset
-        for spelled, parsed in entries:
-            if spelled == token.spelling or text.startswith(spelled, offset):
-                end = offset + len(spelled)
-                self.prev_end = end
-                self.rewind(end)
-                return parsed
+        self.prev_end = found[1]
+        self.rewind(found[1])
+        return found[0]
+
+    def _memo_lookup(self, memo: dict[str, list[tuple[str, Type]]], first: str,
+                     offset: int) -> tuple[Type, int] | None:
+        """The remembered type whose text starts at `offset` with the keyword `first`, and
+        where that text ends; None when `memo` holds none."""
+        entries = memo.get(first)
+        if entries:
+            text = self.source.text
+            for spelled, parsed in entries:
+                if spelled == first or text.startswith(spelled, offset):
+                    return parsed, offset + len(spelled)
         return None
 
     def _remember(self, memo: dict[str, list[tuple[str, Type]]], token, parsed: Type) -> None:

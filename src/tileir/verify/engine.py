@@ -146,8 +146,8 @@ def _invariant_plan(opdef: Any) -> tuple[Step, ...]:
 
 def _trait_steps(table: dict[str, traits.Check], opdef: Any) -> list[Step]:
     """The checks of `opdef`'s traits (declared order) that `table` knows, each with its
-    argument (`traits.run`, decided once; specialised to the declaration where the check
-    can be: see `traits.compiled`)."""
+    argument (specialised to the declaration where the check can be: see
+    `traits.compiled`)."""
     return [traits.compiled(table, name, args, opdef)
             for name, args in opdef.trait_list if name in table]
 
@@ -216,15 +216,12 @@ def _count_message(what: str, fixed: int, variable: bool, found: int) -> str | N
 
 
 def _check_counts(op: Operation) -> None:
-    """The count traits ODS adds first, in its order: regions, results, operands."""
+    """The count traits ODS adds first, in its order: regions, results, operands (the
+    plan calls it for fixed counts only where one differs: `_fixed_counts_step`)."""
     opdef = op.opdef
     shape = opdef.shape
     results = len(opdef.results) - len(shape.result_variable)
     operands = len(opdef.operands) - len(shape.operand_variable)
-    if len(op.regions) == len(opdef.region_names) and len(op.results) == results and \
-            len(op.operands) == operands and not shape.result_variable and \
-            not shape.operand_variable:
-        return  # the common case: fixed counts, all met
     counts = (("region", opdef.regions, False, len(op.regions)),
               ("result", results, bool(shape.result_variable), len(op.results)),
               ("operand", operands, bool(shape.operand_variable), len(op.operands)))

@@ -51,17 +51,6 @@ def _rank(t: Type) -> Any:
 # ---- ODS predicate traits --------------------------------------------------
 
 
-def _declared(op: Any, name: str) -> Any:
-    """The operand or result declaration called `name`, if any."""
-    opdef = op.opdef
-    shape = opdef.shape
-    index = shape.operand_index.get(name)
-    if index is not None:
-        return opdef.operands[index]
-    index = shape.result_index.get(name)
-    return opdef.results[index] if index is not None else None
-
-
 def _type_of(op: Any, name: str) -> Any:
     """ODS's ``$name.getType()``: a value's type, a variadic group's types, a typed
     attribute's type; `_ABSENT` for an absent optional operand."""
@@ -77,7 +66,7 @@ def _type_of(op: Any, name: str) -> Any:
         if index is not None:
             results = op.results
             return results[index].type if index < len(results) else _ABSENT
-    decl = _declared(op, name)
+    decl = op.opdef.value_def(name)
     if decl is None:
         attr = op.attributes.get(name)
         return getattr(attr, "type", _ABSENT) if attr is not None else _ABSENT
@@ -379,14 +368,5 @@ def compiled(table: dict[str, Check], name: str, args: tuple[str, ...],
     return specialised if specialised is not None else (check, args)
 
 
-def run(table: dict[str, Check], op: Any,
-        traits: Sequence[tuple[str, tuple[str, ...]]]) -> None:
-    """Run the traits of `traits` (in declared order) that `table` knows."""
-    for name, args in traits:
-        check = table.get(name)
-        if check is not None:
-            check(op, args)
-
-
 __all__ = ["NATIVE", "PREDICATES", "REGION", "STRUCTURAL", "TYPE_RELATIONS", "Failure",
-           "compiled", "element_type", "run"]
+           "compiled", "element_type"]
