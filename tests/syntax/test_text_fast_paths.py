@@ -159,15 +159,22 @@ def test_remembered_constant_name_suffixes() -> None:
 
 
 def _slow_type_of(op, name: str) -> object:
-    """`traits._type_of` without its single-group shortcut."""
-    decl = traits._declared(op, name)
+    """`traits._type_of` without its single-group shortcut (nor `values_named`'s)."""
+    decl = op.opdef.value_def(name)
     if decl is None:
         attr = op.attributes.get(name)
         return getattr(attr, "type", traits._ABSENT) if attr is not None else traits._ABSENT
-    group = op.values_named(name) or []
+    group = _split_group(op, name)
     if decl.arity == VARIADIC:
         return tuple(v.type for v in group)
     return group[0].type if group else traits._ABSENT
+
+
+def _split_group(op, name: str) -> list:
+    """Group `name` of `op`'s operands or results as the whole split cuts it."""
+    is_operand, index, _ = op.opdef.value_position(name)
+    split = op.opdef.split_operands if is_operand else op.opdef.split_results
+    return split(op)[index]
 
 
 def _ops():
@@ -187,12 +194,18 @@ def test_type_of_shortcut_matches_the_groups() -> None:
 
 
 def test_printer_types_of_shortcut_matches_the_groups() -> None:
+    """`printer.types_of` and `Operation.values_named` (each with a single-group
+    shortcut) give the groups of the whole split."""
+    checked = 0
     for op in _ops():
         if op.opdef is None:
             continue
         for decl in op.opdef.operands + op.opdef.results:
-            assert printer.types_of(op, decl.name) == \
-                [v.type for v in op.values_named(decl.name)]
+            group = _split_group(op, decl.name)
+            assert op.values_named(decl.name) == group
+            assert printer.types_of(op, decl.name) == [v.type for v in group]
+            checked += 1
+    assert checked > 20
 
 
 def _failure(step, *args) -> str | None:
@@ -484,20 +497,26 @@ def _parse_outcome(text: str, enabled: bool) -> object:
     return module.format(generic=True, debuginfo=True)
 
 
-def test_whole_op_readers_read_the_kernel_ops(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The readers take the second copy's ops of kinds read before (the first of a kind is
-    read token by token), and the module is the one read token by token, locations
-    included."""
+@pytest.fixture
+def taken(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the ops the whole-op readers read (a spy on `OpParser._read_whole`)."""
     from tileir.syntax.parser import OpParser
-    taken: list[str] = []
+    names: list[str] = []
     original = OpParser._read_whole
 
     def spy(self, default_dialect: str):
         read = original(self, default_dialect)
         if read is not None:
-            taken.append(read[0].name)
+            names.append(read[0].name)
         return read
     monkeypatch.setattr(OpParser, "_read_whole", spy)
+    return names
+
+
+def test_whole_op_readers_read_the_kernel_ops(taken: list[str]) -> None:
+    """The readers take the second copy's ops of kinds read before (the first of a kind is
+    read token by token), and the module is the one read token by token, locations
+    included."""
     assert _parse_outcome(TWICE, True) == _parse_outcome(TWICE, False)
     # (mulf and exp are new in the second copy: their first is read token by token)
     assert taken == ["cuda_tile.constant", "cuda_tile.addf", "cuda_tile.cmpf",
@@ -513,16 +532,20 @@ def test_whole_op_readers_then_a_mutation(old: str, new: str) -> None:
     assert _parse_outcome(text, True) == _parse_outcome(text, False)
 
 
-@pytest.mark.parametrize("kernel", ["flash_attention", "layernorm", "softmax", "matmul_f32",
-                                    "cumsum", "int_bits", "math_ops", "shape_ops"])
-def test_whole_op_readers_on_example_kernels(kernel: str) -> None:
-    """Each example kernel reads the same with the readers as token by token."""
+@pytest.mark.parametrize("kernel, read", [
+    ("flash_attention", 19), ("layernorm", 13), ("softmax", 2), ("matmul_f32", 1),
+    ("cumsum", 0), ("int_bits", 34), ("math_ops", 31), ("shape_ops", 11)])
+def test_whole_op_readers_on_example_kernels(kernel: str, read: int,
+                                             taken: list[str]) -> None:
+    """Each example kernel reads the same with the readers as token by token, the readers
+    reading `read` of its ops (in cumsum none: only the token-by-token reader is compared)."""
     from pathlib import Path
 
     import tileir
     path = Path(tileir.__file__).parent / "examples" / "kernels" / f"{kernel}.mlir"
     text = path.read_text(encoding="utf-8")
     assert _parse_outcome(text, True) == _parse_outcome(text, False)
+    assert len(taken) == read
 
 
 def test_whole_op_reader_dump_is_readable() -> None:
@@ -610,3 +633,10 @@ def test_whole_op_readers_on_enum_attributes(old: str, new: str) -> None:
     second = INTEGER_TWICE.split("%a2 = ")[1]
     text = INTEGER_TWICE.replace(second, second.replace(old, new, 1))
     assert _parse_outcome(text, True) == _parse_outcome(text, False)
+
+
+def test_whole_op_readers_read_the_enum_ops(taken: list[str]) -> None:
+    """The readers take the second ``addi``, ``muli`` and ``divi`` above (so the mutations
+    of them compare the readers with the token-by-token reader)."""
+    assert _parse_outcome(INTEGER_TWICE, True) == _parse_outcome(INTEGER_TWICE, False)
+    assert taken == ["cuda_tile.addi", "cuda_tile.muli", "cuda_tile.divi"]
