@@ -389,9 +389,7 @@ def _fma_nearest(t: FloatType, lhs: Array, rhs: Array, acc: Array) -> Array:
     with np.errstate(all="ignore"):
         y = a * b + c          # a * b is exact: only the addition rounds
         r = y.astype(_CAST[t])
-    mask, half = _MIDPOINT_BITS[t]
-    hard = ((y.view(np.uint64) & mask) == half) | (np.abs(y) < _SMALLEST_NORMAL[t]) | \
-        ~np.isfinite(r)
+    hard = _near_a_tie(y, t) | ~np.isfinite(r)
     where = np.flatnonzero(hard)
     if where.size:
         picked = [x.reshape(-1)[where] for x in (a, b, c)]
@@ -685,6 +683,14 @@ _MIDPOINT_BITS = {F32: (np.uint64((1 << 29) - 1), np.uint64(1 << 28)),
 _SMALLEST_NORMAL = {F32: 2.0 ** -126, F16: 2.0 ** -14}
 
 
+def _near_a_tie(y: Array, t: FloatType) -> Array:
+    """Where float64 `y` (C-ordered) may round to t differently from the exact value it
+    stands for: y exactly a midpoint of t's normal values (its low bits show it), or below
+    t's normal range (other midpoints, and zeros whose sign the exact value decides)."""
+    mask, half = _MIDPOINT_BITS[t]
+    return ((y.view(np.uint64) & mask) == half) | (np.abs(y) < _SMALLEST_NORMAL[t])
+
+
 def _tail_decides(y: Array, s: Array, r: Array, t: FloatType) -> None:
     """Correct `r` (in place) where the tail's sign decides: y exactly a midpoint (the
     tail points to the neighbour) or zero (the tail's sign).  Only elements with a tail
@@ -693,9 +699,7 @@ def _tail_decides(y: Array, s: Array, r: Array, t: FloatType) -> None:
     tail = s != 0
     if not tail.any():
         return
-    mask, half = _MIDPOINT_BITS[t]
-    candidates = ((y.view(np.uint64) & mask) == half) | (np.abs(y) < _SMALLEST_NORMAL[t])
-    where = np.flatnonzero(candidates & tail)
+    where = np.flatnonzero(_near_a_tie(y, t) & tail)
     if where.size:
         flat = r.reshape(-1)
         flat[where] = _tail_elements(y.reshape(-1)[where], s.reshape(-1)[where], flat[where], t)
