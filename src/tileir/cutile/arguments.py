@@ -1,0 +1,357 @@
+"""cuTile's calling convention on the CPU: each ``ct.launch`` argument becomes the kernel
+signature's constraint for it and the interpreter's flat arguments.
+
+An array (NumPy, a torch CPU tensor, anything with DLPack or the array protocol) becomes
+its base pointer, its shape and its strides in elements; a tuple flattens item by item; a
+``ct.Constant`` parameter is folded into the kernel; a scalar takes the type cuTile gives a
+loose constant.  Arrays are mapped where they live, so the kernel's writes land in the
+caller's memory: a strided view, a transposed or expanded tensor, a slice with steps, a
+bf16 or fp8 tensor (read through its storage, not DLPack, whose dtypes stop at f16).
+
+The constraints follow cuTile's own specialisation of a signature at launch: a size-one
+axis and a unit stride become constants, 16-divisible shapes and strides are assumed so,
+and ``ct.ArrayAnnotation(static_shape_dims=..., static_stride_dims=...)`` turns those axes
+into constants.  A kernel therefore runs the code a GPU would run for the same arguments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import ml_dtypes
+import numpy as np
+
+from ..diagnostics import ExecutionError, error
+
+_INT32 = (-(1 << 31), (1 << 31) - 1)
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+#: Arrays of more dimensions than this get no shape or stride specialisation (cuTile's
+#: TMA limit).
+_MAX_SPECIALISED_RANK = 5
+
+#: NumPy dtype -> cuTile dtype name, for every element type a cuTile array may hold.
+_NUMPY_NAMES = {
+    np.dtype(np.bool_): "bool_", np.dtype(np.int8): "int8", np.dtype(np.int16): "int16",
+    np.dtype(np.int32): "int32", np.dtype(np.int64): "int64", np.dtype(np.uint8): "uint8",
+    np.dtype(np.uint16): "uint16", np.dtype(np.uint32): "uint32",
+    np.dtype(np.uint64): "uint64", np.dtype(np.float16): "float16",
+    np.dtype(np.float32): "float32", np.dtype(np.float64): "float64",
+    np.dtype(ml_dtypes.bfloat16): "bfloat16",
+    np.dtype(ml_dtypes.float8_e4m3fn): "float8_e4m3fn",
+    np.dtype(ml_dtypes.float8_e5m2): "float8_e5m2",
+    np.dtype(ml_dtypes.float8_e8m0fnu): "float8_e8m0fnu",
+}
+
+#: torch dtype name -> NumPy dtype of the same bits (read from the storage's bytes).
+_TORCH_DTYPES = {
+    "torch.bool": np.bool_, "torch.int8": np.int8, "torch.int16": np.int16,
+    "torch.int32": np.int32, "torch.int64": np.int64, "torch.uint8": np.uint8,
+    "torch.uint16": np.uint16, "torch.uint32": np.uint32, "torch.uint64": np.uint64,
+    "torch.float16": np.float16, "torch.float32": np.float32, "torch.float64": np.float64,
+    "torch.bfloat16": ml_dtypes.bfloat16, "torch.float8_e4m3fn": ml_dtypes.float8_e4m3fn,
+    "torch.float8_e5m2": ml_dtypes.float8_e5m2,
+    "torch.float8_e8m0fnu": ml_dtypes.float8_e8m0fnu,
+}
+
+
+def _ct() -> Any:
+    """cuTile Python, or a clear error naming the extra that installs it."""
+    try:
+        import cuda.tile as ct
+    except ImportError as exc:  # the optional dependency
+        raise ExecutionError(error("tileir.cutile needs cuTile Python: pip install cuda-tile "
+                                   f"(or tileir[oracles]) ({exc})")) from None
+    return ct
+
+
+@dataclass(frozen=True)
+class Strided:
+    """An array argument as cuTile sees it: where its elements live (`storage`, a flat
+    writable byte array shared with the caller's object), the byte offset of element 0,
+    its dtype, shape and strides in elements."""
+
+    storage: np.ndarray
+    offset: int
+    dtype: np.dtype
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+
+    def window(self) -> np.ndarray:
+        """The smallest C-contiguous 1-D array of the dtype that starts at element 0 and
+        covers every element (a view of the storage, so writes land in the caller's)."""
+        size = self.dtype.itemsize
+        if 0 in self.shape:
+            count = 0
+        else:
+            count = sum((n - 1) * s for n, s in zip(self.shape, self.strides)) + 1
+        return self.storage[self.offset:self.offset + count * size].view(self.dtype)
+
+
+def _torch_array(value: Any, where: str, storages: dict[tuple[int, int], np.ndarray]
+                 ) -> Strided:
+    """A torch CPU tensor read through its storage: any dtype, any strides, autograd or
+    not (the kernel writes the storage, as on a GPU).  Tensors of one storage share one
+    byte array from `storages`, so the interpreter maps the storage once."""
+    dtype = _TORCH_DTYPES.get(str(value.dtype))
+    if dtype is None:
+        raise ExecutionError(error(f"{where}: cuTile has no arrays of {value.dtype}"))
+    if value.device.type != "cpu":
+        raise ExecutionError(error(f"{where} is a tensor on device '{value.device}'; tileir "
+                                   "runs kernels on CPU tensors (use tileir.cutile.cpu_mode "
+                                   "to turn device='cuda' into CPU tensors)"))
+    import torch
+    tensor = value.detach()
+    storage = tensor.untyped_storage()
+    key = (storage.data_ptr(), storage.nbytes())
+    flat = storages.get(key)
+    if flat is None:
+        with torch.no_grad():
+            raw = torch.empty(0, dtype=torch.uint8)
+            raw.set_(storage, 0, (storage.nbytes(),), (1,))
+            flat = storages[key] = raw.numpy()
+    dtype = np.dtype(dtype)
+    strides = tuple(int(s) for s in tensor.stride())
+    if any(s < 0 for s in strides):
+        raise ExecutionError(error(f"{where} has negative strides {strides}; cuTile arrays "
+                                   "need non-negative strides"))
+    return Strided(flat, tensor.storage_offset() * dtype.itemsize, dtype,
+                   tuple(int(n) for n in tensor.shape), strides)
+
+
+def _numpy_array(array: np.ndarray, where: str) -> Strided:
+    """A NumPy array (or view) read where it lives: its strides must be non-negative
+    whole elements, and the memory it views must be one block."""
+    dtype = array.dtype
+    if dtype not in _NUMPY_NAMES:
+        raise ExecutionError(error(f"{where}: cuTile has no arrays of {dtype}"))
+    size = dtype.itemsize
+    if any(s < 0 for s in array.strides) or any(s % size for s in array.strides):
+        raise ExecutionError(error(f"{where} has negative or unaligned strides "
+                                   f"{array.strides}; cuTile arrays need non-negative strides "
+                                   "in whole elements"))
+    if not array.flags.writeable:
+        raise ExecutionError(error(f"{where} is a read-only array; the kernel's memory must "
+                                   "be writable (pass a writable copy, e.g. numpy.array(a))"))
+    strides = tuple(s // size for s in array.strides)
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    flat = _bytes_of(root)
+    if flat is None:    # a view of memory that is not one block: map the array alone
+        if not (array.flags.c_contiguous or array.size == 0):
+            raise ExecutionError(error(f"{where} is a view of a non-contiguous array; pass "
+                                       "a view of a contiguous array"))
+        flat = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+        return Strided(flat, 0, dtype, array.shape, strides)
+    start = array.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
+    return Strided(flat, start, dtype, array.shape, strides)
+
+
+def _bytes_of(root: np.ndarray) -> np.ndarray | None:
+    """All of `root`'s bytes as a flat uint8 view (None if they are not one block)."""
+    if root.size == 0:
+        return root.reshape(-1).view(np.uint8) if root.flags.c_contiguous else None
+    for order, flag in (("C", "c_contiguous"), ("F", "f_contiguous")):
+        if getattr(root.flags, flag):
+            return root.reshape(-1, order=order).view(np.uint8)
+    return None
+
+
+def _is_torch(value: Any) -> bool:
+    """Whether `value` is a torch tensor (without importing torch)."""
+    return any(c.__module__.startswith("torch") and c.__name__ == "Tensor"
+               for c in type(value).__mro__)
+
+
+def read_array(value: Any, where: str,
+               storages: dict[tuple[int, int], np.ndarray] | None = None) -> Strided | None:
+    """`value` as an array argument sharing its memory, or None when it is not an array
+    (`storages`: the byte arrays of torch storages met so far in this launch)."""
+    if isinstance(value, np.ndarray):
+        if isinstance(value, np.ma.MaskedArray):
+            raise ExecutionError(error(f"{where} is a masked array; cuTile arrays have no "
+                                       "mask (pass its data)"))
+        return _numpy_array(value, where)
+    if isinstance(value, (bool, int, float, np.generic, str, tuple, list)) or value is None:
+        return None
+    if _is_torch(value):
+        return _torch_array(value, where, {} if storages is None else storages)
+    if hasattr(value, "__dlpack__"):
+        try:
+            array = np.from_dlpack(value)
+        except (TypeError, RuntimeError, BufferError) as exc:
+            raise ExecutionError(error(f"cannot read a {type(value).__name__} argument on the "
+                                       f"CPU through DLPack: {exc}")) from None
+        return _numpy_array(array, where)
+    if hasattr(value, "__array_interface__"):
+        return _numpy_array(np.asarray(value), where)
+    return None
+
+
+def _scalar_dtype(value: Any, where: str) -> str:
+    """The cuTile dtype name of a runtime scalar, as for a loose constant."""
+    if isinstance(value, np.generic):
+        return _NUMPY_NAMES.get(value.dtype, value.dtype.name)
+    if isinstance(value, bool):
+        return "bool_"
+    if isinstance(value, int):
+        if _INT32[0] <= value <= _INT32[1]:
+            return "int32"
+        if _INT64[0] <= value <= _INT64[1]:
+            return "int64"
+        if 0 <= value < 1 << 64:
+            return "uint64"
+        raise ExecutionError(error(f"{where}: the integer {value} does not fit in 64 bits"))
+    if isinstance(value, float):
+        return "float32"
+    raise ExecutionError(error(f"{where}: cannot pass a {type(value).__name__} to a cuTile "
+                               "kernel"))
+
+
+def _annotation_of(hint: Any) -> tuple[bool, Any]:
+    """(whether `hint` is ``ct.Constant[...]``, its ``ct.ArrayAnnotation`` or None)."""
+    if isinstance(hint, str):   # unresolved: go by its spelling
+        return "Constant[" in hint, None
+    if typing.get_origin(hint) is typing.Annotated:
+        metadata = hint.__metadata__
+        constant = any(type(m).__name__ == "ConstantAnnotation" for m in metadata)
+        array = next((m for m in metadata if type(m).__name__ == "ArrayAnnotation"), None)
+        return constant, array
+    return False, None
+
+
+def _axes(dims: Sequence[int], rank: int, name: str) -> list[int]:
+    """Annotated axes (negative counts from the end), checked as cuTile checks them."""
+    axes = []
+    for dim in dims:
+        if isinstance(dim, bool) or not isinstance(dim, int):
+            raise TypeError(f"{name} must contain integers, got {dim!r}")
+        axis = dim + rank if dim < 0 else dim
+        if not 0 <= axis < rank:
+            raise ValueError(f"{name} contains axis {dim} but array rank is {rank}")
+        if axis in axes:
+            raise ValueError(f"{name} contains duplicate axis {dim}")
+        axes.append(axis)
+    return axes
+
+
+def _array_constraint(ct: Any, array: Strided, annotation: Any) -> Any:
+    """cuTile's constraint for `array` as it would specialise the signature at launch."""
+    from cuda.tile.compilation import ArrayConstraint
+    rank, bits = len(array.shape), array.dtype.itemsize * 8
+    static_shape = list(getattr(annotation, "static_shape_dims", None) or ())
+    static_stride = list(getattr(annotation, "static_stride_dims", None) or ())
+    shape_axes = _axes(static_shape, rank, "static_shape_dims")
+    stride_axes = _axes(static_stride, rank, "static_stride_dims")
+    shape_constant: list[int | None] = [None] * rank
+    stride_constant: list[int | None] = [None] * rank
+    shape_div, stride_div = [1] * rank, [1] * rank
+    if rank <= _MAX_SPECIALISED_RANK:
+        for i, (n, s) in enumerate(zip(array.shape, array.strides)):
+            if not shape_axes and n == 1:
+                shape_constant[i] = 1
+            if not stride_axes and s == 1:
+                stride_constant[i] = 1
+            if (s * bits) % 8 == 0 and (s * bits // 8) % 16 == 0:
+                stride_div[i] = max(1, 128 // bits)
+            if (n * bits) % 8 == 0 and n % 16 == 0:
+                shape_div[i] = 16
+    for i in shape_axes:
+        shape_constant[i] = array.shape[i]
+    for i in stride_axes:
+        stride_constant[i] = array.strides[i]
+    pairs = sorted(zip(array.strides, array.shape))
+    disjoint = rank == 0 or (pairs[0][0] > 0 and all(
+        s >= ps * pn for (ps, pn), (s, _) in zip(pairs, pairs[1:])))
+    extent = max([n * s for n, s in zip(array.shape, array.strides)] + [*array.shape, 0])
+    index = getattr(annotation, "index_dtype", None) or \
+        (ct.int32 if extent <= _INT32[1] else ct.int64)
+    return ArrayConstraint(
+        getattr(ct, _NUMPY_NAMES[array.dtype]), rank, index_dtype=index,
+        stride_lower_bound_incl=0, alias_groups=(), may_alias_internally=not disjoint,
+        stride_constant=stride_constant, shape_constant=shape_constant,
+        stride_divisible_by=[d if c is None else 1 for d, c in zip(stride_div, stride_constant)],
+        shape_divisible_by=[d if c is None else 1 for d, c in zip(shape_div, shape_constant)])
+
+
+def _constant(value: Any) -> Any:
+    """The constraint of a ``ct.Constant`` argument: the value itself, or (for a string,
+    which cuTile folds at launch but its signature type does not take) a constant
+    constraint built around it."""
+    if isinstance(value, str):
+        from cuda.tile.compilation import ConstantConstraint
+        constraint = ConstantConstraint.__new__(ConstantConstraint)
+        object.__setattr__(constraint, "value", value)
+        return constraint
+    return value
+
+
+def _parameters(kernel: Any) -> tuple[Any, list[inspect.Parameter], dict[str, Any]]:
+    """The kernel's Python function, its parameters and their resolved annotations."""
+    try:
+        pyfunc = kernel._annotated_function.pyfunc
+    except AttributeError:
+        raise TypeError(f"expected a @ct.kernel, got {type(kernel).__name__}") from None
+    params = list(inspect.signature(pyfunc).parameters.values())
+    try:   # resolve string annotations (modules with `from __future__ import annotations`)
+        hints = typing.get_type_hints(pyfunc, include_extras=True)
+    except Exception:  # an annotation that does not resolve: keep the raw ones
+        hints = {}
+    return pyfunc, params, hints
+
+
+def flatten(kernel: Any, args: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    """cuTile's signature constraints for `args` and the interpreter's arguments (arrays
+    become their element-0 window, shape and strides; constants disappear; tuples flatten
+    item by item).  Raises ``TypeError`` for a wrong argument count, as ``ct.launch``."""
+    ct = _ct()
+    pyfunc, params, hints = _parameters(kernel)
+    if len(args) != len(params):
+        plural = "argument" if len(params) == 1 else "arguments"
+        verb = "was given" if len(args) == 1 else "were given"
+        raise TypeError(f"Kernel expects {len(params)} {plural} but {len(args)} {verb}")
+    constraints: list[Any] = []
+    flat: list[Any] = []
+    storages: dict[tuple[int, int], np.ndarray] = {}
+    for param, value in zip(params, args):
+        where = f"argument '{param.name}' of '{pyfunc.__name__}'"
+        constant, annotation = _annotation_of(hints.get(param.name, param.annotation))
+        if constant:
+            constraints.append(_constant(value))
+            continue
+        constraints.append(_one(ct, value, annotation, where, flat, storages))
+    return constraints, flat
+
+
+def _one(ct: Any, value: Any, annotation: Any, where: str, flat: list[Any],
+         storages: dict[tuple[int, int], np.ndarray]) -> Any:
+    """The constraint of one runtime argument; its flat arguments go to `flat`."""
+    from cuda.tile.compilation import ScalarConstraint, TupleConstraint
+    if isinstance(value, tuple):
+        return TupleConstraint([_one(ct, item, None, f"{where}, item {i}", flat, storages)
+                                for i, item in enumerate(value)])
+    if isinstance(value, list):
+        raise ExecutionError(error(f"{where} is a list of arrays, which tileir cannot pass "
+                                   "yet (pass a tuple)"))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        raise ExecutionError(error(f"{where} is a dataclass, a development-only argument "
+                                   "kind of cuTile that tileir does not pass"))
+    array = read_array(value, where, storages)
+    if array is None:
+        name = _scalar_dtype(value, where)
+        if not hasattr(ct, name):
+            raise ExecutionError(error(f"{where}: cuTile has no {name} scalars"))
+        flat.append(value)
+        return ScalarConstraint(getattr(ct, name))
+    constraint = _array_constraint(ct, array, annotation)
+    flat.append(array.window())
+    flat.extend(array.shape)
+    flat.extend(array.strides)
+    return constraint
+
+
+__all__ = ["Strided", "flatten", "read_array"]

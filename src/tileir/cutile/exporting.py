@@ -1,0 +1,91 @@
+"""A cuTile kernel exported to Tile IR bytecode by cuTile itself, read by tileir, cached.
+
+Two caches, neither of which can hand one kernel another's module:
+
+* on each kernel object, keyed by the full signature (every constraint, constant values
+  with their types, the symbol), the bytecode version and the kernel's compiler options.
+  It lives and dies with the kernel, as cuTile's own JIT cache does: a kernel freed and
+  another created at the same address start empty (an ``id()`` key would not);
+* across kernels, the modules read from bytecode, keyed by the bytes themselves (SHA-256),
+  so a factory that makes the same kernel again skips the reading and checking.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import threading
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from ..ir import Module
+
+#: The bytecode version kernels are exported at (the newest cuTile writes as a release).
+EXPORT_VERSION = "13.4"
+#: The attribute each kernel object keeps its exports in.
+_ATTRIBUTE = "_tileir_exports"
+_LOCK = threading.Lock()
+#: SHA-256 of bytecode -> the module read from it (bounded: oldest dropped first).
+_MODULES: dict[bytes, Module] = {}
+_MODULES_LIMIT = 512
+
+
+@dataclass(frozen=True)
+class Exported:
+    """A kernel exported for one argument signature: the module and its entry's name."""
+
+    module: Module
+    symbol: str
+
+
+def _signature(kernel: Any, constraints: Sequence[Any]) -> Any:
+    """cuTile's signature for `constraints`, named as cuTile's mangling names it (or, when
+    a string constant defeats the mangler, by the kernel's own name: one entry per module,
+    so the name need not be unique)."""
+    from cuda.tile.compilation import CallingConvention, KernelSignature
+    name = kernel._annotated_function.pyfunc.__name__
+    convention = CallingConvention.cutile_python_v2()
+    if any(isinstance(getattr(c, "value", None), str) for c in constraints):
+        return KernelSignature(list(constraints), calling_convention=convention, symbol=name)
+    return KernelSignature(list(constraints), calling_convention=convention) \
+        .with_mangled_symbol(name)
+
+
+def _read(data: bytes) -> Module:
+    """The module in `data`, read and verified once per distinct bytes."""
+    from ..bytecode import from_bytecode
+    digest = hashlib.sha256(data).digest()
+    with _LOCK:
+        found = _MODULES.get(digest)
+    if found is not None:
+        return found
+    module = from_bytecode(data)
+    with _LOCK:
+        while len(_MODULES) >= _MODULES_LIMIT:
+            del _MODULES[next(iter(_MODULES))]
+        return _MODULES.setdefault(digest, module)
+
+
+def export(kernel: Any, constraints: Sequence[Any], version: str = EXPORT_VERSION
+           ) -> Exported:
+    """The kernel exported by cuTile for `constraints` and read by tileir (cached on the
+    kernel).  cuTile's own errors (``TileTypeError`` and the like) propagate unchanged."""
+    from cuda.tile.compilation import export_kernel
+    signature = _signature(kernel, constraints)
+    key = (repr(signature), version, repr(getattr(kernel, "_compiler_options", None)))
+    cache = kernel.__dict__.get(_ATTRIBUTE)
+    if cache is None:
+        with _LOCK:
+            cache = kernel.__dict__.setdefault(_ATTRIBUTE, {})
+    found = cache.get(key)
+    if found is not None:
+        return found
+    buffer = io.BytesIO()
+    export_kernel(kernel, [signature], buffer, output_format="tileir_bytecode",
+                  bytecode_version=version)
+    exported = Exported(_read(buffer.getvalue()), signature.symbol)
+    with _LOCK:
+        return cache.setdefault(key, exported)
+
+
+__all__ = ["EXPORT_VERSION", "Exported", "export"]

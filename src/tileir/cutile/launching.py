@@ -1,0 +1,67 @@
+"""``tileir.cutile.launch``: ``ct.launch`` on the interpreter, with ``ct.launch``'s own
+argument checks (the same exception types and messages) before any tile block runs."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable, Sequence
+
+from .arguments import flatten
+from .exporting import export
+
+#: cuTile refuses grid extents past 2**24 - 1 (a limit of its compiler's block ids).
+MAX_GRID_EXTENT = (1 << 24) - 1
+
+
+def parse_grid(grid: Any) -> tuple[int, int, int]:
+    """`grid` checked as ``ct.launch`` checks it: a tuple of at most three non-negative
+    integers below 2**24, padded with ones."""
+    if not isinstance(grid, tuple):
+        raise TypeError("Grid must be a tuple")
+    if len(grid) > 3:
+        raise ValueError(f"Grid dimensions must be at most 3, got length {len(grid)}")
+    dims = []
+    for i, extent in enumerate(grid):
+        if isinstance(extent, float):
+            raise TypeError("'float' object cannot be interpreted as an integer")
+        value = operator.index(extent)
+        if value < 0:
+            raise OverflowError("can't convert negative int to unsigned")
+        if value > MAX_GRID_EXTENT:
+            raise ValueError(f"Grid[{i}] exceeds 24-bit limit: max={MAX_GRID_EXTENT}, "
+                             f"got={value}. Use multiple kernel launches for larger workloads.")
+        dims.append(value)
+    return tuple(dims + [1] * (3 - len(dims)))  # type: ignore[return-value]
+
+
+def launch(stream: Any, grid: tuple[int, ...], kernel: Any, kernel_args: Sequence[Any],
+           *, schedule: str = "sequential", seed: int | None = None, checks: bool = True,
+           max_ops: int | None = None, engine: str = "auto", workers: int | None = None,
+           on_run: Callable[[], None] | None = None,
+           on_compile_error: Callable[[], None] | None = None) -> Any:
+    """Run a ``@ct.kernel`` on the interpreter, as ``cuda.tile.launch(stream, grid, kernel,
+    kernel_args)`` would on a GPU; `stream` is accepted and ignored.  Writes land in the
+    argument arrays; undefined behaviour raises `tileir.ExecutionError`.  A grid with a
+    zero extent runs no tile block.  Returns the interpreter's `Run` (which engine ran),
+    or None when no tile block ran.  `on_compile_error` is called when cuTile refuses the
+    kernel, `on_run` just before the interpreter runs it (for counting)."""
+    from ..interp import launch as run
+    dims = parse_grid(grid)
+    if not isinstance(kernel_args, (tuple, list)):
+        raise TypeError(f"kernel arguments must be a tuple, got {type(kernel_args).__name__}")
+    constraints, flat = flatten(kernel, kernel_args)
+    try:
+        exported = export(kernel, constraints)
+    except Exception:
+        if on_compile_error is not None:
+            on_compile_error()
+        raise
+    if 0 in dims:
+        return None
+    if on_run is not None:
+        on_run()
+    return run(exported.module, exported.symbol, dims, flat, schedule=schedule, seed=seed,
+               checks=checks, max_ops=max_ops, engine=engine, workers=workers)
+
+
+__all__ = ["MAX_GRID_EXTENT", "launch", "parse_grid"]

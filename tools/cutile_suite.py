@@ -1,0 +1,180 @@
+"""Run cuTile Python's own test suite and samples (a checkout of NVIDIA/cutile-python) on
+tileir's interpreter through the CPU switch, and print a table per file.
+
+    python tools/cutile_suite.py /path/to/cutile-python [--timeout 120] [--jobs 2]
+        [--files test_a.py test_b.py] [--samples-only | --no-samples] [--json out.json]
+
+Each test is sorted into one of:
+
+  passed (kernels run)          passed and ran at least one kernel on tileir
+  passed (compile error)        passed; every launch it made was refused by cuTile's
+                                compiler, as the test expected
+  passed (no launch)            passed without calling ct.launch
+  skipped                       skipped by the test itself
+  wrong result                  ran kernels and failed a check of their results
+  tileir failure                any other failure of a test that called ct.launch
+  GPU-only API                  needs CUDA events or graphs, cupy, numba, GPU timers
+  UB in kernel                  tileir reported undefined behaviour in the kernel
+  cuTile front end              failed without calling ct.launch, or in cuTile's own
+                                code before tileir was reached (version skew with the
+                                installed cuda-tile)
+  timeout                       ran past --timeout seconds
+
+The goal counts tests that call ct.launch: passed (kernels run or compile error) against
+passed + wrong result + tileir failure + timeout; GPU-only APIs and UB are listed apart.
+This is a measuring script, not a test: CI cannot fetch GitHub.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+COLUMNS = ["passed (kernels run)", "passed (compile error)", "passed (no launch)", "skipped",
+           "wrong result", "tileir failure", "GPU-only API", "UB in kernel",
+           "cuTile front end", "timeout"]
+SHORT = ["run", "cerr", "nolaunch", "skip", "WRONG", "FAIL", "gpu", "ub", "front", "time"]
+GPU_ONLY = ("GpuOnlyError", "cupy", "numba", "Cupy", "cudagraph", "CUDAGraph", "cuda_timer",
+            "_benchmark", "nvidia-smi", "cuda.core", "cuda.bindings", "libcuda", "ipc")
+UB_WORDS = ("out of bounds", "outside", "undefined", "race", "overflow", "division by zero",
+            "divides by zero", "not aligned", "misaligned", "NaN", "assumption")
+
+
+def classify(record: dict) -> str:
+    """The column of one test's record."""
+    outcome, message = record["outcome"], record.get("message", "")
+    kind = record.get("kind", "")
+    launched = record.get("launches", 0) > 0
+    if outcome == "passed":
+        if record.get("runs", 0) > 0:
+            return "passed (kernels run)"
+        return "passed (compile error)" if record.get("compile_errors", 0) else \
+            "passed (no launch)"
+    if outcome == "skipped":
+        return "skipped"
+    if "TestTimeout" in kind:
+        return "timeout"
+    if any(word in message or word in kind for word in GPU_ONLY):
+        return "GPU-only API"
+    if "ExecutionError" in kind and any(word in message for word in UB_WORDS):
+        return "UB in kernel"
+    if not launched:
+        return "cuTile front end"
+    if "AssertionError" in kind and record.get("runs", 0) > 0 and \
+            not record.get("tileir_in_traceback"):
+        return "wrong result"
+    return "tileir failure"
+
+
+def run_tests(root: str, files: list[str], timeout: float, jobs: int, out: str) -> None:
+    """Run the test files under pytest with the switch and the recording plugin."""
+    env = dict(os.environ, TILEIR_SUITE_TIMEOUT=str(timeout), TILEIR_SUITE_OUT=out,
+               TILEIR_CUTILE="cpu", PYTHONPATH=os.pathsep.join(
+                   p for p in (HERE, os.environ.get("PYTHONPATH", "")) if p))
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "cutile_suite_plugin",
+               "--tileir-cpu", "-p", "no:cacheprovider", "-o", "addopts=",
+               "--continue-on-collection-errors"]
+    if jobs > 1:
+        command += ["-n", str(jobs)]
+    subprocess.run(command + files, cwd=os.path.join(root, "test"), env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def run_samples(root: str, timeout: float) -> list[dict]:
+    """Run each sample script with --correctness-check under the switch."""
+    records = []
+    samples = os.path.join(root, "samples")
+    names = sorted(n for n in os.listdir(samples) if n.endswith(".py") and n[0].isupper())
+    for name in names:
+        start = time.monotonic()
+        try:
+            proc = subprocess.run([sys.executable, "-m", "tileir.cutile", name,
+                                   "--correctness-check"], cwd=samples, capture_output=True,
+                                  text=True, timeout=timeout * 5)
+            output = proc.stdout + proc.stderr
+            ok = proc.returncode == 0 and "An unexpected error occurred" not in output
+            tail = output.strip().splitlines()[-1] if output.strip() else ""
+            record = {"test": f"samples/{name}", "outcome": "passed" if ok else "failed",
+                      "kind": "" if ok else "exit status " + str(proc.returncode),
+                      "message": tail[:500], "launches": 1, "runs": 1}
+        except subprocess.TimeoutExpired:
+            record = {"test": f"samples/{name}", "outcome": "failed", "kind": "TestTimeout",
+                      "message": "timed out", "launches": 1, "runs": 1}
+        record["seconds"] = round(time.monotonic() - start, 1)
+        records.append(record)
+    return records
+
+
+def table(records: list[dict]) -> str:
+    """The per-file table and the totals."""
+    per_file: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for record in records:
+        per_file[record["test"].split("::")[0]][classify(record)] += 1
+    width = max([len(f) for f in per_file] + [10])
+    lines = ["| " + "file".ljust(width) + " | " + " | ".join(SHORT) + " |",
+             "|" + "-" * (width + 2) + "|" + "|".join("-" * (len(s) + 2) for s in SHORT) + "|"]
+    total: collections.Counter = collections.Counter()
+    for name in sorted(per_file):
+        counts = per_file[name]
+        total.update(counts)
+        lines.append("| " + name.ljust(width) + " | " + " | ".join(
+            str(counts[c] or "").rjust(len(s)) for c, s in zip(COLUMNS, SHORT)) + " |")
+    lines.append("| " + "TOTAL".ljust(width) + " | " + " | ".join(
+        str(total[c]).rjust(len(s)) for c, s in zip(COLUMNS, SHORT)) + " |")
+    passed = total["passed (kernels run)"] + total["passed (compile error)"]
+    failed = total["wrong result"] + total["tileir failure"] + total["timeout"]
+    share = 100.0 * passed / (passed + failed) if passed + failed else 100.0
+    lines.append("")
+    lines.append(f"tests that launch a kernel: {passed} passed, {failed} failed "
+                 f"({share:.1f}% pass; wrong results: {total['wrong result']}); "
+                 f"excluded: {total['GPU-only API']} GPU-only API, "
+                 f"{total['UB in kernel']} UB in kernel")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("root", help="a checkout of NVIDIA/cutile-python")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per test")
+    parser.add_argument("--jobs", type=int, default=2, help="pytest-xdist workers")
+    parser.add_argument("--files", nargs="*", help="test files (default: test/test_*.py)")
+    parser.add_argument("--no-samples", action="store_true")
+    parser.add_argument("--samples-only", action="store_true")
+    parser.add_argument("--json", help="write every test's record here")
+    parser.add_argument("--failures", action="store_true", help="list every failure")
+    args = parser.parse_args(argv)
+    records: list[dict] = []
+    if not args.samples_only:
+        files = args.files or sorted(n for n in os.listdir(os.path.join(args.root, "test"))
+                                     if n.startswith("test_") and n.endswith(".py"))
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "records.jsonl")
+            open(out, "w").close()
+            run_tests(args.root, files, args.timeout, args.jobs, out)
+            with open(out) as handle:
+                records += [json.loads(line) for line in handle if line.strip()]
+    if not args.no_samples and not args.files:
+        records += run_samples(args.root, args.timeout)
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(records, handle, indent=1)
+    print(table(records))
+    if args.failures:
+        for record in records:
+            column = classify(record)
+            if column in ("wrong result", "tileir failure", "timeout", "UB in kernel",
+                          "GPU-only API", "cuTile front end"):
+                print(f"\n[{column}] {record['test']}\n  {record.get('kind')}: "
+                      f"{record.get('message', '')[:400]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
