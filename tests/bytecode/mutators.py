@@ -195,6 +195,8 @@ def overlong_varint(rng: random.Random, data: bytes, corpus: Sequence[bytes]) ->
 # and frame it again with the right length and padding, so the tables and bodies get fuzzed.
 
 HEADER_SIZE = 12
+#: The magic number every file starts with.
+MAGIC = b"\x7fTileIR\x00"
 
 
 @dataclass
@@ -255,6 +257,23 @@ def join_sections(header: bytes, sections: Sequence[Section]) -> bytes:
         out += section.payload
     out.append(0)
     return bytes(out)
+
+
+def entry_file(body: bytes, types: list[bytes], constants: Sequence[bytes] = (),
+               strings: Sequence[bytes] = (b"k",), version: int = 4, hints: bytes = b"",
+               signature: int = 0) -> bytes:
+    """A 13.`version` file with one entry `k` (string 0, signature type `signature`) whose
+    body is `body`, in the reference writer's section order."""
+    flags = 0x06 if hints else 0x02
+    func = encode_varint(1) + encode_varint(0) + encode_varint(signature) + bytes([flags]) + \
+        encode_varint(0) + hints + encode_varint(len(body)) + body
+    sections = [Section(2, 8, func + b"\xcb" * (-len(func) % 8))]
+    if constants:
+        sections.append(Section(4, 8, offset_table([encode_varint(len(c)) + c
+                                                     for c in constants], 8)))
+    sections += [Section(5, 4, offset_table(types, 4)),
+                 Section(1, 4, offset_table(list(strings), 4))]
+    return join_sections(MAGIC + bytes([13, version, 0, 0]), sections)
 
 
 def offset_table(blobs: list[bytes], width: int) -> bytes:

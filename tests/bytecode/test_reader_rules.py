@@ -10,22 +10,8 @@ import pytest
 from tileir import BytecodeError
 from tileir.bytecode import from_bytecode
 
-from mutators import Section, join_sections, offset_table
+from mutators import entry_file
 from mutators import encode_varint as varint
-
-
-def kernel(body: bytes, types: list[bytes], constants: list[bytes] = (),
-           strings: list[bytes] = (b"k",), version: int = 4, hints: bytes = b"") -> bytes:
-    """A 13.x file with one entry `k` (string 0, signature type 0) and the given body."""
-    flags = 0x06 if hints else 0x02
-    func = varint(1) + varint(0) + varint(0) + bytes([flags]) + varint(0) + hints + \
-        varint(len(body)) + body
-    sections = [Section(2, 8, func + b"\xcb" * (-len(func) % 8))]
-    if constants:
-        sections.append(Section(4, 8, offset_table([varint(len(c)) + c for c in constants], 8)))
-    sections += [Section(5, 4, offset_table(types, 4)),
-                 Section(1, 4, offset_table(list(strings), 4))]
-    return join_sections(b"\x7fTileIR\x00" + bytes([13, version, 0, 0]), sections)
 
 
 FN = bytes([16, 0, 0])           # () -> ()
@@ -41,7 +27,7 @@ def tile(element: int, *dims: int) -> bytes:
 def i1_constant(raw: bytes, n: int) -> str:
     """The printed constant of an i1 tile of n elements with raw data `raw`."""
     types = [FN, I1, tile(1, n)]
-    data = kernel(bytes([0x10, 2, 0]) + RETURN, types, [raw])
+    data = entry_file(bytes([0x10, 2, 0]) + RETURN, types, [raw])
     return str(from_bytecode(data)).splitlines()[2].strip()
 
 
@@ -73,15 +59,15 @@ def test_hint_dictionaries_read_sorted_by_key() -> None:
     # tag 11 payload: 1 entry, key "sm_100" (string 1), a dictionary (tag 10) with
     # occupancy (string 2) = 2 : i32 then num_cta_in_cga (string 3) = 2 : i32
     hints = bytes([11, 1, 1, 10, 2, 2, 1, 1, 2, 3, 1, 1, 2])
-    data = kernel(RETURN, [FN, I32], hints=hints,
-                  strings=[b"k", b"sm_100", b"occupancy", b"num_cta_in_cga"])
+    data = entry_file(RETURN, [FN, I32], hints=hints,
+                      strings=[b"k", b"sm_100", b"occupancy", b"num_cta_in_cga"])
     assert str(from_bytecode(data)).splitlines()[1] == (
         "  entry @k() optimization_hints=<sm_100 = {num_cta_in_cga = 2, occupancy = 2}> {")
 
 
 def test_a_pointer_to_a_pointer_is_refused_when_read() -> None:
     types = [FN, bytes([7]), bytes([12, 0, 1]), bytes([12, 0, 2]), tile(3)]  # ptr<ptr<f32>>
-    data = kernel(bytes([0x10, 4, 0]) + RETURN, types, [b"\x00" * 8])
+    data = entry_file(bytes([0x10, 4, 0]) + RETURN, types, [b"\x00" * 8])
     with pytest.raises(BytecodeError) as info:
         from_bytecode(data, verify=False)
     assert info.value.reason.startswith("failed to verify 'pointeeType': f16 or bf16 or f32")
@@ -92,7 +78,7 @@ def test_a_file_version_gates_enum_values() -> None:
     types = [FN, bytes([7]), tile(1, 4), bytes([5]), tile(3, 4)]
     body = bytes([0x10, 2, 0, 0x2A, 4, 7, 0]) + RETURN
     with pytest.raises(BytecodeError) as info:
-        from_bytecode(kernel(body, types, [b"\x00\x00\x80\x3f"], version=3))
+        from_bytecode(entry_file(body, types, [b"\x00\x00\x80\x3f"], version=3))
     assert info.value.reason == "enum value 7 is not available in bytecode version 13.3"
 
 
@@ -112,7 +98,7 @@ def test_an_empty_inbounds_array_reaches_the_verifier() -> None:
             + bytes([0x10, 7, 0])                  # constant 0 : tile<i32>
             + bytes([0x3E, 2, 8, 9, 0, 0, 0, 2, 2, 3, 3])  # load, inbounds = [], 2 indices
             + RETURN)
-    data = kernel(body, types, [b"\x00\x00\x00\x00"])
+    data = entry_file(body, types, [b"\x00\x00\x00\x00"])
     with pytest.raises(BytecodeError) as info:
         from_bytecode(data)
     assert [d.message for d in info.value.diagnostics] == [

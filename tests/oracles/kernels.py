@@ -225,6 +225,19 @@ def gather_scatter(src, perm, dst, tile: ct.Constant[int]):
     ct.scatter(dst, p, g * 2.0)
 
 
+@ct.kernel
+def view_atomics(x, n, sums, peaks, bits, tile: ct.Constant[int]):
+    """Tiled-view atomic reductions (atomic_red_view_tko, 13.3): rows 8*(i % 2) to
+    8*(i % 2) + 7 of sums += tile i of x (addf, two indices), peaks = max and bits = xor
+    of n's tiles (one index)."""
+    i = ct.bid(0)
+    t = ct.load(x, (i,), (tile,))
+    sums.tiled_view((8, tile)).atomic_store_add((i % 2, 0), t)
+    u = ct.load(n, (i,), (tile,))
+    peaks.tiled_view((tile,)).atomic_store_max((0,), u)
+    bits.tiled_view((tile,)).atomic_store_xor((0,), u)
+
+
 # ---- control flow with print and assert -------------------------------------------------
 
 @ct.kernel
@@ -366,6 +379,16 @@ def _gather_scatter(x: Arrays) -> Arrays:
     even = np.arange(64) % 2 == 0
     dst[x["perm"]] = np.where(even, 2 * x["src"][x["perm"]], -2.0).astype(np.float32)
     return {"dst": dst}
+
+
+def _view_atomics(x: Arrays) -> Arrays:
+    """Tiles 0 and 2 of x summed into rows 0-7, tiles 1 and 3 into rows 8-15; the max
+    (with the initial zeros) and the xor of n's four tiles."""
+    tiles, n = x["x"].reshape(4, 16), x["n"].reshape(4, 16)
+    sums = np.repeat(np.stack([tiles[0] + tiles[2], tiles[1] + tiles[3]]), 8, axis=0)
+    return {"sums": sums.astype(np.float32),
+            "peaks": np.maximum(n.max(axis=0), 0).astype(np.int32),
+            "bits": np.bitwise_xor.reduce(n, axis=0).astype(np.int32)}
 
 
 def _control_flow(x: Arrays) -> Arrays:
@@ -516,6 +539,19 @@ KERNELS: tuple[Kernel, ...] = (
                              "perm": r.permutation(64).astype(np.int32),
                              "dst": np.zeros(64, np.float32)},
                   _gather_scatter)),
+    Kernel("view_atomics", view_atomics,
+           (array(ct.float32, 1), array(ct.int32, 1), array(ct.float32, 2),
+            array(ct.int32, 1), array(ct.int32, 1), 16),
+           Launch((4, 1, 1), (arg("x", F32, (64,), "in"), arg("n", I32, (64,), "in"),
+                              arg("sums", F32, (16, 16), "inout"),
+                              arg("peaks", I32, (16,), "inout"),
+                              arg("bits", I32, (16,), "inout")),
+                  lambda r: {"x": uniform(r, (64,), F32),
+                             "n": r.integers(-1000, 1000, size=64, dtype=np.int32),
+                             "sums": np.zeros((16, 16), np.float32),
+                             "peaks": np.zeros(16, np.int32), "bits": np.zeros(16, np.int32)},
+                  _view_atomics),
+           ("13.3", "13.4")),
     Kernel("control_flow", control_flow,
            (array(ct.float32, 1), array(ct.float32, 1), array(ct.int32, 1), scalar(ct.float32),
             16),

@@ -114,6 +114,34 @@ def test_tileiras_compiles_what_we_write(corpus_dir: Path, tmp_path: Path, name:
     tally(f"tileiras compiles of our bytecode ({arch})", 1)
 
 
+#: The versions of the corpus kernel whose tiled-view atomics (`TiledView.atomic_store_add`,
+#: `_max`, `_xor`) cuTile lowers to atomic_red_view_tko records (13.3+).
+VIEW_ATOMICS = [v for k in kernels.KERNELS if k.name == "view_atomics"
+                for v in k.versions] if kernels else []
+
+
+@pytest.mark.parametrize("version", VIEW_ATOMICS or ["-"])
+def test_view_atomics_are_written_back_as_cutile_wrote_them(corpus_dir: Path, tmp_path: Path,
+                                                            version: str, tally) -> None:
+    """cuTile's atomic_red_view_tko records (flags bit 0 = the token, memory_scope always
+    written) are read and written back to cuTile's bytes, and NVIDIA's disassembler and
+    its compiler for sm_100 take the bytes we wrote."""
+    item = entry(corpus_dir, "view_atomics", version)
+    assert item.text.count("= atomic_red_view_tko relaxed device %") == 3
+    written = tileir.from_bytecode(item.bytecode).to_bytecode(version)
+    assert written == item.bytecode, first_byte_difference(item.bytecode, written)
+    source = tmp_path / f"{item.stem}.tileirbc"
+    source.write_bytes(written)
+    done = corpus.run_tool("tileirdisasm", str(source))
+    assert done.returncode == 0, f"tileirdisasm rc {done.returncode}: {done.stderr}"
+    assert done.stdout == item.text
+    cubin = tmp_path / f"{item.stem}.sm_100.cubin"
+    done = corpus.compile_cubin(source, "sm_100", cubin)
+    assert done.returncode == 0, f"tileiras rc {done.returncode}: {done.stderr}"
+    assert cubin.read_bytes()[:4] == b"\x7fELF"
+    tally("tiled-view atomics written back byte-identically and compiled for sm_100", 1)
+
+
 @pytest.mark.parametrize("name,version", CASES or NO_CASES)
 def test_tileirdisasm_text_parses_and_prints_back(corpus_dir: Path, name: str, version: str,
                                                    tally) -> None:

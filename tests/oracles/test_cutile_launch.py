@@ -112,6 +112,7 @@ def test_torch_cpu_tensors_are_passed_through_dlpack() -> None:
 
 #: The corpus kernels the batched engine does not run, and why (the rest it must run).
 UNBATCHED = {"histogram": "atomics order tile blocks",
+             "view_atomics": "atomics order tile blocks",
              "control_flow": "an 'if' condition differs between tile blocks"}
 
 
