@@ -25,7 +25,7 @@ def _alarm(signum: int, frame: Any) -> None:
 
 
 def _counts() -> tuple[int, int, int]:
-    from tileir.cutile.cpu_mode import Counts
+    from tileir.cutile.switch import Counts
     return Counts.launches, Counts.compile_errors, Counts.runs
 
 

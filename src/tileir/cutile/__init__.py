@@ -8,7 +8,7 @@ tensors with the interpreter's undefined-behaviour checks.
 ``tileir.cutile.cpu_mode()`` (a context manager; also ``enable()``/``disable()``, the
 pytest plugin ``-p tileir.cutile.pytest_plugin`` and the environment variable
 ``TILEIR_CUTILE=cpu``) makes a cuTile project's code run unchanged on the CPU: see
-`tileir.cutile.cpu_mode` for exactly what it changes.
+`tileir.cutile.switch` for exactly what it changes.
 
 ``cuda-tile`` is an optional dependency (the ``oracles`` extra).
 """
@@ -16,7 +16,7 @@ pytest plugin ``-p tileir.cutile.pytest_plugin`` and the environment variable
 from .arguments import Strided, flatten, read_array
 from .exporting import EXPORT_VERSION, Exported, export
 from .launching import MAX_GRID_EXTENT, launch, parse_grid
-from .cpu_mode import cpu_mode, disable, enable, enabled
+from .switch import GpuOnlyError, cpu_mode, disable, enable, enabled
 
-__all__ = ["EXPORT_VERSION", "Exported", "MAX_GRID_EXTENT", "Strided", "cpu_mode", "disable",
+__all__ = ["EXPORT_VERSION", "Exported", "GpuOnlyError", "MAX_GRID_EXTENT", "Strided", "cpu_mode", "disable",
            "enable", "enabled", "export", "flatten", "launch", "parse_grid", "read_array"]

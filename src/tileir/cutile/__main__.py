@@ -1,5 +1,5 @@
 """``python -m tileir.cutile script.py [args...]``: run a Python script (or ``-m module``)
-with tileir's cuTile CPU switch on (`tileir.cutile.cpu_mode`)."""
+with tileir's cuTile CPU switch on (`tileir.cutile.switch`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE, file=sys.stderr if not argv else sys.stdout)
         return 2 if not argv else 0
-    from .cpu_mode import enable
+    from .switch import enable
     enable()
     if argv[0] == "-m":
         if len(argv) < 2:

@@ -212,16 +212,43 @@ def _scalar_dtype(value: Any, where: str) -> str:
                                "kernel"))
 
 
-def _annotation_of(hint: Any) -> tuple[bool, Any]:
-    """(whether `hint` is ``ct.Constant[...]``, its ``ct.ArrayAnnotation`` or None)."""
+@dataclass(frozen=True)
+class Leaf:
+    """A parameter (or tuple item) annotation that takes one value: a constant or not,
+    with its ``ct.ArrayAnnotation`` if any."""
+
+    constant: bool = False
+    array: Any = None
+
+
+@dataclass(frozen=True)
+class Items:
+    """A tuple annotation: ``tuple[A, B]`` (`each` None) or ``tuple[A, ...]``."""
+
+    items: tuple[Any, ...] = ()
+    each: Any = None
+
+
+def annotation_of(hint: Any) -> Leaf | Items:
+    """The annotation tree of a parameter's type hint, as cuTile reads it."""
     if isinstance(hint, str):   # unresolved: go by its spelling
-        return "Constant[" in hint, None
+        return Leaf(constant="Constant[" in hint)
     if typing.get_origin(hint) is typing.Annotated:
         metadata = hint.__metadata__
-        constant = any(type(m).__name__ == "ConstantAnnotation" for m in metadata)
+        if any(type(m).__name__ == "ConstantAnnotation" for m in metadata):
+            return Leaf(constant=True)
         array = next((m for m in metadata if type(m).__name__ == "ArrayAnnotation"), None)
-        return constant, array
-    return False, None
+        if array is not None:
+            return Leaf(array=array)
+        return annotation_of(typing.get_args(hint)[0])
+    if hint is tuple or typing.get_origin(hint) is tuple:
+        args = typing.get_args(hint)
+        if not args:
+            return Items(each=Leaf())
+        if len(args) == 2 and args[1] is Ellipsis:
+            return Items(each=annotation_of(args[0]))
+        return Items(items=tuple(annotation_of(a) for a in args))
+    return Leaf()
 
 
 def _axes(dims: Sequence[int], rank: int, name: str) -> list[int]:
@@ -239,55 +266,65 @@ def _axes(dims: Sequence[int], rank: int, name: str) -> list[int]:
     return axes
 
 
-def _array_constraint(ct: Any, array: Strided, annotation: Any) -> Any:
-    """cuTile's constraint for `array` as it would specialise the signature at launch."""
+def _array_constraint(ct: Any, array: Strided, annotation: Any, specialise_shapes: bool,
+                      base_address: int) -> tuple[Any, tuple[int, ...]]:
+    """cuTile's constraint for `array` as its launch specialises a signature, and the
+    strides to pass: 16-byte divisible strides, 16-divisible shapes and a 16-byte aligned
+    base are assumed so, a unit stride is a constant (unless ``static_stride_dims`` names
+    the constant strides), a size-one axis is a constant (calling convention v2, unless
+    ``static_shape_dims`` names the constant shapes), and annotated axes become constants.
+    Shapes and strides must fit the index type (int32 unless annotated): ``OverflowError``
+    as cuTile's.
+
+    cuTile's front end assumes the stride of a size-one axis 16-byte divisible, whatever
+    it is (it never enters an address: the only index in bounds is 0); were it made the
+    constant 1, that assumption would be false, which is undefined behaviour.  So the stride
+    of a size-one axis (not named by ``static_stride_dims``) is passed as 16 bytes, which
+    changes no address a kernel can reach in bounds."""
     from cuda.tile.compilation import ArrayConstraint
     rank, bits = len(array.shape), array.dtype.itemsize * 8
-    static_shape = list(getattr(annotation, "static_shape_dims", None) or ())
-    static_stride = list(getattr(annotation, "static_stride_dims", None) or ())
-    shape_axes = _axes(static_shape, rank, "static_shape_dims")
-    stride_axes = _axes(static_stride, rank, "static_stride_dims")
+    index = getattr(annotation, "index_dtype", None) or ct.int32
+    limit = (1 << 63) - 1 if index == ct.int64 else _INT32[1]
+    if any(n > limit for n in array.shape):
+        raise OverflowError("shape is too big")
+    if any(s > limit for s in array.strides):
+        raise OverflowError("stride is too big")
+    shape_axes = _axes(getattr(annotation, "static_shape_dims", None) or (), rank,
+                       "static_shape_dims")
+    stride_axes = _axes(getattr(annotation, "static_stride_dims", None) or (), rank,
+                        "static_stride_dims")
     shape_constant: list[int | None] = [None] * rank
     stride_constant: list[int | None] = [None] * rank
     shape_div, stride_div = [1] * rank, [1] * rank
+    strides = list(array.strides)
+    if rank <= _MAX_SPECIALISED_RANK and 128 % bits == 0:
+        for i, n in enumerate(array.shape):
+            if n == 1 and i not in stride_axes:
+                strides[i] = 128 // bits
     if rank <= _MAX_SPECIALISED_RANK:
-        for i, (n, s) in enumerate(zip(array.shape, array.strides)):
-            if not shape_axes and n == 1:
+        for i, (n, s) in enumerate(zip(array.shape, strides)):
+            if specialise_shapes and not shape_axes and n == 1:
                 shape_constant[i] = 1
             if not stride_axes and s == 1:
                 stride_constant[i] = 1
-            if (s * bits) % 8 == 0 and (s * bits // 8) % 16 == 0:
-                stride_div[i] = max(1, 128 // bits)
+            if (s * bits) % 8 == 0 and (s * bits // 8) % 16 == 0 and 128 % bits == 0:
+                stride_div[i] = 128 // bits
             if (n * bits) % 8 == 0 and n % 16 == 0:
                 shape_div[i] = 16
     for i in shape_axes:
         shape_constant[i] = array.shape[i]
     for i in stride_axes:
         stride_constant[i] = array.strides[i]
-    pairs = sorted(zip(array.strides, array.shape))
+    pairs = sorted(zip(strides, array.shape))
     disjoint = rank == 0 or (pairs[0][0] > 0 and all(
         s >= ps * pn for (ps, pn), (s, _) in zip(pairs, pairs[1:])))
-    extent = max([n * s for n, s in zip(array.shape, array.strides)] + [*array.shape, 0])
-    index = getattr(annotation, "index_dtype", None) or \
-        (ct.int32 if extent <= _INT32[1] else ct.int64)
     return ArrayConstraint(
         getattr(ct, _NUMPY_NAMES[array.dtype]), rank, index_dtype=index,
         stride_lower_bound_incl=0, alias_groups=(), may_alias_internally=not disjoint,
         stride_constant=stride_constant, shape_constant=shape_constant,
         stride_divisible_by=[d if c is None else 1 for d, c in zip(stride_div, stride_constant)],
-        shape_divisible_by=[d if c is None else 1 for d, c in zip(shape_div, shape_constant)])
-
-
-def _constant(value: Any) -> Any:
-    """The constraint of a ``ct.Constant`` argument: the value itself, or (for a string,
-    which cuTile folds at launch but its signature type does not take) a constant
-    constraint built around it."""
-    if isinstance(value, str):
-        from cuda.tile.compilation import ConstantConstraint
-        constraint = ConstantConstraint.__new__(ConstantConstraint)
-        object.__setattr__(constraint, "value", value)
-        return constraint
-    return value
+        shape_divisible_by=[d if c is None else 1 for d, c in zip(shape_div, shape_constant)],
+        base_addr_divisible_by=16 if base_address % 16 == 0 else 1), tuple(strides)
 
 
 def _parameters(kernel: Any) -> tuple[Any, list[inspect.Parameter], dict[str, Any]]:
@@ -304,54 +341,105 @@ def _parameters(kernel: Any) -> tuple[Any, list[inspect.Parameter], dict[str, An
     return pyfunc, params, hints
 
 
-def flatten(kernel: Any, args: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+def flatten(kernel: Any, args: Sequence[Any], specialise_shapes: bool = True
+            ) -> tuple[list[Any], list[Any]]:
     """cuTile's signature constraints for `args` and the interpreter's arguments (arrays
     become their element-0 window, shape and strides; constants disappear; tuples flatten
-    item by item).  Raises ``TypeError`` for a wrong argument count, as ``ct.launch``."""
+    item by item), with ``ct.launch``'s ``TypeError``s for arguments it refuses.
+    `specialise_shapes`: whether size-one axes become constants (calling convention v2,
+    the one tileir exports with)."""
     ct = _ct()
     pyfunc, params, hints = _parameters(kernel)
     if len(args) != len(params):
         plural = "argument" if len(params) == 1 else "arguments"
         verb = "was given" if len(args) == 1 else "were given"
         raise TypeError(f"Kernel expects {len(params)} {plural} but {len(args)} {verb}")
-    constraints: list[Any] = []
-    flat: list[Any] = []
-    storages: dict[tuple[int, int], np.ndarray] = {}
-    for param, value in zip(params, args):
-        where = f"argument '{param.name}' of '{pyfunc.__name__}'"
-        constant, annotation = _annotation_of(hints.get(param.name, param.annotation))
-        if constant:
-            constraints.append(_constant(value))
-            continue
-        constraints.append(_one(ct, value, annotation, where, flat, storages))
-    return constraints, flat
+    reader = _Reader(ct, pyfunc.__name__, specialise_shapes)
+    constraints = [reader.read(value, annotation_of(hints.get(p.name, p.annotation)), (i,))
+                   for i, (p, value) in enumerate(zip(params, args))]
+    return constraints, reader.flat
 
 
-def _one(ct: Any, value: Any, annotation: Any, where: str, flat: list[Any],
-         storages: dict[tuple[int, int], np.ndarray]) -> Any:
-    """The constraint of one runtime argument; its flat arguments go to `flat`."""
-    from cuda.tile.compilation import ScalarConstraint, TupleConstraint
-    if isinstance(value, tuple):
-        return TupleConstraint([_one(ct, item, None, f"{where}, item {i}", flat, storages)
-                                for i, item in enumerate(value)])
-    if isinstance(value, list):
-        raise ExecutionError(error(f"{where} is a list of arrays, which tileir cannot pass "
-                                   "yet (pass a tuple)"))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        raise ExecutionError(error(f"{where} is a dataclass, a development-only argument "
-                                   "kind of cuTile that tileir does not pass"))
-    array = read_array(value, where, storages)
-    if array is None:
-        name = _scalar_dtype(value, where)
-        if not hasattr(ct, name):
-            raise ExecutionError(error(f"{where}: cuTile has no {name} scalars"))
-        flat.append(value)
-        return ScalarConstraint(getattr(ct, name))
-    constraint = _array_constraint(ct, array, annotation)
-    flat.append(array.window())
-    flat.extend(array.shape)
-    flat.extend(array.strides)
-    return constraint
+class _Reader:
+    """Reads launch arguments against their annotations into constraints and the flat
+    argument list (torch storages met are mapped once: `storages`)."""
+
+    def __init__(self, ct: Any, kernel: str, specialise_shapes: bool) -> None:
+        self.ct, self.kernel, self.specialise_shapes = ct, kernel, specialise_shapes
+        self.flat: list[Any] = []
+        self.storages: dict[tuple[int, int], np.ndarray] = {}
+
+    @staticmethod
+    def where(path: tuple[int, ...]) -> str:
+        """cuTile's name of the argument at `path` (argument index, then item indices)."""
+        items = "".join(f"item #{i} of " for i in reversed(path[1:]))
+        return f"Invalid {items}kernel argument #{path[0]}"
+
+    def read(self, value: Any, node: Leaf | Items, path: tuple[int, ...]) -> Any:
+        """The constraint of `value` under annotation `node`."""
+        from cuda.tile.compilation import TupleConstraint
+        if type(value) is not tuple and isinstance(value, tuple):
+            raise TypeError(f"{self.where(path)}: '{type(value).__name__}' is a subclass of "
+                            "'tuple'. Only plain tuples are accepted.")
+        if isinstance(node, Items):
+            if type(value) is not tuple:
+                raise TypeError("Received a non-tuple argument for a parameter annotated as "
+                                "a tuple")
+            if node.each is None and len(value) != len(node.items):
+                raise TypeError(f"Received a tuple of length {len(value)} for a parameter "
+                                f"annotated as a tuple of length {len(node.items)}")
+            nodes = node.items if node.each is None else (node.each,) * len(value)
+            return TupleConstraint([self.read(v, n, path + (i,))
+                                    for i, (v, n) in enumerate(zip(value, nodes))])
+        if node.constant:
+            return self.constant(value, path)
+        if type(value) is tuple:
+            return TupleConstraint([self.read(v, Leaf(), path + (i,))
+                                    for i, v in enumerate(value)])
+        return self.leaf(value, node, path)
+
+    def constant(self, value: Any, path: tuple[int, ...]) -> Any:
+        """A ``ct.Constant`` value: folded into the kernel (strings too, which cuTile folds
+        at launch but its signature type does not take)."""
+        if type(value) is tuple:
+            return tuple(self.constant(v, path + (i,)) for i, v in enumerate(value))
+        if isinstance(value, str):
+            from cuda.tile.compilation import ConstantConstraint
+            constraint = ConstantConstraint.__new__(ConstantConstraint)
+            object.__setattr__(constraint, "value", value)
+            return constraint
+        if isinstance(value, (bool, int, float)) or value is None or \
+                type(value).__module__.startswith("cuda.tile"):
+            return value
+        raise TypeError(f"{self.where(path)}: Could not interpret object of type "
+                        f"'{type(value).__name__}' as a constant.")
+
+    def leaf(self, value: Any, node: Leaf, path: tuple[int, ...]) -> Any:
+        """An array or a scalar: its constraint; its flat arguments go to `flat`."""
+        from cuda.tile.compilation import ScalarConstraint
+        ct = self.ct
+        where = f"argument #{path[0]} of '{self.kernel}'" + "".join(
+            f", item {i}" for i in path[1:])
+        if isinstance(value, list):
+            raise ExecutionError(error(f"{where} is a list of arrays, which tileir cannot "
+                                       "pass yet (pass a tuple)"))
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            raise ExecutionError(error(f"{where} is a dataclass, a development-only "
+                                       "argument kind of cuTile that tileir does not pass"))
+        array = read_array(value, where, self.storages)
+        if array is None:
+            name = _scalar_dtype(value, where)
+            if not hasattr(ct, name):
+                raise ExecutionError(error(f"{where}: cuTile has no {name} scalars"))
+            self.flat.append(value)
+            return ScalarConstraint(getattr(ct, name))
+        window = array.window()
+        constraint, strides = _array_constraint(ct, array, node.array, self.specialise_shapes,
+                                                window.__array_interface__["data"][0])
+        self.flat.append(window)
+        self.flat.extend(array.shape)
+        self.flat.extend(strides)
+        return constraint
 
 
-__all__ = ["Strided", "flatten", "read_array"]
+__all__ = ["Items", "Leaf", "Strided", "annotation_of", "flatten", "read_array"]

@@ -1,5 +1,5 @@
 """pytest plugin: ``pytest --tileir-cpu`` (or ``TILEIR_CUTILE=cpu pytest``) runs a cuTile
-Python test suite on tileir's interpreter, unchanged (`tileir.cutile.cpu_mode` says what
+Python test suite on tileir's interpreter, unchanged (`tileir.cutile.switch` says what
 the switch changes).  Registered with pytest when tileir is installed; it changes nothing
 unless asked."""
 
@@ -21,6 +21,6 @@ def pytest_addoption(parser: Any) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> None:
     """Turn the switch on before any conftest imports cuTile or torch names."""
-    from .cpu_mode import enable, requested
+    from .switch import enable, requested
     if getattr(early_config.known_args_namespace, "tileir_cpu", False) or requested():
         enable()

@@ -27,7 +27,7 @@ def _boot() -> None:
     if os.environ.get("TILEIR_CUTILE", "").strip().lower() != "cpu":
         return
     try:
-        from tileir.cutile.cpu_mode import enable
+        from tileir.cutile.switch import enable
     except ImportError:
         return
     enable()

@@ -17,6 +17,8 @@ While on, exactly these change (`disable` puts every one back):
 ``get_compute_capability`` (in         returns the architecture of ``TILEIR_CUTILE_ARCH``
 ``cuda.tile._cext``, ``_compile``,     (default ``sm_100``), so cuTile compiles for it
 ``_execution``)
+``get_parameter_constraints_from_      reads the arguments on the CPU (what
+pyargs`` (``_cext``, ``compilation``)  ``KernelSignature.from_kernel_args`` calls)
 torch factory functions and            ``device="cuda"`` (``"cuda:N"``, ``torch.device``)
 ``Tensor.to``/``Tensor.cuda``          becomes the CPU, in every thread started after
                                        the switch (``threading.Thread.run``)
@@ -134,8 +136,21 @@ def _patch_cutile() -> None:
     def get_compute_capability(device_id: int = 0) -> tuple[int, int]:
         """The switch's compute capability."""
         return arch()
+    def get_parameter_constraints_from_pyargs(kernel: Any, args: Any, convention: Any
+                                              ) -> list[Any]:
+        """cuTile's signature for a launch with `args`, read on the CPU."""
+        from cuda.tile.compilation import CallingConvention
+
+        from .arguments import flatten
+        v1 = convention == CallingConvention.cutile_python_v1()
+        return flatten(kernel, tuple(args), specialise_shapes=not v1)[0]
     _set(ct, "launch", _cpu_launch)
     _set(cext, "launch", _cpu_launch)
+    for module_name in ("cuda.tile._cext", "cuda.tile.compilation._signature"):
+        module = sys.modules.get(module_name) or __import__(module_name, fromlist=["_"])
+        if hasattr(module, "get_parameter_constraints_from_pyargs"):
+            _set(module, "get_parameter_constraints_from_pyargs",
+                 get_parameter_constraints_from_pyargs)
     for module_name in ("cuda.tile._cext", "cuda.tile._compile", "cuda.tile._execution"):
         module = sys.modules.get(module_name)
         if module is None:
