@@ -45,14 +45,19 @@ from .semantics.core import dense_values
 from .semantics.floating_point import release_work
 from .machine import Machine
 from .memory import Journal, Memory, element_bits, host_address
+from .plan import KernelPlan, plan_of
 from .pointers import from_byte_address
-from .races import BlockRaces, grain_of, orders_blocks
+from .races import BlockRaces
 
 SCHEDULES = ("sequential", "reverse", "random")
 
 #: The batched engine runs spans of tile blocks whose largest tile, over all their
 #: blocks, holds about this many bytes as float64 (the type exact arithmetic computes in).
 SPAN_BYTES = 8 << 20
+#: Spans cut for threads (`launch(workers=...)`) hold at least this many such bytes: a
+#: thread gains only while NumPy computes without the interpreter lock, and starting one
+#: costs more than a small span's whole run, so a small launch runs on the caller's thread.
+THREAD_SPAN_BYTES = 256 << 10
 
 
 def _fail(message: str, op: Operation | None) -> ExecutionError:
@@ -247,8 +252,8 @@ class _CrossBlockRaces:
     """The reference engine's check of races between tile blocks: each block's accesses,
     once it has run, go to one `BlockRaces` (conflicts with the blocks before it)."""
 
-    def __init__(self, memory: Memory, kernel: Operation) -> None:
-        self.grain = grain_of(kernel)
+    def __init__(self, memory: Memory, grain: int) -> None:
+        self.grain = grain
         self.races = BlockRaces(memory, self.grain)
         self.blocks: list[tuple[int, int, int]] = []
 
@@ -315,8 +320,9 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     if kernel is None or kernel.name != "cuda_tile.entry":
         names = ", ".join(e.symbol for e in module.entries) or "none"
         raise _fail(f"no entry named '{kernel_name}' in the module (entries: {names})", None)
+    plan = plan_of(kernel)      # what the engines read from the kernel, read once
     dims = _grid(grid, kernel)
-    params = kernel.attr("function_type").value.inputs
+    params = plan.params
     if len(args) != len(params):
         raise _fail(f"entry '{kernel_name}' takes {len(params)} arguments, got {len(args)}",
                     kernel)
@@ -330,18 +336,19 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
         raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
     reason = None
     if engine != "blocks":
-        reason = _batched(memory, kernel, values, dims, checks, globals_,
+        reason = _batched(memory, plan, values, dims, checks, globals_,
                           engine == "batched", write_back, max_ops,
                           default_workers() if workers is None else max(1, int(workers)))
         if reason is None:
             return Run("batched")
     # (a kernel whose blocks may synchronize has no race check between blocks)
-    cross = _CrossBlockRaces(memory, kernel) \
-        if checks and not any(orders_blocks(op) for op in kernel.walk()) else None
+    cross = _CrossBlockRaces(memory, plan.grain) if checks and not plan.orders_blocks \
+        else None
     try:
         for block in block_order(dims, schedule, seed):
             machine = Machine(memory, block_id=block, grid=dims, checks=checks,
-                              globals=globals_, stdout=stdout, max_ops=max_ops)
+                              globals=globals_, stdout=stdout, max_ops=max_ops,
+                              kernel_plan=plan)
             machine.run_function(kernel, values)
             if cross is not None:
                 cross.add(machine)
@@ -383,7 +390,7 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _batched(memory: Memory, kernel: Operation, values: list[Any],
+def _batched(memory: Memory, kernel_plan: KernelPlan, values: list[Any],
              dims: tuple[int, int, int], checks: bool, globals_: dict[str, int],
              required: bool, write_back: list[Callable[[], None]],
              max_ops: int | None, workers: int) -> str | None:
@@ -391,7 +398,10 @@ def _batched(memory: Memory, kernel: Operation, values: list[Any],
     caller then runs it one tile block at a time)."""
     from .batch import (BatchMachine, BlockFootprints, InternalError, UndefinedBehaviour,
                         analyse, spans)
-    plan = analyse(kernel)
+    kernel = kernel_plan.kernel
+    if kernel_plan.batch is None:       # (kept with the kernel's plan)
+        kernel_plan.batch = analyse(kernel)
+    plan = kernel_plan.batch
     reason = plan.reason
     if reason is None and math.prod(dims) >= 1 << 24:
         reason = "more than 2**24 tile blocks"
@@ -403,8 +413,7 @@ def _batched(memory: Memory, kernel: Operation, values: list[Any],
         return reason
     # What memory held, to rerun from when the batched run stops on an error (undefined
     # behaviour, or a failed assert, which stops the kernel whatever the checks say).
-    asserts = any(op.name == "cuda_tile.assert" for op in kernel.walk())
-    journal = Journal(memory) if checks or asserts else None
+    journal = Journal(memory) if checks or kernel_plan.asserts else None
     if journal is not None:
         memory.before_write.append(journal.touch)
     # The order of tile blocks cannot change the result of a kernel the batched engine
@@ -413,14 +422,16 @@ def _batched(memory: Memory, kernel: Operation, values: list[Any],
     # of blocks at a time so that temporaries stay small (and in cache).
     races = BlockFootprints(memory, plan.grain) if checks else None
     limit = max(1, SPAN_BYTES // plan.tile_bytes)
-    if workers > 1:             # at least one span per worker
-        limit = min(limit, -(-math.prod(dims) // workers))
+    if workers > 1:             # a span per worker, of at least THREAD_SPAN_BYTES each
+        limit = min(limit, max(-(-math.prod(dims) // workers),
+                               -(-THREAD_SPAN_BYTES // plan.tile_bytes)))
     cut = spans(dims, limit)
 
     def run(span: Any, stop: threading.Event | None = None) -> None:
         """Run one span of tile blocks."""
         BatchMachine(memory, span, plan, grid=dims, checks=checks, globals=globals_,
-                     races=races, stop=stop).run_function(kernel, values)
+                     races=races, stop=stop, kernel_plan=kernel_plan
+                     ).run_function(kernel, values)
     try:
         if workers > 1 and len(cut) > 1:
             _side_by_side(run, cut, workers)

@@ -2,15 +2,18 @@
 
 `Machine` runs a function body for one tile block.  Its register file (`env`) maps each
 SSA `Value` to its run-time value (NumPy array, view, token).  Each op is executed by
-looking up ``SEMANTICS[op.opdef.name]`` and calling it with a `Step` and the operands'
-values; the results are bound in the register file.
+calling its semantics function (``SEMANTICS[op.opdef.name]``, found once per kernel with
+everything else the machine reads from an op: `plan.KernelPlan`) with a `Step` and the
+operands' values, or its scalar path (`semantics.scalar`) when it has one that answers;
+the results are bound in the register file.
 
 Structured ops (``if``, ``for``, ``loop``, ``reduce``, ``scan``) are semantics functions
 too: they call `Machine.run_region`, which binds the region's block arguments, runs its
-ops and returns ``(kind, values)`` from its terminator.  Terminators (``yield``,
-``continue``, ``break``, ``return``) raise `RegionExit`; a structured op that receives a
-kind it does not handle (a ``break`` from inside an ``if``) raises it again, so it reaches
-the enclosing ``loop``, and a ``return`` reaches the function.
+ops and returns ``(kind, values)`` from its terminator (``yield``, ``continue``, ``break``,
+``return``; "end" when it has none).  A structured op that receives a kind it does not
+handle (a ``break`` from inside an ``if``) raises `RegionExit`, so it reaches the
+enclosing ``loop``, and a ``return`` reaches the function.  (A terminator's semantics
+function raises `RegionExit` too; the machine hands its operands back directly instead.)
 
 Memory accesses go through `Machine.access`, which keeps the tile block's access log and
 implements the memory model's race check (see `values.Token`).
@@ -30,7 +33,8 @@ from ..numerics import numpy_dtype
 from ..types import TileType
 from ..ir import location_of
 from .memory import Memory
-from .semantics import SEMANTICS, short_name
+from . import plan as plans
+from .plan import BlockPlan, KernelPlan, OpPlan, plan_of
 from .step import Step
 from .values import FRESH_TOKEN, RegionExit, Token
 
@@ -59,7 +63,7 @@ class Machine:
     def __init__(self, memory: Memory | None = None, *, block_id: tuple[int, int, int] = (0, 0, 0),
                  grid: tuple[int, int, int] = (1, 1, 1), checks: bool = True,
                  globals: dict[str, int] | None = None, stdout: TextIO | None = None,
-                 max_ops: int | None = None) -> None:
+                 max_ops: int | None = None, kernel_plan: KernelPlan | None = None) -> None:
         self.memory = memory if memory is not None else Memory()
         self.block_id = tuple(block_id)
         self.grid = tuple(grid)
@@ -74,11 +78,17 @@ class Machine:
         self.max_ops = max_ops
         self.ops_run = 0
         self._allocas: list[list[int]] = []   # per running block: its allocas' bases
+        #: The plan of the function being run (`tileir.interp.plan`); `launch` passes
+        #: one plan to every tile block's machine, else `run_function` reads it.
+        self.kernel_plan = kernel_plan
+        self._steps: dict[BlockPlan, list[Step]] = {}   # each planned block's ops' steps
 
     # ---- running code -------------------------------------------------------------
 
     def run_function(self, function: Operation, args: Sequence[Any]) -> list[Any]:
         """Run an entry's (or testing function's) body on `args`; the returned values."""
+        if self.kernel_plan is None or self.kernel_plan.kernel is not function:
+            self.kernel_plan = plan_of(function)
         kind, values = self.run_region(function.regions[0], args)
         return values
 
@@ -96,17 +106,38 @@ class Machine:
             finally:
                 self.batch_depth -= 1
         block = region.block
-        for argument, value in zip(block.arguments, args, strict=True):
-            self.env[argument] = value
-        self._allocas.append([])
+        plan = self.kernel_plan.block(block) if self.kernel_plan is not None else \
+            BlockPlan(block, plans.SCALAR_PATHS)
+        env = self.env
+        for argument, value in zip(plan.arguments, args, strict=True):
+            env[argument] = value
+        allocas: list[int] = []
+        self._allocas.append(allocas)
         try:
-            for op in block.operations:
-                self.execute(op)
+            return self._run_ops(plan)
         except RegionExit as exit:
             return exit.kind, exit.values
         finally:  # an alloca lives until its block ends (spec: alloca)
-            for base in self._allocas.pop():
+            self._allocas.pop()
+            for base in allocas:
                 self.memory.unmap(base)
+
+    def _run_ops(self, plan: BlockPlan) -> tuple[str, list[Any]]:
+        """Run a block's ops in order; what its terminator hands back (``"end"`` when it
+        has none).  A terminator's operands are returned here, not raised (`RegionExit`
+        carries them only out of a nested region, e.g. a ``break`` inside an ``if``)."""
+        steps = self._steps.get(plan)
+        if steps is None:
+            steps = [self.step(p.op) for p in plan.ops]
+            for p, step in zip(plan.ops, steps):
+                step.plan = p
+            if self.kernel_plan is not None and self.kernel_plan.blocks.get(plan.block) is plan:
+                self._steps[plan] = steps
+        execute = self._execute
+        for p, step in zip(plan.ops, steps):
+            if p.terminator:
+                return p.name, self._operands(p, step)
+            execute(p, step)
         return "end", []
 
     def scoped_allocation(self, base: int) -> None:
@@ -121,39 +152,77 @@ class Machine:
 
     def execute(self, op: Operation) -> None:
         """Run one op: its semantics on its operands' values, results bound."""
-        name = short_name(op)
-        fn = SEMANTICS.get(name)
+        p = OpPlan(op, plans.SCALAR_PATHS)
         step = self.step(op)
+        step.plan = p
+        if p.terminator:
+            raise RegionExit(p.name, self._operands(p, step))
+        self._execute(p, step)
+
+    def _operands(self, p: OpPlan, step: Step) -> list[Any]:
+        """Count the op against `max_ops` and check it has semantics (as every op run);
+        its operands' values."""
         self.ops_run += 1
         if self.max_ops is not None and self.ops_run > self.max_ops:
-            raise step.fail(f"is past the limit of {self.max_ops} operations per tile block "
-                            "(a block waiting on another never finishes when blocks run one "
-                            "at a time)")
+            raise self._past_limit(step)
+        if p.fn is None:
+            raise step.fail("has no semantics in the interpreter yet")
+        env = self.env
+        try:
+            return [env[v] for v in p.operands]
+        except KeyError:
+            raise step.fail("uses a value that was never computed") from None
+
+    def _past_limit(self, step: Step) -> ExecutionError:
+        """The error of an op run past `max_ops`."""
+        return step.fail(f"is past the limit of {self.max_ops} operations per tile block "
+                         "(a block waiting on another never finishes when blocks run one at "
+                         "a time)")
+
+    def _execute(self, p: OpPlan, step: Step) -> None:
+        """Run the op `p` plans (see `execute`): its scalar path when it has one that
+        answers, else its semantics function."""
+        # (`_operands`, inlined: this is the interpreter's innermost loop)
+        self.ops_run += 1
+        if self.max_ops is not None and self.ops_run > self.max_ops:
+            raise self._past_limit(step)
+        fn = p.fn
         if fn is None:
             raise step.fail("has no semantics in the interpreter yet")
+        env = self.env
         try:
-            operands = [self.env[v] for v in op.operands]
+            operands = [env[v] for v in p.operands]
         except KeyError:
             raise step.fail("uses a value that was never computed") from None
         try:
-            result = fn(step, *operands)
+            result = None
+            if p.scalar is not None:
+                result = p.scalar(*operands)
+            if result is None:
+                result = fn(step, *operands)
         except (ExecutionError, RegionExit):
             raise
         except Exception as exc:  # a bug or an unforeseen input: a diagnostic, not a crash
             raise step.fail(f"internal error: {type(exc).__name__}: {exc}") from exc
-        results = op.results
+        results = p.results
         if not results:
             return
-        values = result if len(results) > 1 else (result,)
-        if len(values) != len(results):
-            raise step.fail(f"semantics returned {len(values)} values for {len(results)} "
-                            "results (interpreter bug)")
-        for r, value in zip(results, values):
+        if len(results) == 1:
+            values = (result,)
+        else:
+            values = result
+            if len(values) != len(results):
+                raise step.fail(f"semantics returned {len(values)} values for "
+                                f"{len(results)} results (interpreter bug)")
+        checks = self.checks
+        for r, value, expected in zip(results, values, p.expected):
             if isinstance(value, np.generic):  # NumPy turns 0-d results into scalars
                 value = np.asarray(value)
-            if self.checks:
+            if checks and not (expected is not None and type(value) is np.ndarray
+                               and value.dtype == expected[0]
+                               and value.shape == expected[1]):
                 self._check_value(step, r.type, value, self.batch_depth > 0)
-            self.env[r] = value
+            env[r] = value
 
     @staticmethod
     def _check_value(step: Step, t: Any, value: Any, batched: bool) -> None:

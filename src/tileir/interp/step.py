@@ -17,7 +17,8 @@ class Step:
 
     `op` gives attributes (``op.attr``, ``op.enum``, ``op.has_flag``) and result types;
     `checks` says whether undefined behaviour must be detected (then `fail` reports it);
-    `machine` is the running machine (memory, regions, printing) for the ops that need it.
+    `machine` is the running machine (memory, regions, printing) for the ops that need it;
+    `plan` what the machine read once from the op (its operand groups: `common.step_slices`).
     """
 
     op: Operation
@@ -25,6 +26,8 @@ class Step:
     grid: tuple[int, int, int] = (1, 1, 1)
     checks: bool = True
     machine: Any = field(default=None, repr=False)
+    #: The op's `tileir.interp.plan.OpPlan` when a machine runs it from a plan.
+    plan: Any = field(default=None, repr=False, compare=False)
 
     def fail(self, message: str) -> ExecutionError:
         """Undefined behaviour (or an impossible run): an error naming the op, its source

@@ -28,7 +28,7 @@ from ...ir import Operation, Value, location_of
 from ...types import TileType
 from ..machine import Access, Machine
 from ..memory import Memory
-from ..semantics import SEMANTICS, short_name
+from ..plan import KernelPlan, OpPlan
 from ..step import Step
 from ..values import FRESH_TOKEN, RegionExit, Token
 from .analysis import Plan
@@ -115,9 +115,10 @@ class BatchMachine(Machine):
                  grid: tuple[int, int, int], checks: bool = True,
                  globals: dict[str, int] | None = None,
                  races: BlockFootprints | None = None,
-                 stop: threading.Event | None = None) -> None:
+                 stop: threading.Event | None = None,
+                 kernel_plan: KernelPlan | None = None) -> None:
         super().__init__(memory, block_id=span.origin, grid=grid, checks=checks,
-                         globals=globals)
+                         globals=globals, kernel_plan=kernel_plan)
         self.span = span
         self.blocks = span.blocks()
         self.count = span.count
@@ -179,30 +180,35 @@ class BatchMachine(Machine):
                     for a, x in zip(region.block.arguments, args)]
         return super().run_region(region, args, batched)
 
-    def execute(self, op: Operation) -> None:
+    def _execute(self, p: OpPlan, step: Step) -> None:
         if self.stop is not None and self.stop.is_set():
             raise Stopped("stopped: a span running beside this one failed")
-        name = short_name(op)
-        fn = BATCHED.get(name) or SEMANTICS.get(name)
-        step = self.step(op)
+        name = p.name
+        batched = BATCHED.get(name)
+        fn = batched or p.fn
         if fn is None:
             raise step.fail("has no semantics in the interpreter yet")
-        operands = [self.env[v] for v in op.operands]
+        env = self.env
+        operands = [env[v] for v in p.operands]
         lanes = self.batch_depth > 1     # inside a reduce/scan body: values are lanes
         # Control flow takes its bounds and conditions as scalars (uniform, by the
         # analysis); its varying values reach the region through `run_region`.
-        if not lanes and name not in CONTROL_FLOW and \
-                any(v in self.varying for v in op.operands):
-            operands = [x if v in self.varying else self._spread(v, x)
-                        for v, x in zip(op.operands, operands)]
+        varying = self.varying
+        if not lanes and name not in CONTROL_FLOW and any(v in varying for v in p.operands):
+            operands = [x if v in varying else self._spread(v, x)
+                        for v, x in zip(p.operands, operands)]
         try:
-            result = fn(step, *operands)
+            result = None
+            if p.scalar is not None and batched is None:   # (declines a block axis)
+                result = p.scalar(*operands)
+            if result is None:
+                result = fn(step, *operands)
         except (ExecutionError, RegionExit):
             raise
         except Exception as exc:
-            raise InternalError(error(f"'{op.name}' op internal error: {type(exc).__name__}: "
-                                      f"{exc}", location_of(op))) from exc
-        results = op.results
+            raise InternalError(error(f"'{p.op.name}' op internal error: "
+                                      f"{type(exc).__name__}: {exc}", location_of(p.op))) from exc
+        results = p.results
         if not results:
             return
         values = result if len(results) > 1 else (result,)

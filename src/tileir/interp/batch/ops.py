@@ -12,7 +12,7 @@ from ...numerics import from_integers, numpy_dtype
 from ...types import I1, I32, PartitionViewType
 from ..memory import element_bits
 from ..semantics import SEMANTICS
-from ..semantics.common import named_operands, single
+from ..semantics.common import group_types, named_operands, single
 from ..semantics.memory import size_of
 from ..semantics.views import _unsigned
 from ..step import Step
@@ -49,12 +49,16 @@ def _affine(values: np.ndarray, grid: tuple[int, int, int]) -> tuple[int, ...] |
     flat = np.asarray(values, np.int64).reshape(-1)
     if flat.size != grid[0] * grid[1] * grid[2]:
         return None
+    if flat.size == 1:          # one block: any value is its own c0
+        return int(flat[0]), 0, 0, 0
     cube = flat.reshape(grid[2], grid[1], grid[0])
     c0 = int(cube[0, 0, 0])
     cx = int(cube[0, 0, 1]) - c0 if grid[0] > 1 else 0
     cy = int(cube[0, 1, 0]) - c0 if grid[1] > 1 else 0
     cz = int(cube[1, 0, 0]) - c0 if grid[2] > 1 else 0
-    z, y, x = np.ogrid[:grid[2], :grid[1], :grid[0]]
+    x = np.arange(grid[0], dtype=np.int64)
+    y = np.arange(grid[1], dtype=np.int64).reshape(-1, 1)
+    z = np.arange(grid[2], dtype=np.int64).reshape(-1, 1, 1)
     if not np.array_equal(cube, c0 + cx * x + cy * y + cz * z):
         return None
     return c0, cx, cy, cz
@@ -154,7 +158,7 @@ def _window(step: Step, groups: dict[str, list[Any]], tile_shape: tuple[int, ...
     """`window` for a view access whose operands vary between tile blocks."""
     if not _varying(step):
         return None
-    index_types = [v.type for v in step.op.operand_group("index")]
+    index_types = group_types(step, "index")
     return window(step, single(groups, "view"), groups["index"], index_types, tile_shape)
 
 

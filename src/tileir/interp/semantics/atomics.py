@@ -24,7 +24,7 @@ from ...numerics import as_unsigned
 from ...types import FloatType
 from ..step import Step
 from ..values import Token
-from .common import named_operands, single
+from .common import group_types, named_operands, single
 from .memory import checked_access
 from .registry import semantics
 from .views import tile_coordinates
@@ -122,8 +122,8 @@ def atomic_red_view_tko(step: Step, *operands: Any) -> Token:
     elements skipped); nothing is returned but the token."""
     groups = named_operands(step, operands)
     view, value, token = single(groups, "view"), single(groups, "value"), single(groups, "token")
-    value_type = step.op.operand_group("value")[0].type
-    index_types = [v.type for v in step.op.operand_group("index")]
+    value_type = group_types(step, "value")[0]
+    index_types = group_types(step, "index")
     addresses, _, inside, _ = tile_coordinates(step, view, groups["index"], index_types,
                                                value_type.shape)
     t = value_type.element_type

@@ -33,15 +33,36 @@ def first_index(mask: np.ndarray) -> list[int]:
     return [int(i) for i in np.unravel_index(int(np.argmax(mask)), np.shape(mask))]
 
 
+def operand_slices(op: Any) -> tuple[tuple[str, int, int], ...]:
+    """(name, start, end) of each declared operand group of `op`: its operands
+    ``start:end`` (optional groups may be empty)."""
+    out = []
+    i = 0
+    for declared, group in zip(op.opdef.operands, op.operand_groups()):
+        out.append((declared.name, i, i + len(group)))
+        i += len(group)
+    return tuple(out)
+
+
+def step_slices(step: Step) -> tuple[tuple[str, int, int], ...]:
+    """`operand_slices` of the step's op: kept in the op's plan when the machine runs
+    one (`tileir.interp.plan`), else found now."""
+    plan = step.plan
+    return plan.slices if plan is not None else operand_slices(step.op)
+
+
+def group_types(step: Step, name: str) -> list[Any]:
+    """The declared types of the step's op's operand group `name`."""
+    for declared, start, end in step_slices(step):
+        if declared == name:
+            return [v.type for v in step.op.operands[start:end]]
+    raise KeyError(name)
+
+
 def named_operands(step: Step, operands: Sequence[Any]) -> dict[str, list[Any]]:
     """The operand values grouped by the declaration's operand names (optional ones may be
     empty lists)."""
-    out: dict[str, list[Any]] = {}
-    i = 0
-    for declared, group in zip(step.op.opdef.operands, step.op.operand_groups()):
-        out[declared.name] = list(operands[i:i + len(group)])
-        i += len(group)
-    return out
+    return {name: list(operands[start:end]) for name, start, end in step_slices(step)}
 
 
 def single(groups: dict[str, list[Any]], name: str) -> Any:
@@ -50,4 +71,5 @@ def single(groups: dict[str, list[Any]], name: str) -> Any:
     return values[0] if values else None
 
 
-__all__ = ["OVERFLOW_PROMISES", "element_array", "first_index", "named_operands", "single"]
+__all__ = ["OVERFLOW_PROMISES", "element_array", "first_index", "group_types", "named_operands",
+           "operand_slices", "single", "step_slices"]

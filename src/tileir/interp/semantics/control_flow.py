@@ -61,8 +61,11 @@ def for_(step: Step, lower: np.ndarray, upper: np.ndarray, stride: np.ndarray,
         if step.checks:
             raise step.fail(f"has a non-positive step {by}")
         return results_of(step, values)
+    # read signed, lower <= iv < upper, so iv is a value of t as it stands (a NumPy integer
+    # or bool dtype takes it directly); read unsigned it may lie past t's signed maximum
+    direct = not unsigned and dtype.kind in "bi"
     while iv < end:
-        counter = from_integers(np.array(iv), t).astype(dtype)
+        counter = np.array(iv, dtype) if direct else from_integers(np.array(iv), t).astype(dtype)
         kind, out = step.machine.run_region(op.regions[0], [counter, *values])
         if kind in ("continue", "end"):
             values = out if kind == "continue" else values

@@ -12,16 +12,18 @@ reported when checks are on: an ``extract`` / ``insert`` index naming no subtile
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any, Callable
 
 import numpy as np
 
 from ...attributes import DenseElementsAttr
 from ...numerics import (as_signed, as_unsigned, from_integers, int_range, pack,
                          unpack)
-from ...types import I32, TileType
+from ...types import I1, I32, TileType
 from ..step import Step
 from .common import element_array, first_index
 from .registry import semantics
+from .scalar import scalar_of
 
 
 def _tile(step: Step, operand: int) -> TileType:
@@ -52,6 +54,18 @@ def dense_values(attr: DenseElementsAttr) -> np.ndarray:
 def constant(step: Step) -> np.ndarray:
     """``constant``: the tile its dense value attribute spells (a splat fills the tile)."""
     return dense_values(step.op.attr("value")).copy()
+
+
+@scalar_of(constant)
+def _constant_scalar(op: Any) -> Callable[[], np.ndarray]:
+    """``constant`` without operands, so always on its path (`scalar`): the attribute is
+    decoded once per plan instead of looked up at every run; each run gets its own copy."""
+    values = dense_values(op.attr("value"))
+
+    def run() -> np.ndarray:
+        """A fresh copy of the constant's tile."""
+        return values.copy()
+    return run
 
 
 def _i32_scalars(values: tuple[int, ...]) -> tuple[np.ndarray, ...]:
@@ -121,6 +135,25 @@ def select(step: Step, cond: np.ndarray, if_true: np.ndarray,
            if_false: np.ndarray) -> np.ndarray:
     """``select``: `if_true` where `cond` is 1, `if_false` where it is 0."""
     return np.where(np.asarray(cond, dtype=bool), if_true, if_false)
+
+
+@scalar_of(select)
+def _select_scalar(op: Any) -> Callable[..., np.ndarray | None] | None:
+    """``select`` of rank-0 tiles (any element type: nothing is computed) on its path
+    (`scalar`): a copy of the chosen value, bit for bit."""
+    t = op.results[0].type if len(op.results) == 1 else None
+    if not (isinstance(t, TileType) and t.rank == 0 and len(op.operands) == 3
+            and op.operands[0].type == TileType((), I1)
+            and op.operands[1].type == t and op.operands[2].type == t):
+        return None
+
+    def run(cond: np.ndarray, if_true: np.ndarray, if_false: np.ndarray
+            ) -> np.ndarray | None:
+        """The result, or None (an operand with lanes or a block axis)."""
+        if cond.shape or if_true.shape or if_false.shape:
+            return None
+        return np.array(if_true if cond else if_false)
+    return run
 
 
 # ---- subtiles ----------------------------------------------------------------------

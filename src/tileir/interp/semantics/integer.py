@@ -17,16 +17,18 @@ remainder by zero, and the clamped shift of PTX (0, or the sign for a signed rig
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ...enums import ComparisonPredicate, IntegerOverflow, RoundingMode
-from ...numerics import as_signed, as_unsigned, from_integers, int_range
-from ...types import I32, IntegerType
+from ...enums import ComparisonPredicate, IntegerOverflow, RoundingMode, Signedness
+from ...numerics import as_signed, as_unsigned, from_integers, int_range, numpy_dtype
+from ...types import I1, I32, IntegerType, TileType
 from ..step import Step
 from .common import OVERFLOW_PROMISES, first_index
 from .registry import semantics
+from .scalar import scalar_of
 
 #: The spec's op text does not say what a shift by N or more bits gives; the ops lower to
 #: LLVM shifts, for which it is poison, so the interpreter reports it (PTX would clamp).
@@ -44,13 +46,15 @@ _NEGI_PROMISES: dict[IntegerOverflow, tuple[bool, ...]] = {
     IntegerOverflow.NO_WRAP: (True,),
 }
 
-_COMPARE: dict[ComparisonPredicate, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    ComparisonPredicate.EQUAL: np.equal,
-    ComparisonPredicate.NOT_EQUAL: np.not_equal,
-    ComparisonPredicate.LESS_THAN: np.less,
-    ComparisonPredicate.LESS_THAN_OR_EQUAL: np.less_equal,
-    ComparisonPredicate.GREATER_THAN: np.greater,
-    ComparisonPredicate.GREATER_THAN_OR_EQUAL: np.greater_equal,
+# predicate -> (the comparison on arrays, the same on Python ints for the scalar path)
+_COMPARE: dict[ComparisonPredicate, tuple[Callable[[np.ndarray, np.ndarray], np.ndarray],
+                                          Callable[[int, int], bool]]] = {
+    ComparisonPredicate.EQUAL: (np.equal, operator.eq),
+    ComparisonPredicate.NOT_EQUAL: (np.not_equal, operator.ne),
+    ComparisonPredicate.LESS_THAN: (np.less, operator.lt),
+    ComparisonPredicate.LESS_THAN_OR_EQUAL: (np.less_equal, operator.le),
+    ComparisonPredicate.GREATER_THAN: (np.greater, operator.gt),
+    ComparisonPredicate.GREATER_THAN_OR_EQUAL: (np.greater_equal, operator.ge),
 }
 
 
@@ -192,11 +196,16 @@ def _mul_unsigned_overflow(r: _Readings) -> np.ndarray:
     return _mulhi_unsigned(r.ua, r.ub, r.t) != 0
 
 
-# op -> (symbol for messages, wrapping ufunc on uint64, {signed?: where that reading wraps})
-_ARITHMETIC: dict[str, tuple[str, np.ufunc, dict[bool, Callable[[_Readings], np.ndarray]]]] = {
-    "addi": ("+", np.add, {True: _add_signed_overflow, False: _add_unsigned_overflow}),
-    "subi": ("-", np.subtract, {True: _sub_signed_overflow, False: _sub_unsigned_overflow}),
-    "muli": ("*", np.multiply, {True: _mul_signed_overflow, False: _mul_unsigned_overflow}),
+# op -> (symbol for messages, wrapping ufunc on uint64, {signed?: where that reading wraps},
+#        the exact operation on Python ints, for the scalar path)
+_ARITHMETIC: dict[str, tuple[str, np.ufunc, dict[bool, Callable[[_Readings], np.ndarray]],
+                             Callable[[int, int], int]]] = {
+    "addi": ("+", np.add, {True: _add_signed_overflow, False: _add_unsigned_overflow},
+             operator.add),
+    "subi": ("-", np.subtract, {True: _sub_signed_overflow, False: _sub_unsigned_overflow},
+             operator.sub),
+    "muli": ("*", np.multiply, {True: _mul_signed_overflow, False: _mul_unsigned_overflow},
+             operator.mul),
 }
 
 
@@ -206,7 +215,7 @@ def wrapping_arithmetic(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndar
     """``addi`` / ``subi`` / ``muli``: the exact result modulo 2^N (the low N bits of the
     uint64 wrap); wrapping in a reading the ``overflow`` flag rules out is undefined."""
     t = step.element_type()
-    symbol, combine, overflows = _ARITHMETIC[step.op.opdef.name]
+    symbol, combine, overflows, _ = _ARITHMETIC[step.op.opdef.name]
     ua, ub = as_unsigned(lhs, t), as_unsigned(rhs, t)
     result = from_integers(combine(ua, ub), t)
     if step.checks:
@@ -376,7 +385,7 @@ def cmpi(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """``cmpi``: the predicate on the readings chosen by ``signedness``, as i1."""
     t = step.element_type(0)
     signed = step.signed()
-    compare = _COMPARE[step.op.enum("comparison_predicate")]
+    compare = _COMPARE[step.op.enum("comparison_predicate")][0]
     return np.asarray(compare(_read(lhs, t, signed), _read(rhs, t, signed)), dtype=np.bool_)
 
 
@@ -398,6 +407,183 @@ def mini(step: Step, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     signed = step.signed()
     keep = _read(lhs, t, signed) <= _read(rhs, t, signed)
     return np.asarray(np.where(keep, lhs, rhs), dtype=np.asarray(lhs).dtype)
+
+
+# ---- scalar paths (`scalar`): the same results on Python ints, for rank-0 tiles -----------
+#
+# A rank-0 tile of iN (8 <= N <= 64) is a 0-d array of a signed NumPy dtype, so int() of it
+# is its signed reading and masking that with 2^N - 1 its unsigned one; Python ints are
+# exact, so a result is the exact value wrapped to N bits.  Each path declines (None)
+# wherever the semantics function could report something: the function then decides.
+
+#: Widths whose rank-0 tiles take the scalar paths (i1 reads 0/-1 signed, 4-bit types
+#: live in ml_dtypes: both stay on the semantics functions).
+_SCALAR_WIDTHS = frozenset({8, 16, 32, 64})
+
+
+def _rank0_integer(t: Any) -> IntegerType | None:
+    """The element type of a rank-0 tile type of iN with N in `_SCALAR_WIDTHS`, else None."""
+    if isinstance(t, TileType) and t.rank == 0 and isinstance(t.element_type, IntegerType) \
+            and t.element_type.width in _SCALAR_WIDTHS:
+        return t.element_type
+    return None
+
+
+def _scalar_operands(op: Any) -> IntegerType | None:
+    """The element type of `op`'s operands when all are rank-0 tiles of that one type (see
+    `_rank0_integer`), else None."""
+    types = {_rank0_integer(v.type) for v in op.operands}
+    if len(types) != 1:
+        return None
+    return types.pop()
+
+
+def _wrapper(t: IntegerType) -> tuple[Callable[[int], int], int]:
+    """A function giving the signed reading of an int's low N bits, and 2^N - 1."""
+    half = 1 << (t.width - 1)
+    mask = (half << 1) - 1
+
+    def wrap(value: int) -> int:
+        """`value` modulo 2^N, read signed (what a tile of iN holds)."""
+        return ((value + half) & mask) - half
+    return wrap, mask
+
+
+def _same_result(op: Any, t: IntegerType) -> bool:
+    """Whether `op`'s only result is a rank-0 tile of `t`."""
+    return len(op.results) == 1 and _rank0_integer(op.results[0].type) == t
+
+
+@scalar_of(wrapping_arithmetic)
+def _wrapping_arithmetic_scalar(op: Any) -> Callable[..., Any] | None:
+    """``addi`` / ``subi`` / ``muli`` on rank-0 tiles: the exact result, wrapped; declines
+    where a reading the ``overflow`` flag promises wraps (the semantics report it, or wrap
+    it with checks off)."""
+    t = _scalar_operands(op)
+    if t is None or not _same_result(op, t):
+        return None
+    exact = _ARITHMETIC[op.opdef.name][3]
+    flag = op.enum("overflow")
+    promised = OVERFLOW_PROMISES[IntegerOverflow.NONE if flag is None else flag]
+    signed, unsigned = True in promised, False in promised
+    wrap, mask = _wrapper(t)
+    dtype = numpy_dtype(t)
+
+    def run(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
+        """The result, or None."""
+        if lhs.shape or rhs.shape:
+            return None
+        a, b = int(lhs), int(rhs)
+        value = exact(a, b)
+        result = wrap(value)
+        if signed and result != value:
+            return None
+        if unsigned and not 0 <= exact(a & mask, b & mask) <= mask:
+            return None
+        return np.array(result, dtype)
+    return run
+
+
+@scalar_of(cmpi)
+def _cmpi_scalar(op: Any) -> Callable[..., Any] | None:
+    """``cmpi`` on rank-0 tiles: the predicate on the chosen readings."""
+    t = _scalar_operands(op)
+    if t is None or len(op.results) != 1 or op.results[0].type != TileType((), I1):
+        return None
+    compare = _COMPARE[op.enum("comparison_predicate")][1]
+    mask = -1 if op.enum("signedness") == Signedness.SIGNED else (1 << t.width) - 1
+
+    def run(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
+        """The result, or None."""
+        if lhs.shape or rhs.shape:
+            return None
+        return np.array(compare(int(lhs) & mask, int(rhs) & mask), np.bool_)
+    return run
+
+
+def _extremum_scalar(op: Any, keep: Callable[[int, int], bool]) -> Callable[..., Any] | None:
+    """``maxi`` / ``mini`` on rank-0 tiles: a copy of `lhs` where ``keep(x, y)`` holds on the
+    chosen readings, else of `rhs`."""
+    t = _scalar_operands(op)
+    if t is None or not _same_result(op, t):
+        return None
+    mask = -1 if op.enum("signedness") == Signedness.SIGNED else (1 << t.width) - 1
+
+    def run(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
+        """The result, or None."""
+        if lhs.shape or rhs.shape:
+            return None
+        return np.array(lhs if keep(int(lhs) & mask, int(rhs) & mask) else rhs)
+    return run
+
+
+@scalar_of(maxi)
+def _maxi_scalar(op: Any) -> Callable[..., Any] | None:
+    """``maxi`` on rank-0 tiles (x where x >= y)."""
+    return _extremum_scalar(op, operator.ge)
+
+
+@scalar_of(mini)
+def _mini_scalar(op: Any) -> Callable[..., Any] | None:
+    """``mini`` on rank-0 tiles (x where x <= y)."""
+    return _extremum_scalar(op, operator.le)
+
+
+def _division_scalar(op: Any) -> tuple[IntegerType, bool, int, Callable[[int], int]] | None:
+    """(type, signed, mask, wrap) for a ``divi`` / ``remi`` on rank-0 tiles, else None."""
+    t = _scalar_operands(op)
+    if t is None or not _same_result(op, t):
+        return None
+    wrap, mask = _wrapper(t)
+    signed = op.enum("signedness") == Signedness.SIGNED
+    return t, signed, (-1 if signed else mask), wrap
+
+
+@scalar_of(divi)
+def _divi_scalar(op: Any) -> Callable[..., Any] | None:
+    """``divi`` on rank-0 tiles, rounded by the semantics' own `_quotient`; declines a
+    divisor of 0 (undefined) or, signed, -1 (the semantics negate, wrapping the minimum)."""
+    found = _division_scalar(op)
+    if found is None:
+        return None
+    t, signed, mask, wrap = found
+    rounding = op.enum("rounding")
+    reading = np.int64 if signed else np.uint64
+    dtype = numpy_dtype(t)
+
+    def run(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
+        """The result, or None."""
+        if lhs.shape or rhs.shape:
+            return None
+        a, b = int(lhs) & mask, int(rhs) & mask
+        if b == 0 or b == -1:
+            return None
+        quotient = _quotient(reading(a // b), np.bool_(a % b != 0),
+                             np.bool_((a < 0) != (b < 0)), rounding)
+        return np.array(wrap(int(quotient)), dtype)
+    return run
+
+
+@scalar_of(remi)
+def _remi_scalar(op: Any) -> Callable[..., Any] | None:
+    """``remi`` on rank-0 tiles: x - trunc(x / y) * y (the dividend's sign); declines a
+    divisor of 0 (undefined) or -1 (the semantics give 0)."""
+    found = _division_scalar(op)
+    if found is None:
+        return None
+    t, signed, mask, wrap = found
+    dtype = numpy_dtype(t)
+
+    def run(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
+        """The result, or None."""
+        if lhs.shape or rhs.shape:
+            return None
+        a, b = int(lhs) & mask, int(rhs) & mask
+        if b == 0 or b == -1:
+            return None
+        remainder = abs(a) % abs(b)
+        return np.array(wrap(-remainder if a < 0 else remainder), dtype)
+    return run
 
 
 # ---- matrix multiply-accumulate ---------------------------------------------------------

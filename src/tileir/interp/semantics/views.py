@@ -29,7 +29,7 @@ from ..memory import element_bits
 from ..pointers import to_byte_address
 from ..step import Step
 from ..values import TensorView, TiledView, Token
-from .common import named_operands, single
+from .common import group_types, named_operands, single, step_slices
 from .memory import checked_access, fill, size_of
 from .registry import semantics
 
@@ -47,7 +47,8 @@ def make_tensor_view(step: Step, *operands: Any) -> TensorView:
     t: TensorViewType = step.result_type(0)
     pointer = int(np.asarray(single(groups, "base"), np.int64).view(np.uint64))
     base = to_byte_address(pointer, t.element_type)  # 4-bit pointees: nibble address
-    declared = dict(zip((d.name for d in step.op.opdef.operands), step.op.operand_groups()))
+    operand_values = step.op.operands
+    declared = {name: operand_values[start:end] for name, start, end in step_slices(step)}
     dynamic_shape = _unsigned_operands(groups, declared, "dynamicShape")
     dynamic_strides = _unsigned_operands(groups, declared, "dynamicStrides")
     shape = tuple(next(dynamic_shape) if d is None else d for d in t.shape)
@@ -195,7 +196,7 @@ def load_view_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
     groups = named_operands(step, operands)
     view, token = single(groups, "view"), single(groups, "token")
     result = step.result_type(0)
-    index_types = [v.type for v in step.op.operand_group("index")]
+    index_types = group_types(step, "index")
     addresses, nibbles, inside, outside = tile_coordinates(step, view, groups["index"],
                                                            index_types, result.shape)
     if step.checks:
@@ -212,7 +213,7 @@ def store_view_tko(step: Step, *operands: Any) -> Token:
     groups = named_operands(step, operands)
     tile, view, token = single(groups, "tile"), single(groups, "view"), single(groups, "token")
     tile_type = step.op.operands[0].type
-    index_types = [v.type for v in step.op.operand_group("index")]
+    index_types = group_types(step, "index")
     lead = np.shape(tile)[:np.ndim(tile) - tile_type.rank]     # a batch of tiles
     addresses, nibbles, inside, outside = tile_coordinates(step, view, groups["index"],
                                                            index_types, tile_type.shape, lead)
