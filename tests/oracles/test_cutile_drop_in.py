@@ -118,12 +118,17 @@ def test_a_compile_error_is_raised_for_every_new_kernel_object() -> None:
 
 
 def test_one_kernel_caches_one_export_per_signature() -> None:
-    x, y = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
-    tc.launch(None, (2,), copy, (x, y, 16))
-    tc.launch(None, (2,), copy, (x, y, 16))
-    tc.launch(None, (4,), copy, (x, y, 8))
-    keys = copy.__dict__["_tileir_exports"]
-    assert sorted(k[0].count("I16") + 2 * k[0].count("I8") for k in keys) == [1, 2]
+    """Launches with the same signature share one export; another constant is another."""
+    kernel = _make_scaled(3)
+    x, y = np.arange(32, dtype=np.int32), np.zeros(32, np.int32)
+    tc.launch(None, (2,), kernel, (x, y, 16))
+    first = next(iter(kernel.__dict__["_tileir_exports"].values()))
+    tc.launch(None, (2,), kernel, (x, y, 16))
+    tc.launch(None, (4,), kernel, (x, y, 8))
+    exports = list(kernel.__dict__["_tileir_exports"].values())
+    assert len(exports) == 2 and exports[0] is first
+    assert [e.symbol.endswith(t) for e, t in zip(exports, ("_I16", "_I8"))] == [True, True]
+    np.testing.assert_array_equal(y, x * 3)
 
 
 @pytest.mark.parametrize("name", ["bfloat16", "float8_e4m3fn", "float8_e5m2",

@@ -14,7 +14,7 @@ pytest plugin ``-p tileir.cutile.pytest_plugin`` and the environment variable
 """
 
 from .arguments import Strided, flatten, read_array
-from .exporting import EXPORT_VERSION, Exported, export
+from .exporting import EXPORT_VERSION, Exported, export, export_specs
 from .launching import MAX_GRID_EXTENT, launch, parse_grid
 from .switch import GpuOnlyError, cpu_mode, disable, enable, enabled
 

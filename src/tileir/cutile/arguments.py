@@ -266,8 +266,92 @@ def _axes(dims: Sequence[int], rank: int, name: str) -> list[int]:
     return axes
 
 
+@dataclass(frozen=True)
+class ArraySpec:
+    """What cuTile's ``ArrayConstraint`` for one array argument holds (hashable: the
+    export cache is keyed by these, and the constraint is built only on a miss)."""
+
+    dtype: str
+    ndim: int
+    index_dtype: str
+    shape_constant: tuple[int | None, ...]
+    stride_constant: tuple[int | None, ...]
+    stride_divisible_by: tuple[int, ...]
+    shape_divisible_by: tuple[int, ...]
+    base_addr_divisible_by: int
+    may_alias_internally: bool
+
+    def build(self, ct: Any) -> Any:
+        """The ``ArrayConstraint``."""
+        from cuda.tile.compilation import ArrayConstraint
+        return ArrayConstraint(
+            getattr(ct, self.dtype), self.ndim, index_dtype=getattr(ct, self.index_dtype),
+            stride_lower_bound_incl=0, alias_groups=(),
+            may_alias_internally=self.may_alias_internally,
+            stride_constant=self.stride_constant, shape_constant=self.shape_constant,
+            stride_divisible_by=self.stride_divisible_by,
+            shape_divisible_by=self.shape_divisible_by,
+            base_addr_divisible_by=self.base_addr_divisible_by)
+
+
+@dataclass(frozen=True)
+class ScalarSpec:
+    """A runtime scalar of cuTile dtype `dtype`."""
+
+    dtype: str
+
+    def build(self, ct: Any) -> Any:
+        """The ``ScalarConstraint``."""
+        from cuda.tile.compilation import ScalarConstraint
+        return ScalarConstraint(getattr(ct, self.dtype))
+
+
+@dataclass(frozen=True)
+class TupleSpec:
+    """A tuple argument, item by item."""
+
+    items: tuple[Any, ...]
+
+    def build(self, ct: Any) -> Any:
+        """The ``TupleConstraint``."""
+        from cuda.tile.compilation import TupleConstraint
+        return TupleConstraint([item.build(ct) for item in self.items])
+
+
+@dataclass(frozen=True, eq=False)
+class ConstantSpec:
+    """A ``ct.Constant`` value; equal to another only for the same type and spelling
+    (1, True and 1.0 differ; NaN equals NaN), as cuTile's ``ConstantConstraint``."""
+
+    value: Any
+
+    def key(self) -> Any:
+        """What identifies the value."""
+        if type(self.value) is tuple:
+            return tuple(ConstantSpec(v).key() for v in self.value)
+        return type(self.value).__qualname__, repr(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ConstantSpec) and self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+    def build(self, ct: Any) -> Any:
+        """The value (strings wrapped in a constant constraint: cuTile folds them at
+        launch, but its signature type does not take them)."""
+        if isinstance(self.value, str):
+            from cuda.tile.compilation import ConstantConstraint
+            constraint = ConstantConstraint.__new__(ConstantConstraint)
+            object.__setattr__(constraint, "value", self.value)
+            return constraint
+        if type(self.value) is tuple:
+            return tuple(ConstantSpec(v).build(ct) for v in self.value)
+        return self.value
+
+
 def _array_constraint(ct: Any, array: Strided, annotation: Any, specialise_shapes: bool,
-                      base_address: int) -> tuple[Any, tuple[int, ...]]:
+                      base_address: int) -> tuple[ArraySpec, tuple[int, ...]]:
     """cuTile's constraint for `array` as its launch specialises a signature, and the
     strides to pass: 16-byte divisible strides, 16-divisible shapes and a 16-byte aligned
     base are assumed so, a unit stride is a constant (unless ``static_stride_dims`` names
@@ -281,7 +365,6 @@ def _array_constraint(ct: Any, array: Strided, annotation: Any, specialise_shape
     constant 1, that assumption would be false, which is undefined behaviour.  So the stride
     of a size-one axis (not named by ``static_stride_dims``) is passed as 16 bytes, which
     changes no address a kernel can reach in bounds."""
-    from cuda.tile.compilation import ArrayConstraint
     rank, bits = len(array.shape), array.dtype.itemsize * 8
     index = getattr(annotation, "index_dtype", None) or ct.int32
     limit = (1 << 63) - 1 if index == ct.int64 else _INT32[1]
@@ -318,13 +401,13 @@ def _array_constraint(ct: Any, array: Strided, annotation: Any, specialise_shape
     pairs = sorted(zip(strides, array.shape))
     disjoint = rank == 0 or (pairs[0][0] > 0 and all(
         s >= ps * pn for (ps, pn), (s, _) in zip(pairs, pairs[1:])))
-    return ArrayConstraint(
-        getattr(ct, _NUMPY_NAMES[array.dtype]), rank, index_dtype=index,
-        stride_lower_bound_incl=0, alias_groups=(), may_alias_internally=not disjoint,
-        stride_constant=stride_constant, shape_constant=shape_constant,
-        stride_divisible_by=[d if c is None else 1 for d, c in zip(stride_div, stride_constant)],
-        shape_divisible_by=[d if c is None else 1 for d, c in zip(shape_div, shape_constant)],
-        base_addr_divisible_by=16 if base_address % 16 == 0 else 1), tuple(strides)
+    spec = ArraySpec(
+        _NUMPY_NAMES[array.dtype], rank, "int64" if index == ct.int64 else "int32",
+        tuple(shape_constant), tuple(stride_constant),
+        tuple(d if c is None else 1 for d, c in zip(stride_div, stride_constant)),
+        tuple(d if c is None else 1 for d, c in zip(shape_div, shape_constant)),
+        16 if base_address % 16 == 0 else 1, not disjoint)
+    return spec, tuple(strides)
 
 
 def _parameters(kernel: Any) -> tuple[Any, list[inspect.Parameter], dict[str, Any]]:
@@ -349,15 +432,36 @@ def flatten(kernel: Any, args: Sequence[Any], specialise_shapes: bool = True
     `specialise_shapes`: whether size-one axes become constants (calling convention v2,
     the one tileir exports with)."""
     ct = _ct()
-    pyfunc, params, hints = _parameters(kernel)
-    if len(args) != len(params):
-        plural = "argument" if len(params) == 1 else "arguments"
+    specs, flat = read_arguments(kernel, args, specialise_shapes)
+    return [spec.build(ct) for spec in specs], flat
+
+
+def read_arguments(kernel: Any, args: Sequence[Any], specialise_shapes: bool = True
+                   ) -> tuple[tuple[Any, ...], list[Any]]:
+    """What `flatten` does, with the constraints left as hashable specs (`ArraySpec`, ...)
+    to key a cache by; each spec's ``build(ct)`` makes cuTile's constraint."""
+    ct = _ct()
+    name, nodes = _signature_of(kernel)
+    if len(args) != len(nodes):
+        plural = "argument" if len(nodes) == 1 else "arguments"
         verb = "was given" if len(args) == 1 else "were given"
-        raise TypeError(f"Kernel expects {len(params)} {plural} but {len(args)} {verb}")
-    reader = _Reader(ct, pyfunc.__name__, specialise_shapes)
-    constraints = [reader.read(value, annotation_of(hints.get(p.name, p.annotation)), (i,))
-                   for i, (p, value) in enumerate(zip(params, args))]
-    return constraints, reader.flat
+        raise TypeError(f"Kernel expects {len(nodes)} {plural} but {len(args)} {verb}")
+    reader = _Reader(ct, name, specialise_shapes)
+    specs = tuple(reader.read(value, node, (i,))
+                  for i, (node, value) in enumerate(zip(nodes, args)))
+    return specs, reader.flat
+
+
+def _signature_of(kernel: Any) -> tuple[str, tuple[Leaf | Items, ...]]:
+    """The kernel's name and its parameters' annotation trees, read once and kept on the
+    kernel object (they live and die with it)."""
+    found = kernel.__dict__.get("_tileir_parameters") if hasattr(kernel, "__dict__") else None
+    if found is None:
+        pyfunc, params, hints = _parameters(kernel)
+        found = (pyfunc.__name__,
+                 tuple(annotation_of(hints.get(p.name, p.annotation)) for p in params))
+        kernel.__dict__["_tileir_parameters"] = found
+    return found
 
 
 class _Reader:
@@ -376,8 +480,7 @@ class _Reader:
         return f"Invalid {items}kernel argument #{path[0]}"
 
     def read(self, value: Any, node: Leaf | Items, path: tuple[int, ...]) -> Any:
-        """The constraint of `value` under annotation `node`."""
-        from cuda.tile.compilation import TupleConstraint
+        """The constraint spec of `value` under annotation `node`."""
         if type(value) is not tuple and isinstance(value, tuple):
             raise TypeError(f"{self.where(path)}: '{type(value).__name__}' is a subclass of "
                             "'tuple'. Only plain tuples are accepted.")
@@ -389,34 +492,29 @@ class _Reader:
                 raise TypeError(f"Received a tuple of length {len(value)} for a parameter "
                                 f"annotated as a tuple of length {len(node.items)}")
             nodes = node.items if node.each is None else (node.each,) * len(value)
-            return TupleConstraint([self.read(v, n, path + (i,))
-                                    for i, (v, n) in enumerate(zip(value, nodes))])
+            return TupleSpec(tuple(self.read(v, n, path + (i,))
+                                   for i, (v, n) in enumerate(zip(value, nodes))))
         if node.constant:
             return self.constant(value, path)
         if type(value) is tuple:
-            return TupleConstraint([self.read(v, Leaf(), path + (i,))
-                                    for i, v in enumerate(value)])
+            return TupleSpec(tuple(self.read(v, Leaf(), path + (i,))
+                                   for i, v in enumerate(value)))
         return self.leaf(value, node, path)
 
-    def constant(self, value: Any, path: tuple[int, ...]) -> Any:
-        """A ``ct.Constant`` value: folded into the kernel (strings too, which cuTile folds
-        at launch but its signature type does not take)."""
+    def constant(self, value: Any, path: tuple[int, ...]) -> ConstantSpec:
+        """A ``ct.Constant`` value, folded into the kernel."""
         if type(value) is tuple:
-            return tuple(self.constant(v, path + (i,)) for i, v in enumerate(value))
-        if isinstance(value, str):
-            from cuda.tile.compilation import ConstantConstraint
-            constraint = ConstantConstraint.__new__(ConstantConstraint)
-            object.__setattr__(constraint, "value", value)
-            return constraint
-        if isinstance(value, (bool, int, float)) or value is None or \
+            for i, item in enumerate(value):
+                self.constant(item, path + (i,))
+            return ConstantSpec(value)
+        if isinstance(value, (bool, int, float, str)) or value is None or \
                 type(value).__module__.startswith("cuda.tile"):
-            return value
+            return ConstantSpec(value)
         raise TypeError(f"{self.where(path)}: Could not interpret object of type "
                         f"'{type(value).__name__}' as a constant.")
 
     def leaf(self, value: Any, node: Leaf, path: tuple[int, ...]) -> Any:
-        """An array or a scalar: its constraint; its flat arguments go to `flat`."""
-        from cuda.tile.compilation import ScalarConstraint
+        """An array or a scalar: its constraint spec; its flat arguments go to `flat`."""
         ct = self.ct
         where = f"argument #{path[0]} of '{self.kernel}'" + "".join(
             f", item {i}" for i in path[1:])
@@ -432,7 +530,7 @@ class _Reader:
             if not hasattr(ct, name):
                 raise ExecutionError(error(f"{where}: cuTile has no {name} scalars"))
             self.flat.append(value)
-            return ScalarConstraint(getattr(ct, name))
+            return ScalarSpec(name)
         window = array.window()
         constraint, strides = _array_constraint(ct, array, node.array, self.specialise_shapes,
                                                 window.__array_interface__["data"][0])
@@ -442,4 +540,5 @@ class _Reader:
         return constraint
 
 
-__all__ = ["Items", "Leaf", "Strided", "annotation_of", "flatten", "read_array"]
+__all__ = ["ArraySpec", "ConstantSpec", "Items", "Leaf", "ScalarSpec", "Strided", "TupleSpec",
+           "annotation_of", "flatten", "read_arguments", "read_array"]

@@ -66,20 +66,44 @@ def _read(data: bytes) -> Module:
         return _MODULES.setdefault(digest, module)
 
 
-def export(kernel: Any, constraints: Sequence[Any], version: str = EXPORT_VERSION
-           ) -> Exported:
-    """The kernel exported by cuTile for `constraints` and read by tileir (cached on the
-    kernel).  cuTile's own errors (``TileTypeError`` and the like) propagate unchanged."""
-    from cuda.tile.compilation import export_kernel
-    signature = _signature(kernel, constraints)
-    key = (repr(signature), version, repr(getattr(kernel, "_compiler_options", None)))
+def _cache(kernel: Any) -> dict[Any, Exported]:
+    """The exports cached on `kernel` (made on first use)."""
     cache = kernel.__dict__.get(_ATTRIBUTE)
     if cache is None:
         with _LOCK:
             cache = kernel.__dict__.setdefault(_ATTRIBUTE, {})
+    return cache
+
+
+def export(kernel: Any, constraints: Sequence[Any], version: str = EXPORT_VERSION
+           ) -> Exported:
+    """The kernel exported by cuTile for `constraints` and read by tileir (cached on the
+    kernel).  cuTile's own errors (``TileTypeError`` and the like) propagate unchanged."""
+    signature = _signature(kernel, constraints)
+    key = (repr(signature), version, repr(getattr(kernel, "_compiler_options", None)))
+    cache = _cache(kernel)
+    found = cache.get(key)
+    return found if found is not None else _export(kernel, signature, version, key, cache)
+
+
+def export_specs(kernel: Any, specs: tuple[Any, ...], version: str = EXPORT_VERSION
+                 ) -> Exported:
+    """`export` for the hashable specs of `tileir.cutile.arguments.read_arguments`: a
+    cache hit builds no constraint or signature (the cost of a launch of a cached kernel)."""
+    key = ("specs", specs, version, repr(getattr(kernel, "_compiler_options", None)))
+    cache = _cache(kernel)
     found = cache.get(key)
     if found is not None:
         return found
+    import cuda.tile as ct
+    signature = _signature(kernel, [spec.build(ct) for spec in specs])
+    return _export(kernel, signature, version, key, cache)
+
+
+def _export(kernel: Any, signature: Any, version: str, key: Any,
+            cache: dict[Any, Exported]) -> Exported:
+    """Export `kernel` for `signature`, read it, and cache it under `key`."""
+    from cuda.tile.compilation import export_kernel
     buffer = io.BytesIO()
     export_kernel(kernel, [signature], buffer, output_format="tileir_bytecode",
                   bytecode_version=version)
@@ -88,4 +112,4 @@ def export(kernel: Any, constraints: Sequence[Any], version: str = EXPORT_VERSIO
         return cache.setdefault(key, exported)
 
 
-__all__ = ["EXPORT_VERSION", "Exported", "export"]
+__all__ = ["EXPORT_VERSION", "Exported", "export", "export_specs"]

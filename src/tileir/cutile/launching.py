@@ -6,8 +6,8 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable, Sequence
 
-from .arguments import flatten
-from .exporting import export
+from .arguments import read_arguments
+from .exporting import export_specs
 
 #: cuTile refuses grid extents past 2**24 - 1 (a limit of its compiler's block ids).
 MAX_GRID_EXTENT = (1 << 24) - 1
@@ -49,9 +49,9 @@ def launch(stream: Any, grid: tuple[int, ...], kernel: Any, kernel_args: Sequenc
     dims = parse_grid(grid)
     if not isinstance(kernel_args, (tuple, list)):
         raise TypeError(f"kernel arguments must be a tuple, got {type(kernel_args).__name__}")
-    constraints, flat = flatten(kernel, kernel_args)
+    specs, flat = read_arguments(kernel, kernel_args)
     try:
-        exported = export(kernel, constraints)
+        exported = export_specs(kernel, specs)
     except Exception:
         if on_compile_error is not None:
             on_compile_error()
