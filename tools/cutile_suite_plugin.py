@@ -92,3 +92,43 @@ def pytest_runtest_makereport(item: Any, call: Any) -> Any:
                 for entry in call.excinfo.traceback)
         else:
             record["message"] = str(report.longrepr)[-2000:]
+
+
+#: torch's elementwise functions that the exact-math rerun computes correctly rounded.
+EXACT_MATH = ("sqrt", "rsqrt", "exp", "exp2", "log", "log2", "log10", "sin", "cos", "tan",
+              "sinh", "cosh", "tanh")
+
+
+def _correctly_rounded(torch: Any, name: str) -> Any:
+    """torch.<name> computed in float64 and rounded once to the result's dtype (what
+    torch's promotion gives: the input's float dtype, else the default float)."""
+    original = getattr(torch, name)
+
+    def exact(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs or not isinstance(x, torch.Tensor):
+            return original(x, *args, **kwargs)
+        dtype = x.dtype if x.is_floating_point() else torch.get_default_dtype()
+        wide = x.to(torch.float64)
+        value = 1.0 / torch.sqrt(wide) if name == "rsqrt" else original(wide)
+        return value.to(dtype)
+    return exact
+
+
+def pytest_configure(config: Any) -> None:
+    """With TILEIR_SUITE_EXACT_MATH=1, torch's math functions are correctly rounded."""
+    if os.environ.get("TILEIR_SUITE_EXACT_MATH") != "1":
+        return
+    import torch
+    originals = {name: getattr(torch, name) for name in EXACT_MATH}
+    for name in EXACT_MATH:
+        setattr(torch, name, _correctly_rounded(_Originals(torch, originals), name))
+
+
+class _Originals:
+    """torch with its original math functions (for the correctly rounded wrappers)."""
+
+    def __init__(self, torch: Any, originals: dict[str, Any]) -> None:
+        self._torch, self._originals = torch, originals
+
+    def __getattr__(self, name: str) -> Any:
+        return self._originals.get(name) or getattr(self._torch, name)
