@@ -86,27 +86,30 @@ def export(kernel: Any, constraints: Sequence[Any], version: str = EXPORT_VERSIO
     return found if found is not None else _export(kernel, signature, version, key, cache)
 
 
-def export_specs(kernel: Any, specs: tuple[Any, ...], version: str = EXPORT_VERSION
-                 ) -> Exported:
+def export_specs(kernel: Any, specs: tuple[Any, ...], version: str = EXPORT_VERSION,
+                 gpu_code: str | None = None) -> Exported:
     """`export` for the hashable specs of `tileir.cutile.arguments.read_arguments`: a
-    cache hit builds no constraint or signature (the cost of a launch of a cached kernel)."""
-    key = ("specs", specs, version, repr(getattr(kernel, "_compiler_options", None)))
+    cache hit builds no constraint or signature (the cost of a launch of a cached kernel).
+    `gpu_code` (e.g. ``sm_90``) makes cuTile check the kernel's features against that
+    architecture, raising its ``TileUnsupportedFeatureError`` as a launch there would."""
+    key = ("specs", specs, version, gpu_code,
+           repr(getattr(kernel, "_compiler_options", None)))
     cache = _cache(kernel)
     found = cache.get(key)
     if found is not None:
         return found
     import cuda.tile as ct
     signature = _signature(kernel, [spec.build(ct) for spec in specs])
-    return _export(kernel, signature, version, key, cache)
+    return _export(kernel, signature, version, key, cache, gpu_code)
 
 
 def _export(kernel: Any, signature: Any, version: str, key: Any,
-            cache: dict[Any, Exported]) -> Exported:
+            cache: dict[Any, Exported], gpu_code: str | None = None) -> Exported:
     """Export `kernel` for `signature`, read it, and cache it under `key`."""
     from cuda.tile.compilation import export_kernel
     buffer = io.BytesIO()
     export_kernel(kernel, [signature], buffer, output_format="tileir_bytecode",
-                  bytecode_version=version)
+                  bytecode_version=version, gpu_code=gpu_code)
     exported = Exported(_read(buffer.getvalue()), signature.symbol)
     with _LOCK:
         return cache.setdefault(key, exported)

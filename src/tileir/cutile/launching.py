@@ -8,6 +8,7 @@ from typing import Any, Callable, Sequence
 
 from .arguments import read_arguments
 from .exporting import export_specs
+from .switch import arch
 
 #: cuTile refuses grid extents past 2**24 - 1 (a limit of its compiler's block ids).
 MAX_GRID_EXTENT = (1 << 24) - 1
@@ -40,7 +41,8 @@ def launch(stream: Any, grid: tuple[int, ...], kernel: Any, kernel_args: Sequenc
            on_run: Callable[[], None] | None = None,
            on_compile_error: Callable[[], None] | None = None) -> Any:
     """Run a ``@ct.kernel`` on the interpreter, as ``cuda.tile.launch(stream, grid, kernel,
-    kernel_args)`` would on a GPU; `stream` is accepted and ignored.  Writes land in the
+    kernel_args)`` would on a GPU of the architecture ``TILEIR_CUTILE_ARCH`` names (default
+    sm_100: cuTile refuses what that GPU cannot run); `stream` is accepted and ignored.  Writes land in the
     argument arrays; undefined behaviour raises `tileir.ExecutionError`.  A grid with a
     zero extent runs no tile block.  Returns the interpreter's `Run` (which engine ran),
     or None when no tile block ran.  `on_compile_error` is called when cuTile refuses the
@@ -50,8 +52,9 @@ def launch(stream: Any, grid: tuple[int, ...], kernel: Any, kernel_args: Sequenc
     if not isinstance(kernel_args, (tuple, list)):
         raise TypeError(f"kernel arguments must be a tuple, got {type(kernel_args).__name__}")
     specs, flat = read_arguments(kernel, kernel_args)
+    major, minor = arch()
     try:
-        exported = export_specs(kernel, specs)
+        exported = export_specs(kernel, specs, gpu_code=f"sm_{major}{minor}")
     except Exception:
         if on_compile_error is not None:
             on_compile_error()
