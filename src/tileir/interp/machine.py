@@ -77,7 +77,7 @@ class Machine:
         self.batch_depth = 0
         self.max_ops = max_ops
         self.ops_run = 0
-        self._allocas: list[list[int]] = []   # per running block: its allocas' bases
+        self._allocas: list[list[int] | None] = []   # per running block: its allocas
         #: The plan of the function being run (`tileir.interp.plan`); `launch` passes
         #: one plan to every tile block's machine, else `run_function` reads it.
         self.kernel_plan = kernel_plan
@@ -106,43 +106,55 @@ class Machine:
             finally:
                 self.batch_depth -= 1
         block = region.block
-        plan = self.kernel_plan.block(block) if self.kernel_plan is not None else \
-            BlockPlan(block, plans.SCALAR_PATHS)
-        env = self.env
-        for argument, value in zip(plan.arguments, args, strict=True):
-            env[argument] = value
-        allocas: list[int] = []
-        self._allocas.append(allocas)
+        kernel = self.kernel_plan
+        plan = kernel.blocks.get(block) if kernel is not None else None
+        if plan is None:        # (no plan, or a block outside it: read now, not kept)
+            plan = BlockPlan(block, plans.SCALAR_PATHS)
+        if args or plan.arguments:
+            self._bind_arguments(plan, args)
+        steps = self._steps.get(plan)
+        if steps is None:
+            steps = self._steps_of(plan)
+        self._allocas.append(None)       # (a list once the block maps an alloca)
         try:
-            return self._run_ops(plan)
+            # The ops in order; a terminator's operands are handed back here, not raised
+            # (`RegionExit` carries them only out of a nested region, e.g. a ``break``
+            # inside an ``if``, or when a terminator runs through `execute`).
+            execute = self._execute
+            for p, step in zip(plan.ops, steps):
+                if p.terminator:
+                    return p.name, self._operands(p, step)
+                execute(p, step)
+            return "end", []
         except RegionExit as exit:
             return exit.kind, exit.values
         finally:  # an alloca lives until its block ends (spec: alloca)
-            self._allocas.pop()
-            for base in allocas:
-                self.memory.unmap(base)
+            allocas = self._allocas.pop()
+            if allocas:
+                for base in allocas:
+                    self.memory.unmap(base)
 
-    def _run_ops(self, plan: BlockPlan) -> tuple[str, list[Any]]:
-        """Run a block's ops in order; what its terminator hands back (``"end"`` when it
-        has none).  A terminator's operands are returned here, not raised (`RegionExit`
-        carries them only out of a nested region, e.g. a ``break`` inside an ``if``)."""
-        steps = self._steps.get(plan)
-        if steps is None:
-            steps = [self.step(p.op) for p in plan.ops]
-            for p, step in zip(plan.ops, steps):
-                step.plan = p
-            if self.kernel_plan is not None and self.kernel_plan.blocks.get(plan.block) is plan:
-                self._steps[plan] = steps
-        execute = self._execute
+    def _bind_arguments(self, plan: BlockPlan, args: Sequence[Any]) -> None:
+        """Bind a block's arguments to `args` (as many)."""
+        env = self.env
+        for argument, value in zip(plan.arguments, args, strict=True):
+            env[argument] = value
+
+    def _steps_of(self, plan: BlockPlan) -> list[Step]:
+        """The `Step` of each op of a block, made once per machine for a block of its
+        kernel's plan."""
+        steps = [self.step(p.op) for p in plan.ops]
         for p, step in zip(plan.ops, steps):
-            if p.terminator:
-                return p.name, self._operands(p, step)
-            execute(p, step)
-        return "end", []
+            step.plan = p
+        if self.kernel_plan is not None and self.kernel_plan.blocks.get(plan.block) is plan:
+            self._steps[plan] = steps
+        return steps
 
     def scoped_allocation(self, base: int) -> None:
         """Have the buffer at `base` unmapped when the innermost running block ends."""
         if self._allocas:
+            if self._allocas[-1] is None:
+                self._allocas[-1] = []
             self._allocas[-1].append(base)
 
     def step(self, op: Operation) -> Step:
@@ -189,17 +201,21 @@ class Machine:
         fn = p.fn
         if fn is None:
             raise step.fail("has no semantics in the interpreter yet")
-        env = self.env
         try:
-            operands = [env[v] for v in p.operands]
+            operands = list(map(self.env.__getitem__, p.operands))
         except KeyError:
             raise step.fail("uses a value that was never computed") from None
+        scalar = p.scalar
+        if scalar is not None:
+            try:
+                result = scalar(*operands)
+            except Exception as exc:    # (a bug: a diagnostic, as below)
+                raise step.fail(f"internal error: {type(exc).__name__}: {exc}") from exc
+            if result is not None:      # one result, of its type's dtype and shape
+                self.env[p.results[0]] = result
+                return
         try:
-            result = None
-            if p.scalar is not None:
-                result = p.scalar(*operands)
-            if result is None:
-                result = fn(step, *operands)
+            result = fn(step, *operands)
         except (ExecutionError, RegionExit):
             raise
         except Exception as exc:  # a bug or an unforeseen input: a diagnostic, not a crash
@@ -214,6 +230,7 @@ class Machine:
             if len(values) != len(results):
                 raise step.fail(f"semantics returned {len(values)} values for "
                                 f"{len(results)} results (interpreter bug)")
+        env = self.env
         checks = self.checks
         for r, value, expected in zip(results, values, p.expected):
             if isinstance(value, np.generic):  # NumPy turns 0-d results into scalars

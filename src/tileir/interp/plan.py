@@ -55,7 +55,7 @@ class OpPlan:
     back without raising), and `scalar` its scalar path (or None)."""
 
     __slots__ = ("op", "name", "fn", "operands", "results", "expected", "terminator",
-                 "scalar", "_slices")
+                 "scalar", "_slices", "batch")
 
     def __init__(self, op: Operation, scalar_paths: bool) -> None:
         self.op = op
@@ -66,6 +66,9 @@ class OpPlan:
         self.expected = tuple(_expected(r.type) for r in op.results)
         self.terminator = self.fn is terminate
         self._slices: tuple[tuple[str, int, int], ...] | None = None
+        #: What the batched engine reads from the op under its analysis (set by it when
+        #: first asked: `BatchMachine._execute`).
+        self.batch: Any = None
         self.scalar = None
         if scalar_paths and self.fn is not None:
             try:
@@ -97,12 +100,14 @@ def _expected(t: Any) -> tuple[np.dtype, tuple[int, ...]] | None:
 class BlockPlan:
     """One block: its arguments and its ops' plans, in order."""
 
-    __slots__ = ("block", "arguments", "ops")
+    __slots__ = ("block", "arguments", "ops", "batch")
 
     def __init__(self, block: Block, scalar_paths: bool) -> None:
         self.block = block
         self.arguments = tuple(block.arguments)
         self.ops = tuple(OpPlan(op, scalar_paths) for op in block.operations)
+        #: What the batched engine reads from the block under its analysis (set by it).
+        self.batch: Any = None
 
 
 class KernelPlan:

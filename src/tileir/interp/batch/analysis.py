@@ -37,7 +37,8 @@ class Plan:
     """The outcome of the analysis: the varying values, or why batching is impossible; the
     grain of memory: the largest size every memory access is a whole multiple of (the race
     checks track grains instead of bytes); and the elements of the kernel's largest tile,
-    in bytes as float64 (sizes the spans of blocks run together)."""
+    in bytes as float64 (sizes the spans of blocks run together).  A plan is kept with the
+    kernel's `tileir.interp.plan.KernelPlan`, so it serves every launch of the kernel."""
 
     varying: set[Value] = field(default_factory=set)
     reason: str | None = None

@@ -28,7 +28,7 @@ from ...ir import Operation, Value, location_of
 from ...types import TileType
 from ..machine import Access, Machine
 from ..memory import Memory
-from ..plan import KernelPlan, OpPlan
+from ..plan import BlockPlan, KernelPlan, OpPlan
 from ..step import Step
 from ..values import FRESH_TOKEN, RegionExit, Token
 from .analysis import Plan
@@ -123,6 +123,7 @@ class BatchMachine(Machine):
         self.blocks = span.blocks()
         self.count = span.count
         self.varying = plan.varying
+        self.analysis = plan
         self.batch_depth = 1          # values may carry the block axis
         self.grain = plan.grain
         #: Whether a load has returned a view of memory (see `unshare`).
@@ -174,35 +175,44 @@ class BatchMachine(Machine):
             x = self._spread(value, x)
         self.env[value] = x
 
-    def run_region(self, region, args=(), batched: bool = False):
-        if not batched and self.batch_depth == 1:
-            args = [self._spread(a, x) if a in self.varying else x
-                    for a, x in zip(region.block.arguments, args)]
-        return super().run_region(region, args, batched)
+    def _bind_arguments(self, plan: BlockPlan, args) -> None:
+        """Bind a block's arguments, giving the varying ones the block axis."""
+        if self.batch_depth == 1:
+            found = plan.batch
+            if found is None or found[0] is not self.analysis:
+                varying = self.varying
+                found = plan.batch = (self.analysis,
+                                      any(a in varying for a in plan.arguments))
+            if found[1]:
+                varying = self.varying
+                args = [self._spread(a, x) if a in varying else x
+                        for a, x in zip(plan.arguments, args, strict=True)]
+        super()._bind_arguments(plan, args)
 
     def _execute(self, p: OpPlan, step: Step) -> None:
         if self.stop is not None and self.stop.is_set():
             raise Stopped("stopped: a span running beside this one failed")
-        name = p.name
-        batched = BATCHED.get(name)
-        fn = batched or p.fn
+        found = p.batch
+        if found is None or found[0] is not self.analysis:
+            found = p.batch = self._read(p)
+        _, spreads, fn, scalar = found
         if fn is None:
             raise step.fail("has no semantics in the interpreter yet")
-        env = self.env
-        operands = [env[v] for v in p.operands]
-        lanes = self.batch_depth > 1     # inside a reduce/scan body: values are lanes
-        # Control flow takes its bounds and conditions as scalars (uniform, by the
-        # analysis); its varying values reach the region through `run_region`.
-        varying = self.varying
-        if not lanes and name not in CONTROL_FLOW and any(v in varying for v in p.operands):
+        operands = list(map(self.env.__getitem__, p.operands))
+        top = self.batch_depth == 1     # (inside a reduce/scan body: lanes, never spread)
+        if spreads and top:
+            varying = self.varying
             operands = [x if v in varying else self._spread(v, x)
                         for v, x in zip(p.operands, operands)]
         try:
-            result = None
-            if p.scalar is not None and batched is None:   # (declines a block axis)
-                result = p.scalar(*operands)
-            if result is None:
-                result = fn(step, *operands)
+            if scalar is not None:      # (it declines values with the block axis)
+                result = scalar(*operands)
+                if result is not None:
+                    r = p.results[0]
+                    self.env[r] = self._spread(r, result) if top and r in self.varying \
+                        else result
+                    return
+            result = fn(step, *operands)
         except (ExecutionError, RegionExit):
             raise
         except Exception as exc:
@@ -216,6 +226,18 @@ class BatchMachine(Machine):
             if isinstance(value, np.generic):
                 value = np.asarray(value)
             self._bind(r, value)
+
+    def _read(self, p: OpPlan) -> tuple[Plan, bool, Any, Any]:
+        """What this engine reads from an op under the analysis: (the analysis, whether
+        uniform tile operands are spread along the block axis (a varying operand, and no
+        control flow: its varying values reach its regions through `_bind_arguments`),
+        the function run (a batched version of `batch.ops`, else the semantics), and the
+        scalar path (none for a batched version))."""
+        varying = self.varying
+        spreads = p.name not in CONTROL_FLOW and any(v in varying for v in p.operands)
+        batched = BATCHED.get(p.name)
+        return (self.analysis, spreads, batched or p.fn,
+                p.scalar if batched is None else None)
 
     # ---- races --------------------------------------------------------------------
 

@@ -13,8 +13,10 @@ result, bit for bit the semantics function's, or returns None to decline.  It de
 whenever an operand is not a 0-d array (lanes of a reduce body, the batched engine's block
 axis) and wherever the semantics function might report undefined behaviour (an overflow a
 flag rules out, a division by zero): the semantics function then runs and decides, so
-every diagnostic comes from it.  Tests compare every scalar path with its semantics
-function bit for bit (tests/interp/test_scalar_paths.py).
+every diagnostic comes from it.  A path serves ops with one result, and its answer is a
+fresh array of that result's dtype and shape, which the machine binds without checking it
+again.  Tests compare every scalar path with its semantics function bit for bit
+(tests/interp/test_scalar_paths.py).
 """
 
 from __future__ import annotations
