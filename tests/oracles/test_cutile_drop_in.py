@@ -247,7 +247,7 @@ def test_launches_from_many_threads_at_once_give_each_its_own_result() -> None:
 def test_cpu_mode_routes_ct_launch_and_puts_everything_back() -> None:
     torch = _torch()
     import cuda.tile._cext as cext
-    launch, capability = ct.launch, cext.get_compute_capability
+    launch, capability, benchmark = ct.launch, cext.get_compute_capability, cext._benchmark
     is_available, is_cuda = torch.cuda.is_available, torch.Tensor.__dict__.get("is_cuda")
     with tc.cpu_mode():
         assert ct.launch is not launch and cext.get_compute_capability() == (10, 0)
@@ -257,9 +257,12 @@ def test_cpu_mode_routes_ct_launch_and_puts_everything_back() -> None:
         ct.launch(torch.cuda.current_stream(), (1,), copy, (x, y, 16))
         torch.cuda.synchronize()
         assert torch.equal(x, y)
-        with pytest.raises(tc.GpuOnlyError, match="torch.cuda.Event"):
+        with pytest.raises(tc.GpuOnlyError, match="torch.cuda.Event needs a GPU"):
             torch.cuda.Event(enable_timing=True)
+        with pytest.raises(tc.GpuOnlyError, match="_benchmark needs a GPU"):
+            cext._benchmark(None, (1,), copy, (x, y, 16), False)
     assert ct.launch is launch and cext.get_compute_capability is capability
+    assert cext._benchmark is benchmark
     assert torch.cuda.is_available is is_available
     assert torch.Tensor.__dict__.get("is_cuda") is is_cuda
     assert not torch.tensor([1.0]).is_cuda

@@ -33,7 +33,8 @@ torch factory functions and            ``device="cuda"`` (``"cuda:N"``, ``torch.
 ``default_stream``, ``Stream``,
 ``stream``, ``empty_cache``
 ``torch.cuda.Event``, ``graph``,       raise `GpuOnlyError`: GPU timing and graph capture
-``CUDAGraph``                          have no CPU meaning
+``CUDAGraph``, ``cuda.tile._cext.      have no CPU meaning
+_benchmark`` (also in ``tune``)
 ``PYTHONPATH``, ``TILEIR_CUTILE``      child Python processes start with the switch on
 ====================================  ==================================================
 """
@@ -146,6 +147,18 @@ def _patch_cutile() -> None:
         return flatten(kernel, tuple(args), specialise_shapes=not v1)[0]
     _set(ct, "launch", _cpu_launch)
     _set(cext, "launch", _cpu_launch)
+    for name in ("_benchmark", "_benchmark_with_ipc_payload"):   # GPU timers
+        if hasattr(cext, name):
+            _set(cext, name, _gpu_only(f"cuda.tile._cext.{name}", "it times a kernel on the GPU"))
+    tune = sys.modules.get("cuda.tile.tune._tune")
+    if tune is None:
+        try:
+            import cuda.tile.tune._tune as tune
+        except ImportError:   # an older cuTile without autotuning
+            tune = None
+    if tune is not None and hasattr(tune, "_benchmark"):
+        _set(tune, "_benchmark", _gpu_only("cuda.tile._cext._benchmark",
+                                           "it times a kernel on the GPU"))
     for module_name in ("cuda.tile._cext", "cuda.tile.compilation._signature"):
         module = sys.modules.get(module_name) or __import__(module_name, fromlist=["_"])
         if hasattr(module, "get_parameter_constraints_from_pyargs"):
@@ -211,11 +224,12 @@ class _Properties:
                f"minor={self.minor}, multi_processor_count={self.multi_processor_count})"
 
 
-def _gpu_only(name: str) -> Callable[..., Any]:
+def _gpu_only(name: str, why: str = "CUDA events and graphs time and capture GPU work"
+              ) -> Callable[..., Any]:
     """A stand-in that refuses a GPU-only API by name."""
     def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise GpuOnlyError(f"torch.cuda.{name} needs a GPU: tileir's CPU mode runs kernels "
-                           "as they are launched and has no CUDA events or graphs")
+        raise GpuOnlyError(f"{name} needs a GPU ({why}); tileir's CPU mode runs each kernel "
+                           "as it is launched")
     return refuse
 
 
@@ -283,8 +297,8 @@ def _patch_torch() -> None:
         "current_stream": lambda device=None: stream,
         "default_stream": lambda device=None: stream,
         "Stream": _Stream, "empty_cache": lambda: None,
-        "Event": _gpu_only("Event"), "graph": _gpu_only("graph"),
-        "CUDAGraph": _gpu_only("CUDAGraph"),
+        "Event": _gpu_only("torch.cuda.Event"), "graph": _gpu_only("torch.cuda.graph"),
+        "CUDAGraph": _gpu_only("torch.cuda.CUDAGraph"),
     }
     for name, value in stand_ins.items():
         _set(cuda, name, value)
