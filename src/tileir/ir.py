@@ -9,6 +9,7 @@ arguments and a list of operations.  Registered ops get a Python class per decla
 from __future__ import annotations
 
 import gc
+import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
@@ -21,21 +22,36 @@ if TYPE_CHECKING:
     from .ops.base import OpDef
 
 
+#: The collector's switch is the process's: the bodies running now are counted, the first
+#: pauses it and the last puts back what the first found (one thread's end must not turn
+#: it back on under another, nor leave it off for good).
+_GC_LOCK = threading.Lock()
+_gc_pauses = 0
+_gc_was_enabled = False
+
+
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Run the body with Python's cyclic garbage collector paused (restored afterwards).
+    """Run the body with Python's cyclic garbage collector paused (restored when the last
+    body running, in any thread, ends).
 
     Parsing, reading and printing a module make hundreds of thousands of small objects,
     all kept; each automatic collection would walk the whole growing IR again, which
     took a third of a parse.  Nothing is lost: cycles left behind are found by the next
     collection after the body."""
-    enabled = gc.isenabled()
-    gc.disable()
+    global _gc_pauses, _gc_was_enabled
+    with _GC_LOCK:
+        if _gc_pauses == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_pauses += 1
     try:
         yield
     finally:
-        if enabled:
-            gc.enable()
+        with _GC_LOCK:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_was_enabled:
+                gc.enable()
 
 
 def location_of(thing: Any) -> SourcePoint | None:

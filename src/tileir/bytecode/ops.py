@@ -61,8 +61,8 @@ _LAYOUTS: dict[str, Layout] = {}
 def layout(opdef: OpDef) -> Layout:
     """The record layout of `opdef` (cached: declarations never change)."""
     found = _LAYOUTS.get(opdef.full_name)
-    if found is None:
-        found = _LAYOUTS[opdef.full_name] = _derive(opdef)
+    if found is None:  # (threads racing here all get the one `setdefault` keeps)
+        found = _LAYOUTS.setdefault(opdef.full_name, _derive(opdef))
     return found
 
 

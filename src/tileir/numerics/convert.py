@@ -121,10 +121,11 @@ def _cast(values: np.ndarray, target: FloatType) -> np.ndarray:
 
 def _canonical_nan(t: FloatType) -> np.ndarray:
     """The NaN the exact path encodes in `t`."""
-    if t not in _NANS:
-        _NANS[t] = from_words(encode(np.array(np.nan), float_format(t),
-                                     RoundingMode.NEAREST_EVEN, False), t)
-    return _NANS[t]
+    nan = _NANS.get(t)
+    if nan is None:  # (threads racing here all get the one `setdefault` keeps)
+        nan = _NANS.setdefault(t, from_words(encode(np.array(np.nan), float_format(t),
+                                                     RoundingMode.NEAREST_EVEN, False), t))
+    return nan
 
 
 _NANS: dict[FloatType, np.ndarray] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any, Callable
 
 from ..attributes import EnumAttr, IntegerAttr
@@ -16,6 +17,10 @@ from .base import OPTIONAL, SINGLE, VARIADIC, AttrDef, OpDef, OperandDef, Result
 from .constraints import ATTR_CONSTRAINTS, CODES, REGION_CODES
 
 _OPS: dict[str, OpDef] = {}
+#: Held by the thread declaring the op groups (`_load`): another thread asking meanwhile
+#: waits for the registry to be whole.  (`op` files without it: an op group imported
+#: directly by another thread must not wait for the loader, which waits for that import.)
+_LOCK = threading.RLock()
 
 ATTR_KINDS: dict[str, base.AttrKind] = {
     "rounding": base.enum_kind(RoundingMode), "overflow": base.enum_kind(IntegerOverflow),
@@ -155,19 +160,33 @@ def lookup(name: str) -> OpDef | None:
 def all_ops() -> list[OpDef]:
     """Every registered op (each once), in name order."""
     _load()
-    unique = {d.full_name: d for d in _OPS.values()}
+    unique = {d.full_name: d for d in list(_OPS.values())}   # (a copy: `op` may file more)
     return [unique[k] for k in sorted(unique)]
 
 
+#: Every op group is declared and every op has its class (set last, under `_LOCK`).
 _loaded = False
+#: The thread holding `_LOCK` in `_load` is declaring the op groups.
+_loading = False
 
 
 def _load() -> None:
-    global _loaded
+    """Declare every op group, once.  Safe from several threads at once: `_loaded` is set
+    only when the registry is whole, so a thread that finds it unset waits for the lock
+    and then finds the work done; the loading thread itself, asking again while it loads,
+    gets the registry as filled so far."""
+    global _loaded, _loading
     if _loaded:
         return
-    _loaded = True
-    from . import (atomics, bitwise, control_flow, conversion, core,  # noqa: F401
-                   floating_point, integer, memory, misc, testing, views)
-    from .classes import make_op_classes
-    make_op_classes(_OPS.values())
+    with _LOCK:
+        if _loaded or _loading:
+            return
+        _loading = True
+        try:
+            from . import (atomics, bitwise, control_flow, conversion, core,  # noqa: F401
+                           floating_point, integer, memory, misc, testing, views)
+            from .classes import make_op_classes
+            make_op_classes(list(_OPS.values()))
+            _loaded = True
+        finally:
+            _loading = False

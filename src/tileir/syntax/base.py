@@ -41,8 +41,8 @@ def enum_attr(case: object) -> EnumAttr:
     and the parsers make one per op."""
     key = (type(case), case)
     attr = _ENUM_ATTRS.get(key)
-    if attr is None:
-        attr = _ENUM_ATTRS[key] = EnumAttr(case)  # type: ignore[arg-type]
+    if attr is None:  # (threads racing here all get the one `setdefault` keeps)
+        attr = _ENUM_ATTRS.setdefault(key, EnumAttr(case))  # type: ignore[arg-type]
     return attr
 
 

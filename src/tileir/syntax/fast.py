@@ -26,6 +26,7 @@ exactly when its first keyword is next, as the plan's presence test decides.
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any, Callable, NamedTuple
 
 from ..attributes import SPECIALIZED_ENUMS, UNIT
@@ -465,7 +466,10 @@ COMMA = re.compile(r"\s*,\s*").match
 ARROW = re.compile(r"\s*->\s*").match
 
 CustomReader = Callable[[Any, Any, int], "tuple[int, Callable[[], None]] | None"]
-_CUSTOM_READERS: dict[str, CustomReader] = {}
+#: The hand-written readers by custom syntax name, made on first use (None until then).
+_CUSTOM_READERS: dict[str, CustomReader] | None = None
+#: Held while the first thread to ask makes them; the table is published whole.
+_CUSTOM_READERS_LOCK = threading.Lock()
 
 
 def custom_reader(custom: str) -> CustomReader | None:
@@ -475,9 +479,14 @@ def custom_reader(custom: str) -> CustomReader | None:
     in what the text spells (enum attributes) and returns where the op ends with a
     function that resolves the operands as the token-by-token parser does, to be called
     once the parser stands after the op; or None to decline."""
-    if not _CUSTOM_READERS:
-        _CUSTOM_READERS.update(_view_readers())
-    return _CUSTOM_READERS.get(custom)
+    global _CUSTOM_READERS
+    readers = _CUSTOM_READERS
+    if readers is None:
+        with _CUSTOM_READERS_LOCK:
+            readers = _CUSTOM_READERS
+            if readers is None:
+                readers = _CUSTOM_READERS = _view_readers()
+    return readers.get(custom)
 
 
 def _view_readers() -> dict[str, CustomReader]:

@@ -9,7 +9,9 @@ threaded through the elements in order, as mlir-tblgen does when it generates a 
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 # ---- elements --------------------------------------------------
 
@@ -56,6 +58,24 @@ class OIList:
 
 _TOKEN = re.compile(r"\s*(`[^`]*`|\$\w+\^?|type\(|custom<\w+>\(|oilist\(|attr-dict-with-keyword"
                     r"|attr-dict|\(|\)\??|\^|,|\|)")
+
+
+#: Held while a declaration's format is parsed on first use (see `format_of`).
+_FORMAT_LOCK = threading.Lock()
+
+
+def format_of(opdef: Any) -> list:
+    """`opdef`'s declarative format parsed, kept with the declaration (`parsed_format`).
+    The first thread to ask parses it under a lock and the others then find it: the field
+    is assigned once (assigning it empties `opdef.derived`, the plans other threads may
+    have built meanwhile)."""
+    elements = opdef.parsed_format
+    if elements is None:
+        with _FORMAT_LOCK:
+            elements = opdef.parsed_format
+            if elements is None:
+                elements = opdef.parsed_format = parse_format(opdef.format or "")
+    return elements
 
 
 def parse_format(text: str) -> list:

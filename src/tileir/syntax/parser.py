@@ -30,7 +30,7 @@ from .compiled import compile_parse_plan, run_parse_plan
 from . import fast
 from .custom import PARSERS
 from .floats import float_bits_from_hex, parse_float_literal
-from .format import Literal, Optional_, Var, parse_format
+from .format import Literal, Optional_, Var, format_of
 from .lexer import (AT_IDENTIFIER, BARE_IDENTIFIER, CARET_IDENTIFIER, EOF, EXCLAMATION_IDENTIFIER,
                     FLOAT, HASH_IDENTIFIER, INTEGER, PERCENT_IDENTIFIER, PUNCT, STRING, Token,
                     unescape_string)
@@ -470,12 +470,11 @@ class OpParser(TypeParser):
     def _parse_plan(opdef: OpDef) -> list:
         """`opdef`'s declarative format compiled into a parse plan (once per format: see
         `compiled`)."""
-        if opdef.parsed_format is None:
-            opdef.parsed_format = parse_format(opdef.format or "")
+        elements = format_of(opdef)
         # Kept with the declaration (see `OpDef.derived`: a changed field drops it).
         plan = opdef.derived.get("parse plan")
         if plan is None:
-            plan = opdef.derived["parse plan"] = compile_parse_plan(opdef.parsed_format, opdef)
+            plan = opdef.derived["parse plan"] = compile_parse_plan(elements, opdef)
         return plan
 
     def _mark_unit(self, state: OpState, group: Optional_) -> None:

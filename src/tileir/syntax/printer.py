@@ -23,7 +23,7 @@ from .custom import PRINTERS
 from .directives import type_text
 from .compiled import (ATTRIBUTE, CUSTOM, ELEMENT, GROUP, OILIST, OPERANDS, TEXT, VAR,
                        compile_print_plan)
-from .format import Custom, OIList, Optional_, TypeOf, Var, parse_format
+from .format import Custom, OIList, Optional_, TypeOf, Var, format_of
 
 INDENT = 2
 
@@ -346,9 +346,7 @@ class Printer:
         assert opdef is not None
         if opdef.custom is not None:
             return PRINTERS[opdef.custom](self, op)
-        if opdef.parsed_format is None:
-            opdef.parsed_format = parse_format(opdef.format or "")
-        return self.declarative(op, opdef.parsed_format)
+        return self.declarative(op, format_of(opdef))
 
     def declarative(self, op: Operation, elements: list) -> str:
         """`op` printed by its declarative format, through the format's print plan (compiled
