@@ -97,9 +97,13 @@ def _scalar(value: Any, t: Any, where: str, kernel: Operation) -> np.ndarray:
             raise _fail(f"{where} expects an integer, got {type(value).__name__}", kernel)
         low = int_range(t, True)[0]
         high = int_range(t, False)[1]
-        if not low <= int(value) <= high:
-            raise _fail(f"{where} value {int(value)} does not fit in {t}", kernel)
-        return from_integers(np.array(int(value)), t)
+        number = int(value)
+        if not low <= number <= high:
+            raise _fail(f"{where} value {number} does not fit in {t}", kernel)
+        dtype = numpy_dtype(t)
+        if dtype.kind == "i" and number <= int_range(t, True)[1]:
+            return np.array(number, dtype)     # a value of t as it stands
+        return from_integers(np.array(number), t)
     if isinstance(t, FloatType):
         if isinstance(value, np.generic) and value.dtype == numpy_dtype(t):
             return np.array(value)

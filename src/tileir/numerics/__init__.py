@@ -8,7 +8,7 @@ from .convert import (as_signed, as_unsigned, convert_float, extend_int, float_f
                       float_to_int, float_to_int_undefined, flush_subnormals, from_bits,
                       from_float64, from_integers, from_words, int_range, int_to_float,
                       round_to_tf32, to_bits, to_float64, to_words, truncate_int,
-                      truncation_loses_value)
+                      truncation_loses_value, unsigned_int)
 from .encoding import (ENCODINGS, POINTER_DTYPE, DLDataTypeCode, ElementEncoding,
                        accepts_dlpack, cuda_c_name, dlpack_type, element_type_of_dtype,
                        numpy_dtype, torch_dtype_names)
@@ -24,5 +24,5 @@ __all__ = [
     "from_bits", "from_float64", "from_integers", "from_words", "int_range", "int_to_float",
     "is_subnormal_word", "numpy_dtype", "pack", "packed_bits", "round_to_tf32", "to_bits",
     "to_float64", "to_words", "torch_dtype_names", "truncate_int", "truncation_loses_value",
-    "unpack",
+    "unpack", "unsigned_int",
 ]

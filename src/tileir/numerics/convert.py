@@ -10,6 +10,8 @@ finite range.  Flush-to-zero applies to the rounded result.
 
 from __future__ import annotations
 
+from typing import Any
+
 import ml_dtypes
 import numpy as np
 
@@ -166,6 +168,16 @@ def as_signed(values: np.ndarray, t: IntegerType) -> np.ndarray:
 def as_unsigned(values: np.ndarray, t: IntegerType) -> np.ndarray:
     """The unsigned reading of iN values, as uint64 (i1 true is 1)."""
     return _raw_bits(values, t).astype(np.uint64)
+
+
+def unsigned_int(value: Any, t: IntegerType) -> int:
+    """The unsigned reading of one iN value (a rank-0 tile, or a NumPy or Python scalar) as
+    a Python int: ``int(as_unsigned(value, t))``, read straight from the int where the
+    value's dtype is a NumPy bool or integer one (its low N bits)."""
+    a = np.asarray(value)
+    if a.ndim == 0 and a.dtype.kind in "biu":
+        return int(a) & ((1 << _width(t)) - 1)
+    return int(as_unsigned(a, t))
 
 
 def _raw_bits(values: np.ndarray, t: IntegerType) -> np.ndarray:

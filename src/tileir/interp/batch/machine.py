@@ -17,6 +17,7 @@ taken before, so the diagnostic is exactly the reference engine's.
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -79,8 +80,14 @@ class Span:
 
     def blocks(self) -> np.ndarray:
         """The (count, 3) block coordinates, in grid order."""
-        z, y, x = np.indices(self.shape[::-1]).reshape(3, -1)
-        return np.stack([x, y, z], axis=1).astype(np.int64) + np.array(self.origin, np.int64)
+        gx, gy, _ = self.shape
+        number = np.arange(self.count, dtype=np.int64)   # each block's, in the span
+        out = np.empty((self.count, 3), np.int64)
+        out[:, 0] = number % gx
+        out[:, 1] = number // gx % gy
+        out[:, 2] = number // (gx * gy)
+        out += np.array(self.origin, np.int64)
+        return out
 
 
 def spans(grid: tuple[int, int, int], limit: int) -> list[Span]:
@@ -120,7 +127,6 @@ class BatchMachine(Machine):
         super().__init__(memory, block_id=span.origin, grid=grid, checks=checks,
                          globals=globals, kernel_plan=kernel_plan)
         self.span = span
-        self.blocks = span.blocks()
         self.count = span.count
         self.varying = plan.varying
         self.analysis = plan
@@ -134,6 +140,12 @@ class BatchMachine(Machine):
         #: Races between tile blocks, shared by the spans of one launch.
         self.races = (races if races is not None else BlockFootprints(memory, plan.grain)) \
             if checks else None
+
+    @functools.cached_property
+    def blocks(self) -> np.ndarray:
+        """The (count, 3) coordinates of the span's tile blocks, in grid order (made when
+        first asked for: only ``get_tile_block_id`` reads them)."""
+        return self.span.blocks()
 
     def run_function(self, function: Operation, args) -> list[Any]:
         """Run the kernel body for the span's blocks (see `Machine.run_function`), copying

@@ -8,8 +8,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ...numerics import from_integers, numpy_dtype
-from ...types import I1, I32, PartitionViewType
+from ...numerics import numpy_dtype
+from ...types import I1, PartitionViewType
 from ..memory import element_bits
 from ..semantics import SEMANTICS
 from ..semantics.common import group_types, named_operands, single
@@ -37,9 +37,11 @@ def _varying(step: Step) -> bool:
 
 @batched("get_tile_block_id")
 def get_tile_block_id(step: Step) -> tuple[np.ndarray, ...]:
-    """Each tile block's (x, y, z) coordinates, along the block axis."""
+    """Each tile block's (x, y, z) coordinates, along the block axis (as i32 tiles: the
+    launcher runs fewer than 2**24 tile blocks here, so every coordinate is an i32 value
+    as it stands)."""
     blocks = step.machine.blocks
-    return tuple(from_integers(blocks[:, k].astype(np.int64), I32) for k in range(3))
+    return tuple(blocks[:, k].astype(np.int32) for k in range(3))
 
 
 def _affine(values: np.ndarray, grid: tuple[int, int, int]) -> tuple[int, ...] | None:
@@ -85,7 +87,10 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
     block_strides = [0, 0, 0]
     space = view.index_space_shape
     for k, (value, t) in enumerate(zip(indices, index_types)):
-        coefficients = _affine(np.broadcast_to(_unsigned(value, t), (machine.count,)), grid)
+        index = _unsigned(value, t)
+        if index.shape != (machine.count,):
+            index = np.broadcast_to(index, (machine.count,))
+        coefficients = _affine(index, grid)
         if coefficients is None:
             return None
         c0, *per_axis = coefficients

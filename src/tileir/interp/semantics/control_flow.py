@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...numerics import as_unsigned, from_integers
+from ...numerics import from_integers, unsigned_int
 from ..step import Step
 from ..values import RegionExit
 from .registry import semantics
@@ -53,7 +53,7 @@ def for_(step: Step, lower: np.ndarray, upper: np.ndarray, stride: np.ndarray,
     op = step.op
     t = op.operands[0].type.element_type
     unsigned = op.has_flag("unsignedCmp")
-    read = (lambda v: int(as_unsigned(v, t))) if unsigned else (lambda v: int(v))
+    read = (lambda v: unsigned_int(v, t)) if unsigned else (lambda v: int(v))
     iv, end, by = read(lower), read(upper), int(stride)
     dtype = np.asarray(lower).dtype
     values = list(init)

@@ -23,7 +23,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from ...enums import PaddingValue
-from ...numerics import as_unsigned, from_float64, numpy_dtype
+from ...numerics import as_unsigned, from_float64, numpy_dtype, unsigned_int
 from ...types import GatherScatterViewType, PartitionViewType, StridedViewType, TensorViewType
 from ..memory import element_bits
 from ..pointers import to_byte_address
@@ -78,7 +78,7 @@ def make_tensor_view(step: Step, *operands: Any) -> TensorView:
 def _unsigned_operands(groups: dict[str, list[Any]], declared: dict[str, Any], name: str
                        ) -> Iterator[int]:
     """The values of operand group `name`, each read as an unsigned integer of its type."""
-    return iter(int(as_unsigned(np.asarray(v), x.type.element_type))
+    return iter(unsigned_int(v, x.type.element_type)
                 for v, x in zip(groups[name], declared[name]))
 
 
@@ -110,7 +110,11 @@ def _scalars(step: Step, values: tuple[int, ...]) -> Any:
 
 def _unsigned(value: np.ndarray, t: Any) -> np.ndarray:
     """An index read as an unsigned integer, held in int64 (huge values saturate)."""
-    u = as_unsigned(np.asarray(value), t.element_type).astype(np.uint64)
+    a = np.asarray(value)
+    width = t.element_type.width
+    if width <= 32 and a.dtype.kind in "biu":     # below 2**32: its low bits, as they are
+        return a.astype(np.int64) & ((1 << width) - 1)
+    u = as_unsigned(a, t.element_type).astype(np.uint64)
     return np.minimum(u, np.uint64(2**62)).astype(np.int64)
 
 
