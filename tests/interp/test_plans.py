@@ -349,3 +349,35 @@ def test_unsigned_int_is_the_unsigned_reading(width) -> None:
         x = np.array(v, dtype)
         assert unsigned_int(x, t) == int(as_unsigned(x, t)) == v % (1 << width)
     assert unsigned_int(np.int64(-1), IntegerType(32)) == 2**32 - 1
+
+
+def affine_model(values: list[int], grid: tuple[int, int, int]) -> tuple[int, ...] | None:
+    """(c0, cx, cy, cz) with values[block] = c0 + cx x + cy y + cz z for every block of a
+    box `grid` in grid order, found from the definition, or None."""
+    gx, gy, gz = grid
+    blocks = [(x, y, z) for z in range(gz) for y in range(gy) for x in range(gx)]
+    c0 = values[0]
+    steps = [values[blocks.index(axis)] - c0 if axis in blocks else 0
+             for axis in ((1, 0, 0), (0, 1, 0), (0, 0, 1))]
+    if any(v != c0 + sum(c * k for c, k in zip(steps, b)) for v, b in zip(values, blocks)):
+        return None
+    return (c0, *steps)
+
+
+@pytest.mark.parametrize("grid", [(1, 1, 1), (2, 1, 1), (2, 2, 1), (3, 2, 2), (4, 4, 4),
+                                  (9, 8, 1), (5, 3, 7)])
+def test_affine_indices_are_found_for_few_and_many_blocks(grid) -> None:
+    from tileir.interp.batch.ops import _affine
+    rng = np.random.default_rng(sum(grid))
+    count = int(np.prod(grid))
+    z, y, x = np.indices(grid[::-1]).reshape(3, -1)
+    for trial in range(60):
+        c = rng.integers(-6, 7, 4)
+        values = c[0] + c[1] * x + c[2] * y + c[3] * z
+        if trial % 2:
+            values[rng.integers(count)] += rng.choice([-1, 1])
+        expected = affine_model(values.tolist(), grid)
+        assert _affine(values, grid) == expected
+        if trial % 2 == 0:
+            assert expected is not None
+    assert _affine(np.zeros(count + 1, np.int64), grid) is None

@@ -58,6 +58,14 @@ def _affine(values: np.ndarray, grid: tuple[int, int, int]) -> tuple[int, ...] |
     cx = int(cube[0, 0, 1]) - c0 if grid[0] > 1 else 0
     cy = int(cube[0, 1, 0]) - c0 if grid[1] > 1 else 0
     cz = int(cube[1, 0, 0]) - c0 if grid[2] > 1 else 0
+    if flat.size <= 64:         # a few blocks: Python's ints beat NumPy's calls
+        values = iter(flat.tolist())
+        for z in range(grid[2]):
+            for y in range(grid[1]):
+                for x in range(grid[0]):
+                    if next(values) != c0 + cx * x + cy * y + cz * z:
+                        return None
+        return c0, cx, cy, cz
     x = np.arange(grid[0], dtype=np.int64)
     y = np.arange(grid[1], dtype=np.int64).reshape(-1, 1)
     z = np.arange(grid[2], dtype=np.int64).reshape(-1, 1, 1)
