@@ -323,8 +323,10 @@ def test_a_small_launch_starts_no_threads_and_a_large_one_does(monkeypatch) -> N
     a, b, c = np.ones(n, np.float32), np.ones(n, np.float32), np.zeros(n, np.float32)
     assert launch(module, None, 16, [a, b, c, n], workers=8).engine == "batched"
     assert NoThreads.made == 0 and (c == 2).all()
-    # 16 blocks of 64 elements hold 8 KiB as float64: spans of 2 KiB get threads
-    monkeypatch.setattr(LAUNCH, "THREAD_SPAN_BYTES", 2048)
+    # 16 blocks of 64 elements hold 8 KiB as float64, less than THREAD_MIN_BYTES; with a
+    # lower bound the grid gets a span per worker, on threads
+    assert 16 * 64 * 8 < LAUNCH.THREAD_MIN_BYTES
+    monkeypatch.setattr(LAUNCH, "THREAD_MIN_BYTES", 8192)
     c[:] = 0
     assert launch(module, None, 16, [a, b, c, n], workers=8).engine == "batched"
     assert NoThreads.made == 1 and (c == 2).all()

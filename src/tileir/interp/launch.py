@@ -54,10 +54,11 @@ SCHEDULES = ("sequential", "reverse", "random")
 #: The batched engine runs spans of tile blocks whose largest tile, over all their
 #: blocks, holds about this many bytes as float64 (the type exact arithmetic computes in).
 SPAN_BYTES = 8 << 20
-#: Spans cut for threads (`launch(workers=...)`) hold at least this many such bytes: a
-#: thread gains only while NumPy computes without the interpreter lock, and starting one
-#: costs more than a small span's whole run, so a small launch runs on the caller's thread.
-THREAD_SPAN_BYTES = 256 << 10
+#: The grid is cut into a span per thread (`launch(workers=...)`) only when its tiles, over
+#: all its blocks, hold at least this many such bytes: starting threads costs more than a
+#: smaller launch's whole run (a thread gains only while NumPy computes without the
+#: interpreter lock), so a small launch runs on the caller's thread.
+THREAD_MIN_BYTES = 64 << 10
 
 
 def _fail(message: str, op: Operation | None) -> ExecutionError:
@@ -426,9 +427,9 @@ def _batched(memory: Memory, kernel_plan: KernelPlan, values: list[Any],
     # of blocks at a time so that temporaries stay small (and in cache).
     races = BlockFootprints(memory, plan.grain) if checks else None
     limit = max(1, SPAN_BYTES // plan.tile_bytes)
-    if workers > 1:             # a span per worker, of at least THREAD_SPAN_BYTES each
-        limit = min(limit, max(-(-math.prod(dims) // workers),
-                               -(-THREAD_SPAN_BYTES // plan.tile_bytes)))
+    blocks = math.prod(dims)
+    if workers > 1 and blocks * plan.tile_bytes >= THREAD_MIN_BYTES:   # a span per worker
+        limit = min(limit, -(-blocks // workers))
     cut = spans(dims, limit)
 
     def run(span: Any, stop: threading.Event | None = None) -> None:
