@@ -26,6 +26,7 @@ the semantics function's (else it declines, and the semantics function runs).  S
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -125,17 +126,17 @@ class KernelPlan:
         self.asserts = any(op.name == "cuda_tile.assert" for op in ops)
         #: Whether an op may order tile blocks (no race check between blocks then).
         self.orders_blocks = any(orders_blocks(op) is not None for op in ops)
-        self.grain = grain_of(kernel)
         function_type = kernel.attr("function_type")
         #: The parameter types (entries and functions), or None.
         self.params = function_type.value.inputs if function_type is not None else None
         #: The batched engine's analysis (`batch.analyse`), filled in by the launcher.
         self.batch: Any = None
 
-    def block(self, block: Block) -> BlockPlan:
-        """The plan of `block` (read now, and not kept, for a block outside the kernel)."""
-        plan = self.blocks.get(block)
-        return plan if plan is not None else BlockPlan(block, self.scalar_paths)
+    @functools.cached_property
+    def grain(self) -> int:
+        """The kernel's memory grain (`races.grain_of`), found when first asked for (by a
+        launch with race checks)."""
+        return grain_of(self.kernel)
 
 
 def _blocks(kernel: Operation) -> Iterable[Block]:
