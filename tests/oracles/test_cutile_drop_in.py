@@ -69,6 +69,16 @@ if ct is not None:
         ct.assert_(ct.load(x, (ct.bid(0),), (tile,)) > 0, "x must be positive")
 
 
+if ct is not None:
+    @ct.kernel
+    def add_list(arrays, out):
+        """out = the sum of a list of 4x4 arrays (indexed at run time)."""
+        total = ct.zeros((4, 4), dtype=out.dtype)
+        for i in range(len(arrays)):
+            total += ct.load(arrays[i], (0, 0), (4, 4))
+        ct.store(out, (0, 0), total)
+
+
 def _make_scaled(factor: int):
     """A fresh kernel object multiplying by `factor` (a closure constant): a factory whose
     kernels are freed and whose addresses may be reused."""
@@ -185,6 +195,18 @@ def test_tuples_flatten_item_by_item() -> None:
     out = np.zeros(8, np.float32)
     tc.launch(None, (1,), pair_sum, ((a, b, 3.0), out, 8))
     np.testing.assert_array_equal(out, a + 6.0)
+
+
+def test_lists_of_arrays_are_passed_as_a_table_of_addresses() -> None:
+    base = np.arange(64, dtype=np.int32).reshape(8, 8)
+    arrays = [np.full((4, 4), 1, np.int32), base[::2, ::2], base[4:, 4:].T]
+    out = np.zeros((4, 4), np.int32)
+    tc.launch(None, (1,), add_list, (arrays, out))
+    np.testing.assert_array_equal(out, 1 + base[::2, ::2] + base[4:, 4:].T)
+    with pytest.raises(TypeError, match="^Empty lists are not supported as kernel arguments$"):
+        tc.launch(None, (1,), add_list, ([], out))
+    with pytest.raises(TypeError, match="^Arrays in list vary in data type$"):
+        tc.launch(None, (1,), add_list, ([arrays[0], np.zeros((4, 4), np.int64)], out))
 
 
 def test_static_shape_dims_make_the_extent_a_constant() -> None:

@@ -240,6 +240,12 @@ def annotation_of(hint: Any) -> Leaf | Items:
         array = next((m for m in metadata if type(m).__name__ == "ArrayAnnotation"), None)
         if array is not None:
             return Leaf(array=array)
+        listed = next((m for m in metadata if type(m).__name__ == "ListAnnotation"), None)
+        if listed is not None:   # its element: an ArrayAnnotation, or an annotated Array
+            element = getattr(listed, "element", None)
+            if typing.get_origin(element) is typing.Annotated:
+                return annotation_of(element)
+            return Leaf(array=element)
         return annotation_of(typing.get_args(hint)[0])
     if hint is tuple or typing.get_origin(hint) is tuple:
         args = typing.get_args(hint)
@@ -316,6 +322,48 @@ class TupleSpec:
         """The ``TupleConstraint``."""
         from cuda.tile.compilation import TupleConstraint
         return TupleConstraint([item.build(ct) for item in self.items])
+
+
+@dataclass(frozen=True)
+class ListSpec:
+    """A list of arrays: one constraint for every element."""
+
+    element: ArraySpec
+    elements_may_alias: bool
+
+    def build(self, ct: Any) -> Any:
+        """The ``ListConstraint``."""
+        from cuda.tile.compilation import ListConstraint
+        return ListConstraint(self.element.build(ct), alias_groups=(),
+                              elements_may_alias=self.elements_may_alias)
+
+
+def _list_element(specs: list[ArraySpec], arrays: list[Strided], annotation: Any) -> ArraySpec:
+    """The one constraint cuTile gives every array of a list: what holds for them all
+    (a constant where every array has it, the smallest divisibility); the axes
+    ``static_shape_dims``/``static_stride_dims`` name must agree (``ValueError``)."""
+    rank = specs[0].ndim
+    for field, what, axes_name in (("shape_constant", "shape", "static_shape_dims"),
+                                   ("stride_constant", "stride", "static_stride_dims")):
+        for axis in _axes(getattr(annotation, axes_name, None) or (), rank, axes_name):
+            values = [getattr(spec, field)[axis] for spec in specs]
+            if any(v != values[0] for v in values):
+                other = next(v for v in values if v != values[0])
+                raise ValueError(f"Arrays in list vary in static {what} at axis {axis} "
+                                 f"({values[0]} vs {other})")
+
+    def same(field: str) -> tuple[Any, ...]:
+        columns = zip(*(getattr(spec, field) for spec in specs))
+        return tuple(c[0] if all(v == c[0] for v in c) else None for c in columns)
+
+    def least(field: str) -> tuple[int, ...]:
+        return tuple(min(c) for c in zip(*(getattr(spec, field) for spec in specs)))
+    first = specs[0]
+    return ArraySpec(first.dtype, rank, first.index_dtype, same("shape_constant"),
+                     same("stride_constant"), least("stride_divisible_by"),
+                     least("shape_divisible_by"),
+                     min(spec.base_addr_divisible_by for spec in specs),
+                     any(spec.may_alias_internally for spec in specs))
 
 
 @dataclass(frozen=True, eq=False)
@@ -519,8 +567,7 @@ class _Reader:
         where = f"argument #{path[0]} of '{self.kernel}'" + "".join(
             f", item {i}" for i in path[1:])
         if isinstance(value, list):
-            raise ExecutionError(error(f"{where} is a list of arrays, which tileir cannot "
-                                       "pass yet (pass a tuple)"))
+            return self.listed(value, node, path, where)
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             raise ExecutionError(error(f"{where} is a dataclass, a development-only "
                                        "argument kind of cuTile that tileir does not pass"))
@@ -539,6 +586,39 @@ class _Reader:
         self.flat.extend(strides)
         return constraint
 
+    def listed(self, value: list[Any], node: Leaf, path: tuple[int, ...], where: str
+               ) -> ListSpec:
+        """A list of arrays, passed as cuTile passes it: a table with a row per array
+        (its address, shape and strides) and the list's length."""
+        from ..interp.launch import AddressTable
+        if not value:
+            raise TypeError("Empty lists are not supported as kernel arguments")
+        arrays = []
+        for i, item in enumerate(value):
+            array = read_array(item, f"{where}, item {i}", self.storages) \
+                if not isinstance(item, (list, tuple)) else None
+            if array is None:
+                raise TypeError(f"Expected list items to be arrays, got "
+                                f"'{type(item).__name__}'")
+            arrays.append(array)
+        if len({a.dtype for a in arrays}) > 1:
+            raise TypeError("Arrays in list vary in data type")
+        if len({len(a.shape) for a in arrays}) > 1:
+            raise TypeError("Arrays in list vary in rank")
+        specs, rows = [], []
+        for array in arrays:
+            window = array.window()
+            spec, strides = _array_constraint(self.ct, array, node.array,
+                                              self.specialise_shapes,
+                                              window.__array_interface__["data"][0])
+            specs.append(spec)
+            rows.append((window, (*array.shape, *strides)))
+        spans = sorted((w.__array_interface__["data"][0], w.nbytes) for w, _ in rows)
+        overlap = any(a + n > b for (a, n), (b, _) in zip(spans, spans[1:]))
+        self.flat.append(AddressTable(tuple(rows)))
+        self.flat.append(len(rows))
+        return ListSpec(_list_element(specs, arrays, node.array), overlap)
 
-__all__ = ["ArraySpec", "ConstantSpec", "Items", "Leaf", "ScalarSpec", "Strided", "TupleSpec",
+
+__all__ = ["ArraySpec", "ConstantSpec", "Items", "Leaf", "ListSpec", "ScalarSpec", "Strided", "TupleSpec",
            "annotation_of", "flatten", "read_arguments", "read_array"]

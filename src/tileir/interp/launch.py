@@ -154,6 +154,47 @@ def _map_packed(memory: Memory, array: np.ndarray, t: Any, where: str,
     return memory.map(packed, where)
 
 
+@dataclass(frozen=True)
+class AddressTable:
+    """A ``tile<ptr<i64>>`` argument pointing at a table of int64 words, a row per entry:
+    the address of a buffer (mapped as a pointer argument's array is), then the row's
+    other words.  cuTile passes a list of arrays so: each row is an array's address, its
+    shape and its strides, and the kernel turns the address back into a pointer with
+    ``int_to_ptr``."""
+
+    rows: tuple[tuple[np.ndarray, tuple[int, ...]], ...]
+
+
+def _buffer(value: Any, where: str, kernel: Operation) -> None:
+    """Check that `value` can be mapped as a buffer the kernel may write."""
+    if not isinstance(value, np.ndarray):
+        raise _fail(f"{where} expects a NumPy array, got {type(value).__name__}", kernel)
+    if not value.flags.c_contiguous:
+        raise _fail(f"{where} must be a C-contiguous array", kernel)
+    if not value.flags.writeable:
+        raise _fail(f"{where} is a read-only array; the kernel's memory must be "
+                    "writable (pass a writable copy, e.g. numpy.array(a))", kernel)
+
+
+def _address_table(memory: Memory, table: AddressTable, t: Any, where: str,
+                   kernel: Operation) -> np.ndarray:
+    """Map every row's buffer, then the table of their addresses and words."""
+    e = t.element_type
+    if not (isinstance(e.pointee, IntegerType) and e.pointee.width == 64):
+        raise _fail(f"{where} has type {t}: a table of addresses needs tile<ptr<i64>>",
+                    kernel)
+    if not table.rows or len({len(words) for _, words in table.rows}) != 1:
+        raise _fail(f"{where}: a table of addresses needs rows of one length", kernel)
+    words = []
+    for i, (array, rest) in enumerate(table.rows):
+        _buffer(array, f"{where}, row {i}", kernel)
+        if array.dtype.name in ("int4", "uint4", "float4_e2m1fn"):
+            raise _fail(f"{where}, row {i}: 4-bit buffers cannot be passed in a table",
+                        kernel)
+        words.append([memory.map(array, f"{where}, row {i}"), *(int(w) for w in rest)])
+    return np.array(memory.map(np.array(words, np.int64), where), np.int64)
+
+
 def _argument(memory: Memory, value: Any, t: Any, where: str, kernel: Operation,
               write_back: list[Callable[[], None]]) -> Any:
     """The run-time value of one kernel argument (buffers are mapped into `memory`)."""
@@ -163,6 +204,8 @@ def _argument(memory: Memory, value: Any, t: Any, where: str, kernel: Operation,
     if isinstance(e, PointerType):
         if t.rank != 0:
             raise _fail(f"{where} is a tile of pointers; pass buffers as tile<ptr<E>>", kernel)
+        if isinstance(value, AddressTable):
+            return _address_table(memory, value, t, where, kernel)
         if not isinstance(value, np.ndarray):
             raise _fail(f"{where} expects a NumPy array of {e.pointee}, got "
                         f"{type(value).__name__}", kernel)
@@ -210,13 +253,23 @@ def _map_aliased(memory: Memory, args: Sequence[Any], params: Sequence[Any],
     """Map once, before the arguments, the byte range that buffer arguments sharing memory
     cover together, so `Memory.map` gives each its address inside it: aliased parameters
     then access the same addresses and the race checks see their conflicts."""
-    spans: list[tuple[int, int, int]] = []   # (first byte, end, argument index)
+    spans: list[tuple[int, int, int]] = []   # (first byte, end, buffer index)
+    buffers: list[tuple[np.ndarray, str]] = []   # every buffer argument (tables' rows too)
     for i, (value, t) in enumerate(zip(args, params)):
-        if isinstance(t, TileType) and t.rank == 0 and isinstance(t.element_type, PointerType) \
-                and isinstance(value, np.ndarray) and value.flags.c_contiguous \
-                and value.nbytes and element_bits(t.element_type.pointee) != 4:
-            first = host_address(value.reshape(-1).view(np.uint8))
-            spans.append((first, first + value.nbytes, i))
+        if not (isinstance(t, TileType) and t.rank == 0
+                and isinstance(t.element_type, PointerType)):
+            continue
+        if isinstance(value, AddressTable):
+            candidates = [(array, f"{i} (row {r})") for r, (array, _) in enumerate(value.rows)]
+        elif element_bits(t.element_type.pointee) != 4:
+            candidates = [(value, str(i))]
+        else:
+            candidates = []
+        for array, name in candidates:
+            if isinstance(array, np.ndarray) and array.flags.c_contiguous and array.nbytes:
+                first = host_address(array.reshape(-1).view(np.uint8))
+                spans.append((first, first + array.nbytes, len(buffers)))
+                buffers.append((array, name))
     spans.sort()
     groups: list[list[tuple[int, int, int]]] = []
     for span in spans:   # overlapping ranges, merged in address order
@@ -228,8 +281,8 @@ def _map_aliased(memory: Memory, args: Sequence[Any], params: Sequence[Any],
         if len(group) < 2:
             continue
         lo, hi = group[0][0], max(end for _, end, _ in group)
-        names = ", ".join(str(i) for _, _, i in sorted(group, key=lambda s: s[2]))
-        roots = {id(_root(args[i])): _root(args[i]) for _, _, i in group}
+        names = ", ".join(buffers[i][1] for _, _, i in sorted(group, key=lambda s: s[2]))
+        roots = {id(_root(buffers[i][0])): _root(buffers[i][0]) for _, _, i in group}
         flat = _root_bytes(next(iter(roots.values()))) if len(roots) == 1 else None
         start = host_address(flat) if flat is not None else 0
         if flat is None or not start <= lo <= hi <= start + flat.size:
@@ -459,4 +512,4 @@ def _batched(memory: Memory, kernel_plan: KernelPlan, values: list[Any],
     return None
 
 
-__all__ = ["ENGINES", "Run", "SCHEDULES", "block_order", "global_value", "launch"]
+__all__ = ["AddressTable", "ENGINES", "Run", "SCHEDULES", "block_order", "global_value", "launch"]
