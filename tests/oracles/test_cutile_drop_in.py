@@ -333,3 +333,34 @@ def test_the_pytest_switch_runs_a_cuda_test_file_unchanged(tmp_path) -> None:
                           str(test)], capture_output=True, text=True, cwd=tmp_path, env=env,
                          timeout=300)
     assert off.returncode != 0      # without the switch nothing is changed
+
+
+if ct is not None:
+    @ct.kernel
+    def padded_past_the_end(x, y):
+        """Block 1 loads tile 1 of an 8-element array: wholly outside it."""
+        t = ct.load(x, (ct.bid(0),), (8,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(y, (0,), t)
+
+    @ct.kernel
+    def to_bool(x, y):
+        """astype(float, bool), which cuTile lowers to ftoi into i1."""
+        ct.store(y, (0,), ct.astype(ct.load(x, (0,), (4,)), ct.bool_))
+
+
+def test_ub_in_a_kernel_says_the_kernel_is_at_fault_and_why() -> None:
+    """The undefined behaviour found in NVIDIA's own tests and samples is reported with a
+    note naming the rule the kernel breaks."""
+    x, y = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    with pytest.raises(ExecutionError) as info:
+        tc.launch(None, (2,), padded_past_the_end, (x, y))
+    text = str(info.value)
+    assert "index 1 in dimension 0 is outside the index space [1] (tile block (1, 0, 0))" in text
+    assert "note: undefined behaviour in the kernel: a tile index must lie in the view's " \
+        "index space" in text
+    with pytest.raises(ExecutionError) as info:
+        tc.launch(None, (1,), to_bool, (np.array([0.0, 1.0, 2.0, 0.5], np.float32),
+                                        np.zeros(4, np.bool_)))
+    text = str(info.value)
+    assert "'cuda_tile.ftoi' op converts 2.0 at element [2]" in text
+    assert "(for i1, only 0 and 1: cuTile lowers astype(float, bool) to such an ftoi)" in text

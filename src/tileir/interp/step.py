@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..diagnostics import ExecutionError, error
+from ..diagnostics import ExecutionError, error, note
 from ..enums import Signedness
 from ..ir import Operation
 from ..ir import location_of
@@ -35,6 +35,18 @@ class Step:
         block = ", ".join(str(i) for i in self.block_id)
         return ExecutionError(error(f"'{self.op.name}' op {message} (tile block ({block}))",
                                     location_of(self.op)))
+
+    def undefined(self, message: str, rule: str) -> ExecutionError:
+        """Undefined behaviour of the kernel: `fail`'s error, with a note saying that the
+        kernel is at fault and the spec's `rule` it breaks (a GPU reports nothing and may
+        compute anything, which is why tileir stops)."""
+        failure = self.fail(message)
+        diagnostic = failure.diagnostics[0]
+        why = note(f"undefined behaviour in the kernel: {rule}; a GPU reports nothing here "
+                   "and its result may be anything (launch with checks=False to compute it "
+                   "anyway)", diagnostic.location)
+        # (the same exception class as `fail`'s: the batched engine's reruns on it)
+        return type(failure)(error(diagnostic.message, diagnostic.location, (why,)))
 
     def result_type(self, index: int = 0) -> Any:
         """The declared type of result `index`."""

@@ -103,9 +103,14 @@ def ftoi(step: Step, source: np.ndarray) -> np.ndarray:
             where = first_index(bad)
             value = np.asarray(source)[tuple(where)]
             kind = "signed" if step.signed() else "unsigned"
-            raise step.fail(f"converts {float(value)!r} at element {where}, which is NaN, infinite "
-                            f"or out of the {kind} range of {step.element_type()}, without "
-                            "'saturating' (undefined behaviour)")
+            raise step.undefined(
+                f"converts {float(value)!r} at element {where}, which is NaN, infinite or "
+                f"out of the {kind} range of {step.element_type()}, without 'saturating'",
+                "ftoi without 'saturating' needs every rounded value inside the target's "
+                "range (for i1, only 0 and 1: cuTile lowers astype(float, bool) to such an "
+                "ftoi)" if step.element_type().width == 1 else
+                "ftoi without 'saturating' needs every rounded value inside the target's "
+                "range")
     return float_to_int(*args)
 
 

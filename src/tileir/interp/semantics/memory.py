@@ -44,7 +44,9 @@ def checked_access(step: Step, addresses: np.ndarray, element_type: Any,
     if step.checks:
         problem = step.machine.memory.check(addresses, size, mask)
         if problem:
-            raise step.fail(problem)
+            raise step.undefined(problem, "every access must lie inside one mapped buffer "
+                                 "(an argument, a global or a live alloca), aligned to its "
+                                 "element size")
     return step.machine.access(step, addresses, size, mask, write, token, is_atomic(step))
 
 

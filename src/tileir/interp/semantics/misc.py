@@ -201,6 +201,8 @@ def assume(step: Step, value: Any) -> Any:
         check = _ASSUME_CHECKS.get(type(predicate))
         why = check(step, value, predicate, step.op.operands[0].type) if check else None
         if why:
-            raise step.fail(f"assumed predicate {predicate.format_stripped()} does not "
-                            f"hold: {why} (undefined behaviour)")
+            raise step.undefined(f"assumed predicate {predicate.format_stripped()} does not "
+                                 f"hold: {why}", "an assume promises the compiler a fact "
+                                 "it may optimise on; a false one is undefined behaviour even "
+                                 "where nothing reads the value")
     return value

@@ -55,11 +55,13 @@ def make_tensor_view(step: Step, *operands: Any) -> TensorView:
     strides = tuple(next(dynamic_strides) if s is None else s for s in t.strides)
     if step.checks:
         if any(d <= 0 for d in shape):
-            raise step.fail(f"makes a tensor view with a zero extent: shape {list(shape)} "
-                            "(sizes must be strictly positive)")
+            raise step.undefined(f"makes a tensor view with a zero extent: shape "
+                                 f"{list(shape)}", "tensor view sizes must be strictly "
+                                 "positive (an empty array or slice makes none)")
         if any(s <= 0 for s in strides):
-            raise step.fail(f"makes a tensor view with a zero stride: strides "
-                            f"{list(strides)} (strides must be strictly positive)")
+            raise step.undefined(f"makes a tensor view with a zero stride: strides "
+                                 f"{list(strides)}", "tensor view strides must be strictly "
+                                 "positive (a broadcast or expanded array has stride 0)")
         if element_bits(t.element_type) == 4 and not any(
                 s == 1 and d % 2 == 0 for d, s in zip(shape, strides)):
             raise step.fail(f"makes a tensor view of {t.element_type} without a unit-stride "
@@ -152,8 +154,11 @@ def tile_coordinates(step: Step, view: Any, indices: list[np.ndarray], index_typ
                 np.zeros((), np.int64)
             if idx and step.checks and np.any(i >= space[k]):
                 bad = int(i.reshape(-1)[np.argmax(i.reshape(-1) >= space[k])])
-                raise step.fail(f"index {bad} in dimension {k} is outside the index space "
-                                f"{list(space)}")
+                raise step.undefined(
+                    f"index {bad} in dimension {k} is outside the index space {list(space)}",
+                    "a tile index must lie in the view's index space; padding fills only "
+                    "the elements of such a tile that lie past the tensor's edge, never a "
+                    "tile wholly outside it")
             coord = i * _START_STEP.get(type(vt), lambda vt, k, size: 1)(vt, k, tile_shape[k]) \
                 + lane
         ok = coord < tensor.shape[d]
