@@ -232,3 +232,49 @@ def test_a_replaced_semantics_function_has_no_scalar_path(monkeypatch) -> None:
     monkeypatch.setitem(SEMANTICS, "addi", lambda step, a, b: a)
     assert scalar_path(SEMANTICS["addi"], op) is None
     assert all(callable(make) for make in SCALAR.values())
+
+
+ASSUMES = ["div_by<1>", "div_by<4>", "div_by<16>", "bounded<0, ?>", "bounded<?, 100>",
+           "bounded<-5, 5>", "bounded<0, 127>"]
+
+
+@pytest.mark.parametrize("predicate", ASSUMES)
+@pytest.mark.parametrize("n", WIDTHS)
+def test_assume_scalar_path_answers_exactly_where_the_predicate_holds(predicate, n) -> None:
+    """``assume`` on a rank-0 integer: the path gives the value itself where the value is
+    non-negative and the predicate holds (a model from its definition, with Python ints),
+    declines elsewhere, and where it answers the semantics function with checks on
+    reports nothing and returns the same bytes."""
+    op = first_op(f"assume {predicate}, %a : {tile(n)}", tile(n))
+    general = SEMANTICS["assume"]
+    path = scalar_path(general, op)
+    assert path is not None
+    kind, bounds = predicate.split("<")
+    values = sorted({a for a, _, _, _ in pairs(n)})
+    answered = 0
+    for v in values:
+        x = np.array(v, DTYPES[n])
+        if kind == "div_by":
+            holds = v % int(bounds[:-1]) == 0
+        else:
+            low, high = (None if b.strip() == "?" else int(b) for b in bounds[:-1].split(","))
+            holds = (low is None or v >= low) and (high is None or v <= high)
+        out = path(x)
+        assert (out is not None) == (v >= 0 and holds), (predicate, v)
+        if out is not None:
+            answered += 1
+            step = Step(op, checks=True)
+            assert general(step, x).tobytes() == out.tobytes()
+    assert answered > 0
+
+
+def test_assume_scalar_path_on_pointers_and_where_it_does_not_apply() -> None:
+    ptr = "!cuda_tile.tile<!cuda_tile.ptr<f32>>"
+    path = scalar_path(SEMANTICS["assume"], first_op(f"assume div_by<16>, %a : {ptr}", ptr))
+    assert path(np.array(0x1000, np.int64)) is not None
+    assert path(np.array(0x1004, np.int64)) is None
+    vector = "!cuda_tile.tile<4xi32>"
+    assert scalar_path(SEMANTICS["assume"],
+                       first_op(f"assume div_by<4>, %a : {vector}", vector)) is None
+    assert scalar_path(SEMANTICS["assume"],
+                       first_op(f"assume same_elements<[]>, %a : {tile(32)}", tile(32))) is None

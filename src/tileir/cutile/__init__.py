@@ -13,10 +13,11 @@ pytest plugin ``-p tileir.cutile.pytest_plugin`` and the environment variable
 ``cuda-tile`` is an optional dependency (the ``oracles`` extra).
 """
 
-from .arguments import Strided, flatten, read_array
+from .arguments import Strided, flatten, read_arguments, read_array
 from .exporting import EXPORT_VERSION, Exported, export, export_specs
 from .launching import MAX_GRID_EXTENT, launch, parse_grid
 from .switch import GpuOnlyError, cpu_mode, disable, enable, enabled
 
 __all__ = ["EXPORT_VERSION", "Exported", "GpuOnlyError", "MAX_GRID_EXTENT", "Strided", "cpu_mode", "disable",
-           "enable", "enabled", "export", "flatten", "launch", "parse_grid", "read_array"]
+           "enable", "enabled", "export", "export_specs", "flatten", "launch", "parse_grid",
+           "read_arguments", "read_array"]

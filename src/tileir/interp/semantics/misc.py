@@ -25,6 +25,7 @@ from ..step import Step
 from ..values import FRESH_TOKEN, Token
 from .common import first_index, named_operands, single
 from .registry import semantics
+from .scalar import scalar_of
 
 #: One printf conversion: flags, width, precision, length modifier, conversion letter.
 CONVERSION = re.compile(r"%([-+ #0]*\d*(?:\.\d*)?)(?:hh|h|ll|l|L|z|j|t)?([diouxXeEfFgGcsp%])")
@@ -206,3 +207,41 @@ def assume(step: Step, value: Any) -> Any:
                                  "it may optimise on; a false one is undefined behaviour even "
                                  "where nothing reads the value")
     return value
+
+
+def _holds(predicate: Any, element: Type) -> Callable[[int], bool] | None:
+    """For a rank-0 tile of `element`: a test on the non-negative integer it holds (a
+    pointer's address, an integer's value) that says the predicate holds, the same rule
+    as `_check_div_by`/`_check_bounded` apply there; None where the predicate is not one
+    of those (the semantics function then decides)."""
+    if isinstance(predicate, DivByAttr) and predicate.every is None:
+        if isinstance(element, PointerType) and is_nibble_pointee(element.pointee):
+            return None
+        divisor = predicate.divisor
+        return lambda v: v % divisor == 0
+    if isinstance(predicate, BoundedAttr) and isinstance(element, IntegerType):
+        low, high = predicate.lower, predicate.upper
+        return lambda v: (low is None or v >= low) and (high is None or v <= high)
+    return None
+
+
+@scalar_of(assume)
+def _assume_scalar(op: Any) -> Callable[[np.ndarray], np.ndarray | None] | None:
+    """``assume`` on a rank-0 integer or pointer tile: its value when the predicate holds
+    for it; it declines (and the semantics function decides and reports) for a negative
+    value, a value that breaks the predicate, or an operand that is not a 0-d array."""
+    t = op.operands[0].type
+    if not (isinstance(t, TileType) and t.rank == 0
+            and isinstance(t.element_type, (IntegerType, PointerType))):
+        return None
+    holds = _holds(op.attr("predicate"), t.element_type)
+    if holds is None:
+        return None
+
+    def run(value: np.ndarray) -> np.ndarray | None:
+        """`value` when it is a non-negative 0-d integer the predicate holds for."""
+        if type(value) is not np.ndarray or value.ndim or value.dtype.kind not in "iu":
+            return None
+        v = int(value)
+        return value if v >= 0 and holds(v) else None
+    return run
