@@ -56,6 +56,8 @@ GPU_ONLY = ("GpuOnlyError", "cupy", "numba", "Cupy", "cudagraph", "CUDAGraph", "
 UB_WORDS = ("out of bounds", "outside", "undefined", "race", "overflow", "division by zero",
             "divides by zero", "not aligned", "misaligned", "NaN", "assumption",
             "zero extent", "zero stride", "strictly positive")
+#: A checkout's test calling the installed cuTile with another signature (version skew).
+SKEW = ("required positional argument", "unexpected keyword argument")
 #: Failures of CPU torch computing a test's reference (the op is missing on the CPU).
 CPU_TORCH = ("not implemented for", "Could not run 'aten::", "No viable backend for")
 #: Tests that check cuTile's GPU JIT itself rather than a kernel's result, with why.
@@ -86,6 +88,11 @@ SAMPLE_CAUSES = {
         "CPU torch reference", "Greatest",
         "CPU torch's fp16 GEMM rounds partial sums to fp16 (tileir's result is closer to "
         "the exact product at every differing element) and CPU torch has no TF32 matmul"),
+    "samples/BatchMatMul.py": (
+        "CPU torch reference", "Greatest",
+        "CPU torch's fp16 bmm rounds partial sums to fp16; the sample's inputs are unseeded, "
+        "so some draws fail (torch seed 1: tileir's result equals the exact product rounded "
+        "to fp16 at 99.987% of elements, CPU torch's at 99.891%)"),
     "samples/FFT.py": (
         "UB in kernel", "outside the index space",
         "launched on grid (BS,1,1) with a tile that holds the whole batch: tile block 1 "
@@ -127,6 +134,9 @@ def classify(record: dict) -> str:
         return "CPU torch reference"
     if not launched or (record.get("compile_errors", 0) and not record.get("runs", 0)):
         return "cuTile front end"   # tileir ran nothing: cuTile's own code decided
+    if "TypeError" in kind and not record.get("tileir_in_traceback", True) and any(
+            word in message for word in SKEW):
+        return "cuTile front end"   # the checkout calls cuTile with another signature
     if "AssertionError" in kind and record.get("runs", 0) > 0 and \
             not record.get("tileir_in_traceback"):
         return "wrong result"
@@ -183,7 +193,10 @@ def run_samples(root: str, timeout: float) -> list[dict]:
                                   text=True, timeout=timeout * 5)
             output = proc.stdout + proc.stderr
             ok = proc.returncode == 0 and "An unexpected error occurred" not in output
-            tail = output.strip().splitlines()[-1] if output.strip() else ""
+            lines = [line for line in output.strip().splitlines() if line.strip()]
+            error_lines = [line for line in lines if "error:" in line or "Error" in line
+                           or "Greatest" in line]
+            tail = (error_lines or lines or [""])[-1]
             record = {"test": f"samples/{name}", "outcome": "passed" if ok else "failed",
                       "kind": "" if ok else "exit status " + str(proc.returncode),
                       "message": tail[:500], "launches": 1, "runs": 1}
