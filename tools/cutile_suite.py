@@ -74,6 +74,9 @@ GPU_JIT = {
         "launches a hand-made TileDispatcher that returns its own cubin",
     "test/test_concurrent_launch.py::test_concurrent_launch[_cext._benchmark]":
         "launches through cuTile's GPU kernel timer _cext._benchmark",
+    "test/test_debug.py::test_crash_dump_enabled_by_env":
+        "replaces cuTile's cubin compiler (tileiras) with a failing one and checks its "
+        "crash dump, in a child process",
 }
 
 
