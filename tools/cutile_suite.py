@@ -232,7 +232,7 @@ def table(records: list[dict]) -> str:
     share = 100.0 * passed / (passed + failed) if passed + failed else 100.0
     lines.append("")
     lines.append(f"tests that launch a kernel: {passed} passed, {failed} failed "
-                 f"({share:.1f}% pass; wrong results: {total['wrong result']}); "
+                 f"({share:.2f}% pass; wrong results: {total['wrong result']}); "
                  f"excluded: {total['GPU-only API']} GPU-only API, "
                  f"{total['UB in kernel']} UB in kernel, "
                  f"{total['CPU torch reference']} CPU torch reference")
