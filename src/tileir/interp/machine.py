@@ -51,6 +51,10 @@ class Access:
     atomic: bool
 
 
+#: Up to this many logged accesses `Machine._unordered` filters them in Python, not NumPy.
+_FEW_ACCESSES = 32
+
+
 def _bits(mask: int, n: int) -> np.ndarray:
     """Bits 0 to n-1 of `mask` as a bool array (a token's access ids, vectorized)."""
     raw = (mask & ((1 << n) - 1)).to_bytes((n + 7) // 8, "little")
@@ -74,6 +78,7 @@ class Machine:
         self.accesses: list[Access] = []
         self._ranges = np.zeros((0, 2), np.int64)   # bytes [lo, hi) each access spans
         self._kinds = np.zeros((0, 2), bool)        # (write, atomic) of each access
+        self._spans: list[tuple[int, int, bool, bool]] = []   # (lo, hi, write, atomic) too
         self.batch_depth = 0
         self.max_ops = max_ops
         self.ops_run = 0
@@ -292,13 +297,19 @@ class Machine:
         return token.with_access(ident)
 
     def _unordered(self, lo: int, hi: int, write: bool, atomic: bool, token: Token
-                   ) -> np.ndarray:
+                   ) -> np.ndarray | list[int]:
         """The earlier accesses of the log that may race with an access of bytes [lo, hi):
         overlapping byte ranges, a write on either side, not both atomic, and not ordered
         before it by `token` (a cheap filter: the caller compares the bytes)."""
         n = len(self.accesses)
         if not n:
             return np.zeros(0, np.int64)
+        if n <= _FEW_ACCESSES:          # the same filter on Python ints: cheaper for a few
+            after = token.after
+            return [i for i, (first, end, earlier_write, earlier_atomic)
+                    in enumerate(self._spans)
+                    if first < hi and lo < end and (write or earlier_write)
+                    and not (atomic and earlier_atomic) and not (after >> i) & 1]
         ranges, kinds = self._ranges[:n], self._kinds[:n]
         candidates = (ranges[:, 0] < hi) & (lo < ranges[:, 1])
         if not write:
@@ -317,6 +328,7 @@ class Machine:
             self._kinds = np.resize(self._kinds, (2 * n + 8, 2))
         self._ranges[n] = (lo, hi)
         self._kinds[n] = (access.write, access.atomic)
+        self._spans.append((int(lo), int(hi), bool(access.write), bool(access.atomic)))
         self.accesses.append(access)
 
     def output(self) -> TextIO:

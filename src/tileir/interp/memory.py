@@ -19,6 +19,7 @@ pointer to a 4-bit element holds a nibble address, ``2 * byte + nibble``
 
 from __future__ import annotations
 
+import bisect
 import threading
 from dataclasses import dataclass
 from typing import Callable
@@ -88,14 +89,23 @@ class Buffer:
         """Size of the region in bytes."""
         return int(self.data.size)
 
+    @property
+    def host(self) -> int:
+        """The host address of the region's first byte (read once: `data` never changes)."""
+        host = self.__dict__.get("_host")
+        if host is None:
+            host = self.__dict__["_host"] = host_address(self.data)
+        return host
+
 
 class Memory:
     """The address space: buffers sorted by base address, and vectorized access."""
 
     def __init__(self) -> None:
         self.buffers: list[Buffer] = []
-        self._bases = np.zeros(0, np.int64)
-        self._ends = np.zeros(0, np.int64)
+        self._base_list: list[int] = []     # the buffers' bases and ends, in address order
+        self._end_list: list[int] = []
+        self._arrays: tuple[np.ndarray, np.ndarray] | None = None   # both as int64 arrays
         self._next = FIRST_ADDRESS
         self._unmapped: list[Buffer] = []   # the latest unmapped buffers, for diagnostics
         #: Called with the bytes (or a view of them) about to be written, before each
@@ -113,7 +123,7 @@ class Memory:
         data = array.reshape(-1).view(np.uint8)
         start = host_address(data)
         for buffer in self.buffers:
-            first = host_address(buffer.data)
+            first = buffer.host
             if start < first + buffer.size and first < start + data.size:
                 if first <= start and start + data.size <= first + buffer.size:
                     return buffer.base + (start - first)
@@ -123,9 +133,29 @@ class Memory:
         base = -(-self._next // ALIGNMENT) * ALIGNMENT
         self._next = base + max(data.size, 1) + GAP
         self.buffers.append(Buffer(base, data, name))
-        self._bases = np.append(self._bases, np.int64(base))
-        self._ends = np.append(self._ends, np.int64(base + data.size))
+        self._base_list.append(base)
+        self._end_list.append(base + data.size)
+        self._arrays = None
         return base
+
+    @property
+    def _bases(self) -> np.ndarray:
+        """The mapped buffers' bases in address order, as int64 (built when first asked
+        for after a change of the mapping)."""
+        return self._bounds()[0]
+
+    @property
+    def _ends(self) -> np.ndarray:
+        """The mapped buffers' ends (base plus size) in the order of `_bases`."""
+        return self._bounds()[1]
+
+    def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """`_bases` and `_ends`, built once per change of the mapping."""
+        arrays = self._arrays
+        if arrays is None:
+            arrays = self._arrays = (np.array(self._base_list, np.int64).reshape(-1),
+                                     np.array(self._end_list, np.int64).reshape(-1))
+        return arrays
 
     def allocate(self, nbytes: int, alignment: int = 1, name: str = "") -> int:
         """Map a fresh zero-filled buffer of `nbytes` bytes (alloca, globals)."""
@@ -136,19 +166,19 @@ class Memory:
     def unmap(self, base: int) -> None:
         """Remove the buffer mapped at `base` (an alloca whose block ended): later accesses
         to it are outside every mapped buffer.  Its addresses are never handed out again."""
-        i = int(np.searchsorted(self._bases, base))
+        i = bisect.bisect_left(self._base_list, base)
         if i >= len(self.buffers) or self.buffers[i].base != base:
             raise ValueError(f"no buffer is mapped at {base:#x}")
         gone = self.buffers.pop(i)
-        self._bases = np.delete(self._bases, i)
-        self._ends = np.delete(self._ends, i)
+        del self._base_list[i], self._end_list[i]
+        self._arrays = None
         self._unmapped.append(gone)
         del self._unmapped[:-UNMAPPED_KEPT]
 
     def buffer_at(self, address: int) -> Buffer | None:
         """The buffer containing byte `address`, if any."""
-        i = int(np.searchsorted(self._bases, address, side="right")) - 1
-        if i >= 0 and address < self._ends[i]:
+        i = bisect.bisect_right(self._base_list, address) - 1
+        if i >= 0 and address < self._end_list[i]:
             return self.buffers[i]
         return None
 

@@ -151,24 +151,38 @@ def fingerprint(kernel: Operation) -> tuple:
     so none can be freed and its id reused while the plan lives) and attribute values:
     equal fingerprints mean the plan read now would be the same plan."""
     parts: list[Any] = []
-    _op_parts(kernel, parts.append)
+    _op_parts(kernel, parts.append, SEMANTICS.get)
     return tuple(parts)
 
 
-def _op_parts(op: Operation, add: Callable[[Any], None]) -> None:
-    """Add `op`'s parts, then its regions', to the fingerprint."""
-    results = op.results
-    name = short_name(op)
-    add((op, op.opdef, op.name, SEMANTICS.get(name), tuple(op.operands), tuple(results),
-         tuple([r.type for r in results]), tuple(op.attributes.items()), len(op.regions)))
+def _op_parts(op: Operation, add: Callable[[Any], None],
+              semantics_of: Callable[[str], Any]) -> None:
+    """Add `op`'s parts, then its regions', to the fingerprint (`semantics_of`:
+    ``SEMANTICS.get``)."""
+    add(_own_parts(op, semantics_of))
     for region in op.regions:
         add((region, len(region.blocks)))
         for block in region.blocks:
             arguments = block.arguments
+            operations = block.operations
             add((block, tuple(arguments), tuple([a.type for a in arguments]),
-                 len(block.operations)))
-            for child in block.operations:
-                _op_parts(child, add)
+                 len(operations)))
+            for child in operations:
+                if child.regions:
+                    _op_parts(child, add, semantics_of)
+                else:           # (the common case, without a call per nesting level)
+                    add(_own_parts(child, semantics_of))
+
+
+def _own_parts(op: Operation, semantics_of: Callable[[str], Any]) -> tuple:
+    """`op`'s own parts (not its regions'): the op, its declaration, name and semantics
+    function, operands, results and their types, attributes and number of regions."""
+    results = op.results
+    opdef = op.opdef
+    name = op.name
+    return (op, opdef, name, semantics_of(opdef.name if opdef is not None else name),
+            tuple(op.operands), tuple(results), tuple([r.type for r in results]),
+            tuple(op.attributes.items()), len(op.regions))
 
 
 def plan_of(kernel: Operation) -> KernelPlan:
