@@ -96,13 +96,13 @@ def _scalar(value: Any, t: Any, where: str, kernel: Operation) -> np.ndarray:
             raise _fail(f"{where} expects an integer, got a bool", kernel)
         if not isinstance(value, (int, np.integer, bool, np.bool_)):
             raise _fail(f"{where} expects an integer, got {type(value).__name__}", kernel)
-        low = int_range(t, True)[0]
+        low, signed_high = int_range(t, True)
         high = int_range(t, False)[1]
         number = int(value)
         if not low <= number <= high:
             raise _fail(f"{where} value {number} does not fit in {t}", kernel)
         dtype = numpy_dtype(t)
-        if dtype.kind == "i" and number <= int_range(t, True)[1]:
+        if dtype.kind == "i" and number <= signed_high:
             return np.array(number, dtype)     # a value of t as it stands
         return from_integers(np.array(number), t)
     if isinstance(t, FloatType):
@@ -267,7 +267,7 @@ def _map_aliased(memory: Memory, args: Sequence[Any], params: Sequence[Any],
             candidates = []
         for array, name in candidates:
             if isinstance(array, np.ndarray) and array.flags.c_contiguous and array.nbytes:
-                first = host_address(array.reshape(-1).view(np.uint8))
+                first = host_address(array)     # (C-contiguous: its first byte)
                 spans.append((first, first + array.nbytes, len(buffers)))
                 buffers.append((array, name))
     spans.sort()

@@ -388,7 +388,7 @@ class Journal:
         """`touch`, holding the lock."""
         address = host_address(data)
         for buffer in self.memory.buffers:
-            first = host_address(buffer.data)
+            first = buffer.host
             if first <= address < first + max(buffer.size, 1):
                 if first not in self.saved:
                     self.saved[first] = (buffer.data, buffer.data.copy())

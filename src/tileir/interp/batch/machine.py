@@ -64,6 +64,10 @@ class BatchStep(Step):
         return UndefinedBehaviour(exc.diagnostics)
 
 
+#: Up to this many tile blocks `Span.blocks` counts them out in Python, not NumPy.
+_FEW_BLOCKS = 16
+
+
 @dataclass(frozen=True)
 class Span:
     """A box of tile blocks, contiguous in grid order (x fastest, then y, then z): its
@@ -81,6 +85,10 @@ class Span:
     def blocks(self) -> np.ndarray:
         """The (count, 3) block coordinates, in grid order."""
         gx, gy, _ = self.shape
+        if self.count <= _FEW_BLOCKS:   # (Python's ints beat NumPy's calls for a few)
+            x0, y0, z0 = self.origin
+            return np.array([(x0 + n % gx, y0 + n // gx % gy, z0 + n // (gx * gy))
+                             for n in range(self.count)], np.int64).reshape(self.count, 3)
         number = np.arange(self.count, dtype=np.int64)   # each block's, in the span
         out = np.empty((self.count, 3), np.int64)
         out[:, 0] = number % gx
