@@ -104,14 +104,15 @@ def _torch_array(value: Any, where: str, storages: dict[tuple[int, int], np.ndar
                                    "runs kernels on CPU tensors (use tileir.cutile.cpu_mode "
                                    "to turn device='cuda' into CPU tensors)"))
     import torch
-    tensor = value.detach()
+    tensor = value      # (read as it stands: its storage and geometry are its detached copy's)
     storage = tensor.untyped_storage()
-    key = (storage.data_ptr(), storage.nbytes())
+    nbytes = storage.nbytes()
+    key = (storage.data_ptr(), nbytes)
     flat = storages.get(key)
     if flat is None:
         with torch.no_grad():
             raw = torch.empty(0, dtype=torch.uint8)
-            raw.set_(storage, 0, (storage.nbytes(),), (1,))
+            raw.set_(storage, 0, (nbytes,), (1,))
             flat = storages[key] = raw.numpy()
     dtype = np.dtype(dtype)
     strides = tuple(int(s) for s in tensor.stride())
