@@ -241,6 +241,45 @@ def test_a_changed_kernel_gets_a_new_plan(engine) -> None:
     assert run_constant(module, 7, engine=engine) == 7
 
 
+def test_matches_sees_every_part_a_plan_is_read_from() -> None:
+    def fresh():
+        module = tileir.parse(CONSTANT.format(value=5), "c.mlir")
+        kernel = module.lookup("k")
+        return module, kernel, plan.fingerprint(kernel)
+
+    def reorder(attributes: dict) -> None:
+        items = list(attributes.items())
+        assert len(items) > 1
+        attributes.clear()
+        attributes.update(reversed(items))
+
+    module, kernel, taken = fresh()
+    assert plan.matches(kernel, taken) and plan.fingerprint(kernel) == taken
+    assert not plan.matches(module.lookup("k").regions[0].block.operations[0], taken)
+    block = kernel.regions[0].block
+    constant, subtract = block.operations[:2]
+    changes = [
+        lambda: constant.attributes.update(extra=constant.attributes["value"]),
+        lambda: reorder(kernel.attributes),          # the same items, in another order
+        lambda: setattr(subtract.results[0], "type", IntegerType(64)),
+        lambda: setattr(block.arguments[1], "type", IntegerType(64)),
+        lambda: subtract.operands.reverse(),
+        lambda: setattr(subtract, "name", "cuda_tile.addi"),
+        lambda: setattr(subtract, "opdef", None),
+        lambda: block.operations.pop(1),
+        lambda: kernel.regions[0].blocks.append(kernel.regions[0].blocks[0]),
+        lambda: kernel.regions.append(kernel.regions[0]),
+        lambda: block.arguments.pop(),
+        lambda: subtract.results.clear(),
+    ]
+    for change in changes:
+        module, kernel, taken = fresh()
+        block = kernel.regions[0].block
+        constant, subtract = block.operations[:2]
+        change()
+        assert not plan.matches(kernel, taken)
+
+
 def test_a_replaced_semantics_function_is_used_at_the_next_launch(monkeypatch) -> None:
     module = tileir.parse(CONSTANT.format(value=5), "c.mlir")
     assert run_constant(module, 7) == 2

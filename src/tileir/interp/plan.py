@@ -147,53 +147,78 @@ def _blocks(kernel: Operation) -> Iterable[Block]:
 
 
 def fingerprint(kernel: Operation) -> tuple:
-    """Everything a `KernelPlan` is read from, as one tuple of the IR's own objects (held,
-    so none can be freed and its id reused while the plan lives) and attribute values:
-    equal fingerprints mean the plan read now would be the same plan."""
-    parts: list[Any] = []
-    _op_parts(kernel, parts.append, SEMANTICS.get)
-    return tuple(parts)
+    """Everything a `KernelPlan` is read from, holding the IR's own objects (so none can
+    be freed and its id reused while the plan lives) and copies of their lists and
+    attribute values: three tuples, of every op (`kernel` first, then in walk order), of
+    every region and of every block.  `matches` tells whether a kernel is still what its
+    fingerprint was taken from."""
+    ops: list[tuple] = []
+    regions: list[tuple] = []
+    blocks: list[tuple] = []
+    semantics_of = SEMANTICS.get
+    for op in kernel.walk():
+        opdef = op.opdef
+        name = op.name
+        results = list(op.results)
+        ops.append((op, opdef, name, semantics_of(opdef.name if opdef is not None else name),
+                    list(op.operands), results, [r.type for r in results],
+                    tuple(op.attributes.items()), list(op.regions)))
+        for region in op.regions:
+            regions.append((region, list(region.blocks)))
+            for block in region.blocks:
+                arguments = list(block.arguments)
+                blocks.append((block, arguments, [a.type for a in arguments],
+                               list(block.operations)))
+    return tuple(ops), tuple(regions), tuple(blocks)
 
 
-def _op_parts(op: Operation, add: Callable[[Any], None],
-              semantics_of: Callable[[str], Any]) -> None:
-    """Add `op`'s parts, then its regions', to the fingerprint (`semantics_of`:
-    ``SEMANTICS.get``)."""
-    add(_own_parts(op, semantics_of))
-    for region in op.regions:
-        add((region, len(region.blocks)))
-        for block in region.blocks:
-            arguments = block.arguments
-            operations = block.operations
-            add((block, tuple(arguments), tuple([a.type for a in arguments]),
-                 len(operations)))
-            for child in operations:
-                if child.regions:
-                    _op_parts(child, add, semantics_of)
-                else:           # (the common case, without a call per nesting level)
-                    add(_own_parts(child, semantics_of))
+def matches(kernel: Operation, taken: tuple) -> bool:
+    """Whether `kernel` is still what the fingerprint `taken` was read from: the same
+    ops (each with the same declaration, name, registered semantics function, operands,
+    results, result types, attributes in the same order, and regions), regions (the same
+    blocks) and blocks (the same arguments, argument types and ops).
 
-
-def _own_parts(op: Operation, semantics_of: Callable[[str], Any]) -> tuple:
-    """`op`'s own parts (not its regions'): the op, its declaration, name and semantics
-    function, operands, results and their types, attributes and number of regions."""
-    results = op.results
-    opdef = op.opdef
-    name = op.name
-    return (op, opdef, name, semantics_of(opdef.name if opdef is not None else name),
-            tuple(op.operands), tuple(results), tuple([r.type for r in results]),
-            tuple(op.attributes.items()), len(op.regions))
+    Checked part by part, stopping at the first difference, without walking the kernel:
+    when every region, block and op list is the one recorded, starting from `kernel`'s
+    own, the kernel holds exactly the recorded objects in the recorded order."""
+    ops, regions, blocks = taken
+    if not ops or ops[0][0] is not kernel:
+        return False
+    semantics_of = SEMANTICS.get
+    for op, opdef, name, semantics, operands, results, types, items, op_regions in ops:
+        now = op.opdef
+        if (now is not opdef and now != opdef) or op.name != name \
+                or op.operands != operands or op.results != results \
+                or op.regions != op_regions or tuple(op.attributes.items()) != items \
+                or semantics_of(opdef.name if opdef is not None else name) is not semantics:
+            return False
+        for r, t in zip(results, types):
+            now = r.type
+            if now is not t and now != t:
+                return False
+    for region, region_blocks in regions:
+        if region.blocks != region_blocks:
+            return False
+    for block, arguments, types, operations in blocks:
+        if block.arguments != arguments or block.operations != operations:
+            return False
+        for a, t in zip(arguments, types):
+            now = a.type
+            if now is not t and now != t:
+                return False
+    return True
 
 
 def plan_of(kernel: Operation) -> KernelPlan:
-    """The plan of `kernel`: the one stored on it when its fingerprint (and the
-    `SCALAR_PATHS` setting) still match, else a new one, stored in its place."""
-    current = fingerprint(kernel)
+    """The plan of `kernel`: the one stored on it when it still `matches` its fingerprint
+    (and the `SCALAR_PATHS` setting is the same), else a new one, stored in its place."""
     plan = kernel.__dict__.get(_ATTRIBUTE)
-    if plan is None or plan.scalar_paths != SCALAR_PATHS or plan.fingerprint != current:
-        plan = KernelPlan(kernel, current, SCALAR_PATHS)
+    if plan is None or plan.scalar_paths != SCALAR_PATHS or \
+            not matches(kernel, plan.fingerprint):
+        plan = KernelPlan(kernel, fingerprint(kernel), SCALAR_PATHS)
         kernel.__dict__[_ATTRIBUTE] = plan   # (two threads may both read one: either is right)
     return plan
 
 
-__all__ = ["BlockPlan", "KernelPlan", "OpPlan", "SCALAR_PATHS", "fingerprint", "plan_of"]
+__all__ = ["BlockPlan", "KernelPlan", "OpPlan", "SCALAR_PATHS", "fingerprint", "matches",
+           "plan_of"]
