@@ -180,6 +180,14 @@ def test_tensors_with_requires_grad_are_read_and_written_without_autograd() -> N
     y = torch.zeros(16, requires_grad=True)
     tc.launch(None, (1,), copy, (x, y, 16))
     assert torch.equal(y.detach(), x.detach())
+    # tensors derived from ones that require grad (results of ops, views): the kernel
+    # writes their storage, and autograd neither refuses it nor records it
+    z = x * 2                                              # a non-leaf with a grad_fn
+    out = torch.zeros(32, requires_grad=True)[16:]         # a view of a leaf
+    tc.launch(None, (1,), copy, (z, out, 16))
+    assert torch.equal(out.detach(), torch.arange(16.0) * 2)
+    assert z.grad_fn is not None and out.grad_fn is not None and not x.grad_fn
+    assert torch.is_grad_enabled()
 
 
 def test_tensors_sharing_a_storage_are_mapped_once() -> None:

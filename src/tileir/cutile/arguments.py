@@ -110,10 +110,12 @@ def _torch_array(value: Any, where: str, storages: dict[tuple[int, int], np.ndar
     key = (storage.data_ptr(), nbytes)
     flat = storages.get(key)
     if flat is None:
-        with torch.no_grad():
-            raw = torch.empty(0, dtype=torch.uint8)
-            raw.set_(storage, 0, (nbytes,), (1,))
-            flat = storages[key] = raw.numpy()
+        # A fresh byte tensor set to the storage itself (not to a tensor): autograd has no
+        # part in it, whether `tensor` requires grad or not, so no `torch.no_grad` is needed
+        # (tests: requires_grad leaves, their views and results of ops).
+        raw = torch.empty(0, dtype=torch.uint8)
+        raw.set_(storage, 0, (nbytes,), (1,))
+        flat = storages[key] = raw.numpy()
     dtype = np.dtype(dtype)
     strides = tuple(int(s) for s in tensor.stride())
     if any(s < 0 for s in strides):

@@ -148,9 +148,8 @@ class Machine:
     def _steps_of(self, plan: BlockPlan) -> list[Step]:
         """The `Step` of each op of a block, made once per machine for a block of its
         kernel's plan."""
-        steps = [self.step(p.op) for p in plan.ops]
-        for p, step in zip(plan.ops, steps):
-            step.plan = p
+        make = self.step
+        steps = [make(p.op, p) for p in plan.ops]
         if self.kernel_plan is not None and self.kernel_plan.blocks.get(plan.block) is plan:
             self._steps[plan] = steps
         return steps
@@ -162,16 +161,16 @@ class Machine:
                 self._allocas[-1] = []
             self._allocas[-1].append(base)
 
-    def step(self, op: Operation) -> Step:
-        """The `Step` an op's semantics function gets in this tile block."""
-        return Step(op, block_id=self.block_id, grid=self.grid, checks=self.checks,
-                    machine=self)
+    def step(self, op: Operation, plan: OpPlan | None = None) -> Step:
+        """The `Step` an op's semantics function gets in this tile block (`plan`: the
+        op's plan, when it runs from one).  Its fields are passed by position, in the
+        order `Step` declares them (a launch makes a step for every op of its kernel)."""
+        return Step(op, self.block_id, self.grid, self.checks, self, plan)
 
     def execute(self, op: Operation) -> None:
         """Run one op: its semantics on its operands' values, results bound."""
         p = OpPlan(op, plans.SCALAR_PATHS)
-        step = self.step(op)
-        step.plan = p
+        step = self.step(op, p)
         if p.terminator:
             raise RegionExit(p.name, self._operands(p, step))
         self._execute(p, step)

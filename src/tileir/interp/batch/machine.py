@@ -176,9 +176,9 @@ class BatchMachine(Machine):
                     np.may_share_memory(x, data):
                 env[value] = np.array(x)
 
-    def step(self, op: Operation) -> Step:
-        return BatchStep(op, block_id=self.block_id, grid=self.grid, checks=self.checks,
-                         machine=self)
+    def step(self, op: Operation, plan: OpPlan | None = None) -> Step:
+        """A `BatchStep` (see `Machine.step`)."""
+        return BatchStep(op, self.block_id, self.grid, self.checks, self, plan)
 
     def _spread(self, value: Value, x: Any) -> Any:
         """`x` with the block axis (a uniform tile broadcast along it)."""
