@@ -18,7 +18,7 @@ them unspecified); those of a store are not written.  A dimension marked ``inbou
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -43,14 +43,15 @@ def make_tensor_view(step: Step, *operands: Any) -> TensorView:
     """A tensor view at `base`; each ``?`` of the type takes the next dynamic operand, read
     as an unsigned integer of its element type (spec: sizes and strides are unsigned and
     strictly positive; zero is undefined behaviour)."""
-    groups = named_operands(step, operands)
+    groups = {name: (start, end) for name, start, end in step_slices(step)}
     t: TensorViewType = step.result_type(0)
-    pointer = int(np.asarray(single(groups, "base"), np.int64).view(np.uint64))
+    start, end = groups.get("base", (0, 0))
+    pointer = int(np.asarray(operands[start] if end > start else None, np.int64)
+                  .view(np.uint64))
     base = to_byte_address(pointer, t.element_type)  # 4-bit pointees: nibble address
     operand_values = step.op.operands
-    declared = {name: operand_values[start:end] for name, start, end in step_slices(step)}
-    dynamic_shape = _unsigned_operands(groups, declared, "dynamicShape")
-    dynamic_strides = _unsigned_operands(groups, declared, "dynamicStrides")
+    dynamic_shape = _unsigned_operands(groups, operands, operand_values, "dynamicShape")
+    dynamic_strides = _unsigned_operands(groups, operands, operand_values, "dynamicStrides")
     shape = tuple(next(dynamic_shape) if d is None else d for d in t.shape)
     strides = tuple(next(dynamic_strides) if s is None else s for s in t.strides)
     if step.checks:
@@ -62,12 +63,12 @@ def make_tensor_view(step: Step, *operands: Any) -> TensorView:
             raise step.undefined(f"makes a tensor view with a zero stride: strides "
                                  f"{list(strides)}", "tensor view strides must be strictly "
                                  "positive (a broadcast or expanded array has stride 0)")
-        if element_bits(t.element_type) == 4 and not any(
-                s == 1 and d % 2 == 0 for d, s in zip(shape, strides)):
+        nibbles = element_bits(t.element_type) == 4
+        if nibbles and not any(s == 1 and d % 2 == 0 for d, s in zip(shape, strides)):
             raise step.fail(f"makes a tensor view of {t.element_type} without a unit-stride "
                             f"dimension of even extent: shape {list(shape)}, strides "
                             f"{list(strides)}")
-        if element_bits(t.element_type) == 4 and pointer % 2:
+        if nibbles and pointer % 2:
             raise step.fail(f"makes a tensor view of {t.element_type} at the high nibble of "
                             f"byte {base:#x} (packed data starts at a byte, spec 5.2.1)")
         size = size_of(step, t.element_type)
@@ -77,11 +78,13 @@ def make_tensor_view(step: Step, *operands: Any) -> TensorView:
     return TensorView(base, shape, strides, t.element_type)
 
 
-def _unsigned_operands(groups: dict[str, list[Any]], declared: dict[str, Any], name: str
-                       ) -> Iterator[int]:
-    """The values of operand group `name`, each read as an unsigned integer of its type."""
+def _unsigned_operands(groups: dict[str, tuple[int, int]], operands: Sequence[Any],
+                       declared: Sequence[Any], name: str) -> Iterator[int]:
+    """The values of operand group `name` (``groups[name]``: its operands' ``start:end``)
+    among `operands`, each read as an unsigned integer of its declared operand's type."""
+    start, end = groups[name]
     return iter(unsigned_int(v, x.type.element_type)
-                for v, x in zip(groups[name], declared[name]))
+                for v, x in zip(operands[start:end], declared[start:end]))
 
 
 @semantics("make_partition_view", "make_strided_view", "make_gather_scatter_view")
