@@ -529,61 +529,49 @@ def _mini_scalar(op: Any) -> Callable[..., Any] | None:
     return _extremum_scalar(op, operator.le)
 
 
-def _division_scalar(op: Any) -> tuple[IntegerType, bool, int, Callable[[int], int]] | None:
-    """(type, signed, mask, wrap) for a ``divi`` / ``remi`` on rank-0 tiles, else None."""
+def _division_path(op: Any, result: Callable[[bool], Callable[[int, int], int]]
+                   ) -> Callable[..., Any] | None:
+    """The scalar path of a ``divi`` / ``remi`` on rank-0 tiles, else None: operands read
+    as the op's signedness, a divisor of 0 (undefined) or -1 declined (the semantics wrap
+    or give 0 there), and ``result(signed)(a, b)`` wrapped to the result type."""
     t = _scalar_operands(op)
     if t is None or not _same_result(op, t):
         return None
     wrap, mask = _wrapper(t)
     signed = op.enum("signedness") == Signedness.SIGNED
-    return t, signed, (-1 if signed else mask), wrap
+    mask = -1 if signed else mask
+    combine = result(signed)
+    dtype = numpy_dtype(t)
+
+    def run(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
+        """The result, or None."""
+        if lhs.shape or rhs.shape:
+            return None
+        a, b = int(lhs) & mask, int(rhs) & mask
+        if b == 0 or b == -1:
+            return None
+        return np.array(wrap(combine(a, b)), dtype)
+    return run
 
 
 @scalar_of(divi)
 def _divi_scalar(op: Any) -> Callable[..., Any] | None:
-    """``divi`` on rank-0 tiles, rounded by the semantics' own `_quotient`; declines a
-    divisor of 0 (undefined) or, signed, -1 (the semantics negate, wrapping the minimum)."""
-    found = _division_scalar(op)
-    if found is None:
-        return None
-    t, signed, mask, wrap = found
+    """``divi`` on rank-0 tiles, rounded by the semantics' own `_quotient`."""
     rounding = op.enum("rounding")
-    reading = np.int64 if signed else np.uint64
-    dtype = numpy_dtype(t)
 
-    def run(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
-        """The result, or None."""
-        if lhs.shape or rhs.shape:
-            return None
-        a, b = int(lhs) & mask, int(rhs) & mask
-        if b == 0 or b == -1:
-            return None
-        quotient = _quotient(reading(a // b), np.bool_(a % b != 0),
-                             np.bool_((a < 0) != (b < 0)), rounding)
-        return np.array(wrap(int(quotient)), dtype)
-    return run
+    def quotient(signed: bool) -> Callable[[int, int], int]:
+        reading = np.int64 if signed else np.uint64
+        return lambda a, b: int(_quotient(reading(a // b), np.bool_(a % b != 0),
+                                          np.bool_((a < 0) != (b < 0)), rounding))
+    return _division_path(op, quotient)
 
 
 @scalar_of(remi)
 def _remi_scalar(op: Any) -> Callable[..., Any] | None:
-    """``remi`` on rank-0 tiles: x - trunc(x / y) * y (the dividend's sign); declines a
-    divisor of 0 (undefined) or -1 (the semantics give 0)."""
-    found = _division_scalar(op)
-    if found is None:
-        return None
-    t, signed, mask, wrap = found
-    dtype = numpy_dtype(t)
-
-    def run(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
-        """The result, or None."""
-        if lhs.shape or rhs.shape:
-            return None
-        a, b = int(lhs) & mask, int(rhs) & mask
-        if b == 0 or b == -1:
-            return None
-        remainder = abs(a) % abs(b)
-        return np.array(wrap(-remainder if a < 0 else remainder), dtype)
-    return run
+    """``remi`` on rank-0 tiles: x - trunc(x / y) * y (the dividend's sign)."""
+    def remainder(signed: bool) -> Callable[[int, int], int]:
+        return lambda a, b: -(abs(a) % abs(b)) if a < 0 else abs(a) % abs(b)
+    return _division_path(op, remainder)
 
 
 # ---- matrix multiply-accumulate ---------------------------------------------------------
