@@ -26,6 +26,7 @@ import ml_dtypes
 import numpy as np
 
 from ..diagnostics import ExecutionError, error
+from ..interp.memory import host_address, root_bytes, root_of
 
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -140,28 +141,15 @@ def _numpy_array(array: np.ndarray, where: str) -> Strided:
         raise ExecutionError(error(f"{where} is a read-only array; the kernel's memory must "
                                    "be writable (pass a writable copy, e.g. numpy.array(a))"))
     strides = tuple(s // size for s in array.strides)
-    root = array
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    flat = _bytes_of(root)
+    flat = root_bytes(root_of(array))
     if flat is None:    # a view of memory that is not one block: map the array alone
         if not (array.flags.c_contiguous or array.size == 0):
             raise ExecutionError(error(f"{where} is a view of a non-contiguous array; pass "
                                        "a view of a contiguous array"))
         flat = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
         return Strided(flat, 0, dtype, array.shape, strides)
-    start = array.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
-    return Strided(flat, start, dtype, array.shape, strides)
-
-
-def _bytes_of(root: np.ndarray) -> np.ndarray | None:
-    """All of `root`'s bytes as a flat uint8 view (None if they are not one block)."""
-    if root.size == 0:
-        return root.reshape(-1).view(np.uint8) if root.flags.c_contiguous else None
-    for order, flag in (("C", "c_contiguous"), ("F", "f_contiguous")):
-        if getattr(root.flags, flag):
-            return root.reshape(-1, order=order).view(np.uint8)
-    return None
+    return Strided(flat, host_address(array) - host_address(flat), dtype, array.shape,
+                   strides)
 
 
 def _is_torch(value: Any) -> bool:

@@ -1,18 +1,15 @@
 """A cuTile kernel exported to Tile IR bytecode by cuTile itself, read by tileir, cached.
 
-Two caches, neither of which can hand one kernel another's module:
-
-* on each kernel object, keyed by the full signature (every constraint, constant values
-  with their types, the symbol), the bytecode version and the kernel's compiler options.
-  It lives and dies with the kernel, as cuTile's own JIT cache does: a kernel freed and
-  another created at the same address start empty (an ``id()`` key would not);
-* across kernels, the modules read from bytecode, keyed by the bytes themselves (SHA-256),
-  so a factory that makes the same kernel again skips the reading and checking.
+The cache is kept on each kernel object, keyed by the full signature (every constraint,
+constant values with their types), the bytecode version, the architecture and the
+kernel's compiler options.  It lives and dies with the kernel, as cuTile's own JIT cache
+does: a kernel freed and another created at the same address start empty (an ``id()`` key
+would not), and no module is shared between two kernels (a module one caller edited can
+never run for another kernel).
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
 import threading
 from dataclasses import dataclass
@@ -25,9 +22,6 @@ EXPORT_VERSION = "13.4"
 #: The attribute each kernel object keeps its exports in.
 _ATTRIBUTE = "_tileir_exports"
 _LOCK = threading.Lock()
-#: SHA-256 of bytecode -> the module read from it (bounded: oldest dropped first).
-_MODULES: dict[bytes, Module] = {}
-_MODULES_LIMIT = 512
 
 
 @dataclass(frozen=True)
@@ -52,18 +46,9 @@ def _signature(kernel: Any, constraints: Sequence[Any]) -> Any:
 
 
 def _read(data: bytes) -> Module:
-    """The module in `data`, read and verified once per distinct bytes."""
+    """The module in `data`, read and verified."""
     from ..bytecode import from_bytecode
-    digest = hashlib.sha256(data).digest()
-    with _LOCK:
-        found = _MODULES.get(digest)
-    if found is not None:
-        return found
-    module = from_bytecode(data)
-    with _LOCK:
-        while len(_MODULES) >= _MODULES_LIMIT:
-            del _MODULES[next(iter(_MODULES))]
-        return _MODULES.setdefault(digest, module)
+    return from_bytecode(data)
 
 
 def _cache(kernel: Any) -> dict[Any, Exported]:

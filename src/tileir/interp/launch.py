@@ -44,7 +44,7 @@ from ..ir import location_of
 from .semantics.core import dense_values
 from .semantics.floating_point import release_work
 from .machine import Machine
-from .memory import Journal, Memory, element_bits, host_address
+from .memory import Journal, Memory, element_bits, host_address, root_bytes, root_of
 from .plan import KernelPlan, plan_of
 from .pointers import from_byte_address
 from .races import BlockRaces
@@ -233,21 +233,6 @@ def _argument(memory: Memory, value: Any, t: Any, where: str, kernel: Operation,
     return array.astype(numpy_dtype(e))
 
 
-def _root(array: np.ndarray) -> np.ndarray:
-    """The outermost NumPy array whose memory `array` is a view of (itself if none)."""
-    while isinstance(array.base, np.ndarray):
-        array = array.base
-    return array
-
-
-def _root_bytes(root: np.ndarray) -> np.ndarray | None:
-    """All of `root`'s bytes as a flat uint8 view (None if they are not one block)."""
-    for order, flag in (("C", "c_contiguous"), ("F", "f_contiguous")):
-        if getattr(root.flags, flag):
-            return root.reshape(-1, order=order).view(np.uint8)
-    return None
-
-
 def _map_aliased(memory: Memory, args: Sequence[Any], params: Sequence[Any],
                  kernel: Operation) -> None:
     """Map once, before the arguments, the byte range that buffer arguments sharing memory
@@ -282,8 +267,8 @@ def _map_aliased(memory: Memory, args: Sequence[Any], params: Sequence[Any],
             continue
         lo, hi = group[0][0], max(end for _, end, _ in group)
         names = ", ".join(buffers[i][1] for _, _, i in sorted(group, key=lambda s: s[2]))
-        roots = {id(_root(buffers[i][0])): _root(buffers[i][0]) for _, _, i in group}
-        flat = _root_bytes(next(iter(roots.values()))) if len(roots) == 1 else None
+        roots = {id(root_of(buffers[i][0])): root_of(buffers[i][0]) for _, _, i in group}
+        flat = root_bytes(next(iter(roots.values()))) if len(roots) == 1 else None
         start = host_address(flat) if flat is not None else 0
         if flat is None or not start <= lo <= hi <= start + flat.size:
             raise _fail(f"arguments {names} share memory but are not views of one NumPy "

@@ -76,6 +76,21 @@ def host_address(array: np.ndarray) -> int:
     return int(array.__array_interface__["data"][0])
 
 
+def root_of(array: np.ndarray) -> np.ndarray:
+    """The outermost NumPy array whose memory `array` is a view of (itself if none)."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def root_bytes(root: np.ndarray) -> np.ndarray | None:
+    """All of `root`'s bytes as a flat uint8 view (None if they are not one block)."""
+    for order, flag in (("C", "c_contiguous"), ("F", "f_contiguous")):
+        if getattr(root.flags, flag):
+            return root.reshape(-1, order=order).view(np.uint8)
+    return None
+
+
 @dataclass
 class Buffer:
     """One mapped region: `data` is a flat uint8 view of the owner's array."""
