@@ -99,11 +99,9 @@ EXACT_MATH = ("sqrt", "rsqrt", "exp", "exp2", "log", "log2", "log10", "sin", "co
               "sinh", "cosh", "tanh")
 
 
-def _correctly_rounded(torch: Any, name: str) -> Any:
-    """torch.<name> computed in float64 and rounded once to the result's dtype (what
-    torch's promotion gives: the input's float dtype, else the default float)."""
-    original = getattr(torch, name)
-
+def _correctly_rounded(torch: Any, original: Any, name: str) -> Any:
+    """`original` (torch.<name>) computed in float64 and rounded once to the result's dtype
+    (what torch's promotion gives: the input's float dtype, else the default float)."""
     def exact(x: Any, *args: Any, **kwargs: Any) -> Any:
         if args or kwargs or not isinstance(x, torch.Tensor):
             return original(x, *args, **kwargs)
@@ -119,16 +117,5 @@ def pytest_configure(config: Any) -> None:
     if os.environ.get("TILEIR_SUITE_EXACT_MATH") != "1":
         return
     import torch
-    originals = {name: getattr(torch, name) for name in EXACT_MATH}
     for name in EXACT_MATH:
-        setattr(torch, name, _correctly_rounded(_Originals(torch, originals), name))
-
-
-class _Originals:
-    """torch with its original math functions (for the correctly rounded wrappers)."""
-
-    def __init__(self, torch: Any, originals: dict[str, Any]) -> None:
-        self._torch, self._originals = torch, originals
-
-    def __getattr__(self, name: str) -> Any:
-        return self._originals.get(name) or getattr(self._torch, name)
+        setattr(torch, name, _correctly_rounded(torch, getattr(torch, name), name))
