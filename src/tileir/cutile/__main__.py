@@ -1,8 +1,11 @@
-"""``python -m tileir.cutile script.py [args...]``: run a Python script (or ``-m module``)
-with tileir's cuTile CPU switch on (`tileir.cutile.switch`)."""
+"""``python -m tileir.cutile script.py [args...]`` (or ``-m module``): run a Python program
+with tileir's cuTile CPU switch on (`tileir.cutile.switch`).  The program's own errors are
+reported as Python reports them; a missing program or Ctrl-C gets one line and a non-zero
+exit."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import runpy
 import sys
@@ -10,23 +13,44 @@ import sys
 USAGE = "usage: python -m tileir.cutile (script.py | -m module) [args...]"
 
 
+def _missing(argv: list[str]) -> str | None:
+    """Why the program `argv` names cannot be run, or None."""
+    if argv[0] == "-m":
+        if len(argv) < 2:
+            return USAGE
+        try:
+            found = importlib.util.find_spec(argv[1])
+        except (ImportError, ValueError) as exc:
+            return f"tileir.cutile: cannot run module '{argv[1]}': {exc}"
+        return None if found is not None else \
+            f"tileir.cutile: cannot run module '{argv[1]}': no module of that name"
+    if not os.path.isfile(argv[0]):
+        return f"tileir.cutile: cannot run '{argv[0]}': no such file"
+    return None
+
+
 def main(argv: list[str]) -> int:
-    """Run the script named by `argv` under the switch; its exit status is ours."""
+    """Run the program `argv` names under the switch; its exit status is ours."""
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE, file=sys.stderr if not argv else sys.stdout)
         return 2 if not argv else 0
+    why = _missing(argv)
+    if why is not None:
+        print(why, file=sys.stderr)
+        return 2
     from .switch import enable
     enable()
-    if argv[0] == "-m":
-        if len(argv) < 2:
-            print(USAGE, file=sys.stderr)
-            return 2
-        sys.argv = argv[1:]
-        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
-    else:
-        sys.argv = list(argv)
-        sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
-        runpy.run_path(argv[0], run_name="__main__")
+    try:
+        if argv[0] == "-m":
+            sys.argv = argv[1:]
+            runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        else:
+            sys.argv = list(argv)
+            sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
+            runpy.run_path(argv[0], run_name="__main__")
+    except KeyboardInterrupt:
+        print("tileir.cutile: interrupted", file=sys.stderr)
+        return 130
     return 0
 
 
