@@ -385,7 +385,8 @@ def test_unsigned_int_is_the_unsigned_reading(width) -> None:
     t = IntegerType(width)
     dtype = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[width]
     info = np.iinfo(dtype) if width > 1 else None
-    values = [0, 1] if width == 1 else [0, 1, -1, info.min, info.max, info.min + 1, 12345 % info.max]
+    values = [0, 1] if width == 1 else \
+        [0, 1, -1, info.min, info.max, info.min + 1, 12345 % info.max]
     for v in values:
         x = np.array(v, dtype)
         assert unsigned_int(x, t) == int(as_unsigned(x, t)) == v % (1 << width)

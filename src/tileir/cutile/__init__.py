@@ -18,6 +18,6 @@ from .exporting import EXPORT_VERSION, Exported, export, export_specs
 from .launching import MAX_GRID_EXTENT, launch, parse_grid
 from .switch import GpuOnlyError, cpu_mode, disable, enable, enabled
 
-__all__ = ["EXPORT_VERSION", "Exported", "GpuOnlyError", "MAX_GRID_EXTENT", "Strided", "cpu_mode", "disable",
-           "enable", "enabled", "export", "export_specs", "flatten", "launch", "parse_grid",
-           "read_arguments", "read_array"]
+__all__ = ["EXPORT_VERSION", "Exported", "GpuOnlyError", "MAX_GRID_EXTENT", "Strided",
+           "cpu_mode", "disable", "enable", "enabled", "export", "export_specs", "flatten",
+           "launch", "parse_grid", "read_arguments", "read_array"]

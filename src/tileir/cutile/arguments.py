@@ -611,5 +611,6 @@ class _Reader:
         return ListSpec(_list_element(specs, arrays, node.array), overlap)
 
 
-__all__ = ["ArraySpec", "ConstantSpec", "Items", "Leaf", "ListSpec", "ScalarSpec", "Strided", "TupleSpec",
+__all__ = ["ArraySpec", "ConstantSpec", "Items", "Leaf", "ListSpec", "ScalarSpec", "Strided",
+           "TupleSpec",
            "annotation_of", "flatten", "read_arguments", "read_array"]

@@ -42,11 +42,11 @@ def launch(stream: Any, grid: tuple[int, ...], kernel: Any, kernel_args: Sequenc
            on_compile_error: Callable[[], None] | None = None) -> Any:
     """Run a ``@ct.kernel`` on the interpreter, as ``cuda.tile.launch(stream, grid, kernel,
     kernel_args)`` would on a GPU of the architecture ``TILEIR_CUTILE_ARCH`` names (default
-    sm_100: cuTile refuses what that GPU cannot run); `stream` is accepted and ignored.  Writes land in the
-    argument arrays; undefined behaviour raises `tileir.ExecutionError`.  A grid with a
-    zero extent runs no tile block.  Returns the interpreter's `Run` (which engine ran),
-    or None when no tile block ran.  `on_compile_error` is called when cuTile refuses the
-    kernel, `on_run` just before the interpreter runs it (for counting)."""
+    sm_100: cuTile refuses what that GPU cannot run); `stream` is accepted and ignored.
+    Writes land in the argument arrays; undefined behaviour raises `tileir.ExecutionError`.
+    A grid with a zero extent runs no tile block.  Returns the interpreter's `Run` (which
+    engine ran), or None when no tile block ran.  `on_compile_error` is called when cuTile
+    refuses the kernel, `on_run` just before the interpreter runs it (for counting)."""
     from ..interp import launch as run
     dims = parse_grid(grid)
     if not isinstance(kernel_args, (tuple, list)):

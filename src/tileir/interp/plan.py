@@ -27,7 +27,7 @@ the semantics function's (else it declines, and the semantics function runs).  S
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 import numpy as np
 
