@@ -344,10 +344,14 @@ def test_shipped_examples_in_small_spans_give_the_reference_bytes(span_bytes: in
     _examples_on_both_engines(4)
 
 
-# ---- loads through windows return views of memory: writes copy them first -----------------
+# ---- loads through windows return views of memory (small ones copies): writes copy views first ---
 
 
-def test_a_loaded_tile_keeps_its_values_when_memory_under_it_is_written() -> None:
+@pytest.mark.parametrize("copy_bytes", [0, 1 << 15], ids=["views", "copies"])
+def test_a_loaded_tile_keeps_its_values_when_memory_under_it_is_written(copy_bytes: int, monkeypatch) -> None:
+    # (loads of at most COPY_BYTES copy their tiles; 0 makes every load a view)
+    from tileir.interp.batch import ops
+    monkeypatch.setattr(ops, "COPY_BYTES", copy_bytes)
     # x is c's tile; c's tile is overwritten with x + 1; then x (and a reshape of it, and a
     # value carried through a loop) are stored to a: a must get c's old values
     text = _kernel(f"""    %x, %t = load_view_tko weak %c_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
@@ -364,7 +368,11 @@ def test_a_loaded_tile_keeps_its_values_when_memory_under_it_is_written() -> Non
     assert (auto.a, auto.c) == ((old + old).tobytes(), (old + 1).tobytes())
 
 
-def test_a_tile_loaded_before_a_loop_that_writes_under_it() -> None:
+@pytest.mark.parametrize("copy_bytes", [0, 1 << 15], ids=["views", "copies"])
+def test_a_tile_loaded_before_a_loop_that_writes_under_it(copy_bytes: int, monkeypatch) -> None:
+    # (loads of at most COPY_BYTES copy their tiles; 0 makes every load a view)
+    from tileir.interp.batch import ops
+    monkeypatch.setattr(ops, "COPY_BYTES", copy_bytes)
     # x is loaded once; each of 3 iterations adds 1 to c's tile in memory (load, add,
     # store, ordered) and accumulates x: the sum must be 3 x of the old values
     text = _kernel(f"""    %x, %t = load_view_tko weak %c_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token

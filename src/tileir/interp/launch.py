@@ -25,6 +25,7 @@ operation, since then nothing can order the two blocks.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import random as _random
@@ -96,12 +97,10 @@ def _scalar(value: Any, t: Any, where: str, kernel: Operation) -> np.ndarray:
             raise _fail(f"{where} expects an integer, got a bool", kernel)
         if not isinstance(value, (int, np.integer, bool, np.bool_)):
             raise _fail(f"{where} expects an integer, got {type(value).__name__}", kernel)
-        low, signed_high = int_range(t, True)
-        high = int_range(t, False)[1]
+        low, signed_high, high, dtype = _integer_limits(t)
         number = int(value)
         if not low <= number <= high:
             raise _fail(f"{where} value {number} does not fit in {t}", kernel)
-        dtype = numpy_dtype(t)
         if dtype.kind == "i" and number <= signed_high:
             return np.array(number, dtype)     # a value of t as it stands
         return from_integers(np.array(number), t)
@@ -114,6 +113,14 @@ def _scalar(value: Any, t: Any, where: str, kernel: Operation) -> np.ndarray:
             return from_float64(np.array(_int_as_float64(int(value), t)), t)
         return from_float64(np.array(float(value)), t)
     raise _fail(f"{where} has a type the interpreter cannot take ({t})", kernel)
+
+
+@functools.lru_cache(maxsize=None)
+def _integer_limits(t: IntegerType) -> tuple[int, int, int, np.dtype]:
+    """What `_scalar` reads of an integer type (once per type: launches pass many): its
+    lowest signed value, highest signed value, highest unsigned value, and dtype."""
+    low, signed_high = int_range(t, True)
+    return low, signed_high, int_range(t, False)[1], numpy_dtype(t)
 
 
 def _int_as_float64(n: int, t: FloatType) -> float:

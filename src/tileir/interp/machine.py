@@ -39,6 +39,19 @@ from .step import Step
 from .values import FRESH_TOKEN, RegionExit, Token
 
 
+class Steps(dict):
+    """The `Step` of each op of a block run by one machine, keyed by the op's `OpPlan`
+    and made when first asked for (an op its scalar path runs never needs one)."""
+
+    def __init__(self, make: Any) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, p: OpPlan) -> Step:
+        step = self[p] = self.make(p.op, p)
+        return step
+
+
 @dataclass
 class Access:
     """One memory operation of a tile block, for the race check: its bytes (the batched
@@ -76,9 +89,12 @@ class Machine:
         self.stdout = stdout
         self.env: dict[Value, Any] = {}
         self.accesses: list[Access] = []
-        self._ranges = np.zeros((0, 2), np.int64)   # bytes [lo, hi) each access spans
-        self._kinds = np.zeros((0, 2), bool)        # (write, atomic) of each access
-        self._spans: list[tuple[int, int, bool, bool]] = []   # (lo, hi, write, atomic) too
+        self._spans: list[tuple[int, int, bool, bool]] = []   # (lo, hi, write, atomic)
+        # The same as arrays, filled from `_spans` only once the log is long enough for
+        # `_unordered` to filter with NumPy: bytes [lo, hi), and (write, atomic).
+        self._ranges = np.zeros((0, 2), np.int64)
+        self._kinds = np.zeros((0, 2), bool)
+        self._arrayed = 0               # how many accesses the arrays hold
         self.batch_depth = 0
         self.max_ops = max_ops
         self.ops_run = 0
@@ -86,7 +102,7 @@ class Machine:
         #: The plan of the function being run (`tileir.interp.plan`); `launch` passes
         #: one plan to every tile block's machine, else `run_function` reads it.
         self.kernel_plan = kernel_plan
-        self._steps: dict[BlockPlan, list[Step]] = {}   # each planned block's ops' steps
+        self._steps: dict[BlockPlan, Steps] = {}   # each planned block's ops' steps
 
     # ---- running code -------------------------------------------------------------
 
@@ -126,10 +142,10 @@ class Machine:
             # (`RegionExit` carries them only out of a nested region, e.g. a ``break``
             # inside an ``if``, or when a terminator runs through `execute`).
             execute = self._execute
-            for p, step in zip(plan.ops, steps):
+            for p in plan.ops:
                 if p.terminator:
-                    return p.name, self._operands(p, step)
-                execute(p, step)
+                    return p.name, self._operands(p, steps[p])
+                execute(p, steps)
             return "end", []
         except RegionExit as exit:
             return exit.kind, exit.values
@@ -145,11 +161,10 @@ class Machine:
         for argument, value in zip(plan.arguments, args, strict=True):
             env[argument] = value
 
-    def _steps_of(self, plan: BlockPlan) -> list[Step]:
-        """The `Step` of each op of a block, made once per machine for a block of its
+    def _steps_of(self, plan: BlockPlan) -> Steps:
+        """The `Steps` of a block's ops, kept for the machine's life for a block of its
         kernel's plan."""
-        make = self.step
-        steps = [make(p.op, p) for p in plan.ops]
+        steps = Steps(self.step)
         if self.kernel_plan is not None and self.kernel_plan.blocks.get(plan.block) is plan:
             self._steps[plan] = steps
         return steps
@@ -170,10 +185,10 @@ class Machine:
     def execute(self, op: Operation) -> None:
         """Run one op: its semantics on its operands' values, results bound."""
         p = OpPlan(op, plans.SCALAR_PATHS)
-        step = self.step(op, p)
+        steps = Steps(self.step)
         if p.terminator:
-            raise RegionExit(p.name, self._operands(p, step))
-        self._execute(p, step)
+            raise RegionExit(p.name, self._operands(p, steps[p]))
+        self._execute(p, steps)
 
     def _operands(self, p: OpPlan, step: Step) -> list[Any]:
         """Count the op against `max_ops` and check it has semantics (as every op run);
@@ -195,29 +210,30 @@ class Machine:
                          "(a block waiting on another never finishes when blocks run one at "
                          "a time)")
 
-    def _execute(self, p: OpPlan, step: Step) -> None:
+    def _execute(self, p: OpPlan, steps: Steps) -> None:
         """Run the op `p` plans (see `execute`): its scalar path when it has one that
-        answers, else its semantics function."""
+        answers, else its semantics function (with its step from `steps`)."""
         # (`_operands`, inlined: this is the interpreter's innermost loop)
         self.ops_run += 1
         if self.max_ops is not None and self.ops_run > self.max_ops:
-            raise self._past_limit(step)
+            raise self._past_limit(steps[p])
         fn = p.fn
         if fn is None:
-            raise step.fail("has no semantics in the interpreter yet")
+            raise steps[p].fail("has no semantics in the interpreter yet")
         try:
             operands = list(map(self.env.__getitem__, p.operands))
         except KeyError:
-            raise step.fail("uses a value that was never computed") from None
+            raise steps[p].fail("uses a value that was never computed") from None
         scalar = p.scalar
         if scalar is not None:
             try:
                 result = scalar(*operands)
             except Exception as exc:    # (a bug: a diagnostic, as below)
-                raise step.fail(f"internal error: {type(exc).__name__}: {exc}") from exc
+                raise steps[p].fail(f"internal error: {type(exc).__name__}: {exc}") from exc
             if result is not None:      # one result, of its type's dtype and shape
                 self.env[p.results[0]] = result
                 return
+        step = steps[p]
         try:
             result = fn(step, *operands)
         except (ExecutionError, RegionExit):
@@ -309,7 +325,7 @@ class Machine:
                     in enumerate(self._spans)
                     if first < hi and lo < end and (write or earlier_write)
                     and not (atomic and earlier_atomic) and not (after >> i) & 1]
-        ranges, kinds = self._ranges[:n], self._kinds[:n]
+        ranges, kinds = self._arrays(n)
         candidates = (ranges[:, 0] < hi) & (lo < ranges[:, 1])
         if not write:
             candidates &= kinds[:, 0]
@@ -319,14 +335,21 @@ class Machine:
             candidates &= ~_bits(token.after, n)
         return np.flatnonzero(candidates)
 
+    def _arrays(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The first `n` accesses' byte ranges and kinds as arrays, brought up to date
+        from `_spans` (grown by doubling)."""
+        if n > len(self._ranges):
+            self._ranges = np.resize(self._ranges, (2 * n, 2))
+            self._kinds = np.resize(self._kinds, (2 * n, 2))
+        if self._arrayed < n:
+            fresh = self._spans[self._arrayed:n]
+            self._ranges[self._arrayed:n] = [(lo, hi) for lo, hi, _, _ in fresh]
+            self._kinds[self._arrayed:n] = [(w, a) for _, _, w, a in fresh]
+            self._arrayed = n
+        return self._ranges[:n], self._kinds[:n]
+
     def _record(self, access: Access, lo: int, hi: int) -> None:
         """Append `access`, which covers bytes [lo, hi) (its span, for `_unordered`)."""
-        n = len(self.accesses)
-        if n == len(self._ranges):
-            self._ranges = np.resize(self._ranges, (2 * n + 8, 2))
-            self._kinds = np.resize(self._kinds, (2 * n + 8, 2))
-        self._ranges[n] = (lo, hi)
-        self._kinds[n] = (access.write, access.atomic)
         self._spans.append((int(lo), int(hi), bool(access.write), bool(access.atomic)))
         self.accesses.append(access)
 

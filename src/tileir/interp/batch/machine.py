@@ -27,7 +27,7 @@ import numpy as np
 from ...diagnostics import ExecutionError, error
 from ...ir import Operation, Value, location_of
 from ...types import TileType
-from ..machine import Access, Machine
+from ..machine import Access, Machine, Steps
 from ..memory import Memory
 from ..plan import BlockPlan, KernelPlan, OpPlan
 from ..step import Step
@@ -155,6 +155,15 @@ class BatchMachine(Machine):
         first asked for: only ``get_tile_block_id`` reads them)."""
         return self.span.blocks()
 
+    @functools.cached_property
+    def block_ids(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The x, y and z columns of `blocks` as i32 tiles (read-only: every
+        ``get_tile_block_id`` of the span gets these arrays)."""
+        columns = tuple(self.blocks[:, k].astype(np.int32) for k in range(3))
+        for column in columns:
+            column.flags.writeable = False
+        return columns  # type: ignore[return-value]
+
     def run_function(self, function: Operation, args) -> list[Any]:
         """Run the kernel body for the span's blocks (see `Machine.run_function`), copying
         the values that view memory before memory under them is written."""
@@ -209,7 +218,7 @@ class BatchMachine(Machine):
                         for a, x in zip(plan.arguments, args, strict=True)]
         super()._bind_arguments(plan, args)
 
-    def _execute(self, p: OpPlan, step: Step) -> None:
+    def _execute(self, p: OpPlan, steps: Steps) -> None:
         if self.stop is not None and self.stop.is_set():
             raise Stopped("stopped: a span running beside this one failed")
         found = p.batch
@@ -217,7 +226,7 @@ class BatchMachine(Machine):
             found = p.batch = self._read(p)
         _, spreads, fn, scalar = found
         if fn is None:
-            raise step.fail("has no semantics in the interpreter yet")
+            raise steps[p].fail("has no semantics in the interpreter yet")
         operands = list(map(self.env.__getitem__, p.operands))
         top = self.batch_depth == 1     # (inside a reduce/scan body: lanes, never spread)
         if spreads and top:
@@ -232,7 +241,7 @@ class BatchMachine(Machine):
                     self.env[r] = self._spread(r, result) if top and r in self.varying \
                         else result
                     return
-            result = fn(step, *operands)
+            result = fn(steps[p], *operands)
         except (ExecutionError, RegionExit):
             raise
         except Exception as exc:

@@ -21,6 +21,10 @@ from .footprints import Box
 
 BATCHED: dict[str, Callable[..., Any]] = {}
 
+#: Loads of at most this many bytes (over the span's blocks) copy their tiles out of
+#: memory; larger ones return views of it (copied only when memory under them is written).
+COPY_BYTES = 1 << 15
+
 
 def batched(name: str):
     def register(fn):
@@ -40,8 +44,7 @@ def get_tile_block_id(step: Step) -> tuple[np.ndarray, ...]:
     """Each tile block's (x, y, z) coordinates, along the block axis (as i32 tiles: the
     launcher runs fewer than 2**24 tile blocks here, so every coordinate is an i32 value
     as it stands)."""
-    blocks = step.machine.blocks
-    return tuple(blocks[:, k].astype(np.int32) for k in range(3))
+    return step.machine.block_ids
 
 
 def _affine(values: np.ndarray, grid: tuple[int, int, int]) -> tuple[int, ...] | None:
@@ -49,29 +52,47 @@ def _affine(values: np.ndarray, grid: tuple[int, int, int]) -> tuple[int, ...] |
     blocks of a box of extents `grid` in grid order (x, y, z counted from the box's first
     block), else None."""
     flat = np.asarray(values, np.int64).reshape(-1)
-    if flat.size != grid[0] * grid[1] * grid[2]:
+    gx, gy, gz = grid
+    if flat.size != gx * gy * gz:
         return None
-    if flat.size == 1:          # one block: any value is its own c0
-        return int(flat[0]), 0, 0, 0
-    cube = flat.reshape(grid[2], grid[1], grid[0])
-    c0 = int(cube[0, 0, 0])
-    cx = int(cube[0, 0, 1]) - c0 if grid[0] > 1 else 0
-    cy = int(cube[0, 1, 0]) - c0 if grid[1] > 1 else 0
-    cz = int(cube[1, 0, 0]) - c0 if grid[2] > 1 else 0
     if flat.size <= 64:         # a few blocks: Python's ints beat NumPy's calls
-        values = iter(flat.tolist())
-        for z in range(grid[2]):
-            for y in range(grid[1]):
-                for x in range(grid[0]):
+        listed = flat.tolist()
+        c0 = listed[0]
+        cx = listed[1] - c0 if gx > 1 else 0
+        cy = listed[gx] - c0 if gy > 1 else 0
+        cz = listed[gx * gy] - c0 if gz > 1 else 0
+        values = iter(listed)
+        for z in range(gz):
+            for y in range(gy):
+                for x in range(gx):
                     if next(values) != c0 + cx * x + cy * y + cz * z:
                         return None
         return c0, cx, cy, cz
+    cube = flat.reshape(gz, gy, gx)
+    c0 = int(cube[0, 0, 0])
+    cx = int(cube[0, 0, 1]) - c0 if gx > 1 else 0
+    cy = int(cube[0, 1, 0]) - c0 if gy > 1 else 0
+    cz = int(cube[1, 0, 0]) - c0 if gz > 1 else 0
     x = np.arange(grid[0], dtype=np.int64)
     y = np.arange(grid[1], dtype=np.int64).reshape(-1, 1)
     z = np.arange(grid[2], dtype=np.int64).reshape(-1, 1, 1)
     if not np.array_equal(cube, c0 + cx * x + cy * y + cz * z):
         return None
     return c0, cx, cy, cz
+
+
+def _affine_index(value: np.ndarray, t: Any, grid: tuple[int, int, int], count: int
+                  ) -> tuple[int, ...] | None:
+    """`_affine` of an index operand (of tile type `t`, one value or one per block of the
+    span) read as an unsigned integer, as `semantics.views` reads indices."""
+    a = np.asarray(value)
+    width = t.element_type.width
+    if a.size == 1 and a.dtype.kind in "biu":   # the same in every block: its low bits
+        return int(a.reshape(-1)[0]) & ((1 << width) - 1), 0, 0, 0
+    index = _unsigned(a, t)
+    if index.shape != (count,):
+        index = np.broadcast_to(index, (count,))
+    return _affine(index, grid)
 
 
 def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[Any],
@@ -95,10 +116,7 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
     block_strides = [0, 0, 0]
     space = view.index_space_shape
     for k, (value, t) in enumerate(zip(indices, index_types)):
-        index = _unsigned(value, t)
-        if index.shape != (machine.count,):
-            index = np.broadcast_to(index, (machine.count,))
-        coefficients = _affine(index, grid)
+        coefficients = _affine_index(value, t, grid, machine.count)
         if coefficients is None:
             return None
         c0, *per_axis = coefficients
@@ -144,6 +162,8 @@ def load_view_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
     values = whole.reshape((step.machine.count,) + tuple(result.shape))
     if result.element_type == I1:
         return values != 0, token
+    if values.nbytes <= COPY_BYTES:     # small: a copy costs less than `unshare`'s scans
+        return np.array(values), token
     # A read-only view of memory, not a copy: a later write copies the values that view
     # it first (`BatchMachine.unshare`).
     values = values.view()
