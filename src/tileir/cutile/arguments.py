@@ -16,6 +16,7 @@ into constants.  A kernel therefore runs the code a GPU would run for the same a
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import inspect
 import typing
@@ -104,19 +105,13 @@ def _torch_array(value: Any, where: str, storages: dict[tuple[int, int], np.ndar
         raise ExecutionError(error(f"{where} is a tensor on device '{value.device}'; tileir "
                                    "runs kernels on CPU tensors (use tileir.cutile.cpu_mode "
                                    "to turn device='cuda' into CPU tensors)"))
-    import torch
     tensor = value      # (read as it stands: its storage and geometry are its detached copy's)
     storage = tensor.untyped_storage()
     nbytes = storage.nbytes()
     key = (storage.data_ptr(), nbytes)
     flat = storages.get(key)
     if flat is None:
-        # A fresh byte tensor set to the storage itself (not to a tensor): autograd has no
-        # part in it, whether `tensor` requires grad or not, so no `torch.no_grad` is needed
-        # (tests: requires_grad leaves, their views and results of ops).
-        raw = torch.empty(0, dtype=torch.uint8)
-        raw.set_(storage, 0, (nbytes,), (1,))
-        flat = storages[key] = raw.numpy()
+        flat = storages[key] = _storage_bytes(storage, *key)
     dtype = np.dtype(dtype)
     strides = tuple(int(s) for s in tensor.stride())
     if any(s < 0 for s in strides):
@@ -124,6 +119,16 @@ def _torch_array(value: Any, where: str, storages: dict[tuple[int, int], np.ndar
                                    "need non-negative strides"))
     return Strided(flat, tensor.storage_offset() * dtype.itemsize, dtype,
                    tuple(int(n) for n in tensor.shape), strides)
+
+
+def _storage_bytes(storage: Any, address: int, nbytes: int) -> np.ndarray:
+    """A torch CPU storage's bytes as a writable uint8 array over its memory, which keeps
+    the storage alive.  Read through ctypes, not a torch tensor: no torch op runs, so
+    autograd has no part in it (``requires_grad`` tensors, their views and results of ops
+    alike), and it costs a launch a fraction of torch's calls."""
+    raw = (ctypes.c_uint8 * nbytes).from_address(address)
+    raw._tileir_storage = storage       # (the array's base is `raw`: the storage lives on)
+    return np.frombuffer(raw, np.uint8)
 
 
 def _numpy_array(array: np.ndarray, where: str) -> Strided:

@@ -56,7 +56,7 @@ class OpPlan:
     back without raising), and `scalar` its scalar path (or None)."""
 
     __slots__ = ("op", "name", "fn", "operands", "results", "expected", "terminator",
-                 "scalar", "_slices", "batch")
+                 "scalar", "_slices", "batch", "facts")
 
     def __init__(self, op: Operation, scalar_paths: bool) -> None:
         self.op = op
@@ -70,6 +70,8 @@ class OpPlan:
         #: What the batched engine reads from the op under its analysis (set by it when
         #: first asked: `BatchMachine._execute`).
         self.batch: Any = None
+        #: What semantics functions derive from the op alone (`semantics.common.op_facts`).
+        self.facts: dict[Any, Any] = {}
         self.scalar = None
         if scalar_paths and self.fn is not None:
             try:
@@ -162,7 +164,7 @@ def fingerprint(kernel: Operation) -> tuple:
         results = list(op.results)
         ops.append((op, opdef, name, semantics_of(opdef.name if opdef is not None else name),
                     list(op.operands), results, [r.type for r in results],
-                    tuple(op.attributes.items()), list(op.regions)))
+                    dict(op.attributes), list(op.regions)))
         for region in op.regions:
             regions.append((region, list(region.blocks)))
             for block in region.blocks:
@@ -175,7 +177,7 @@ def fingerprint(kernel: Operation) -> tuple:
 def matches(kernel: Operation, taken: tuple) -> bool:
     """Whether `kernel` is still what the fingerprint `taken` was read from: the same
     ops (each with the same declaration, name, registered semantics function, operands,
-    results, result types, attributes in the same order, and regions), regions (the same
+    results, result types, attributes, and regions), regions (the same
     blocks) and blocks (the same arguments, argument types and ops).
 
     Checked part by part, stopping at the first difference, without walking the kernel:
@@ -189,7 +191,7 @@ def matches(kernel: Operation, taken: tuple) -> bool:
         now = op.opdef
         if (now is not opdef and now != opdef) or op.name != name \
                 or op.operands != operands or op.results != results \
-                or op.regions != op_regions or tuple(op.attributes.items()) != items \
+                or op.regions != op_regions or op.attributes != items \
                 or semantics_of(opdef.name if opdef is not None else name) is not semantics:
             return False
         for r, t in zip(results, types):

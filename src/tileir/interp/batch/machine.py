@@ -159,10 +159,9 @@ class BatchMachine(Machine):
     def block_ids(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The x, y and z columns of `blocks` as i32 tiles (read-only: every
         ``get_tile_block_id`` of the span gets these arrays)."""
-        columns = tuple(self.blocks[:, k].astype(np.int32) for k in range(3))
-        for column in columns:
-            column.flags.writeable = False
-        return columns  # type: ignore[return-value]
+        columns = np.array(self.blocks.T, np.int32, order="C")   # (a row per axis)
+        columns.flags.writeable = False
+        return columns[0], columns[1], columns[2]
 
     def run_function(self, function: Operation, args) -> list[Any]:
         """Run the kernel body for the span's blocks (see `Machine.run_function`), copying

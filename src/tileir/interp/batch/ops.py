@@ -12,7 +12,7 @@ from ...numerics import numpy_dtype
 from ...types import I1, PartitionViewType
 from ..memory import element_bits
 from ..semantics import SEMANTICS
-from ..semantics.common import group_types, named_operands, single
+from ..semantics.common import group_types, named_operands, op_facts, single
 from ..semantics.memory import size_of
 from ..semantics.views import _unsigned
 from ..step import Step
@@ -95,6 +95,23 @@ def _affine_index(value: np.ndarray, t: Any, grid: tuple[int, int, int], count: 
     return _affine(index, grid)
 
 
+def _element_facts(step: Step) -> tuple[Any, int | None, np.dtype | None, tuple[int, ...]]:
+    """What `window` reads from a view op: the view operand's declared type (None when it
+    is no partition view), its element size in bytes (None for elements under a byte,
+    which no window reaches), the dtype a window holds them in (bytes for i1), and its
+    dim map (empty: the identity)."""
+    view_type = next((v.type for v in step.op.operands
+                      if isinstance(v.type, PartitionViewType)), None)
+    if view_type is None:
+        return None, None, None, ()
+    element = view_type.tensor_view.element_type
+    if element_bits(element) < 8:
+        return view_type, None, None, ()
+    dtype = numpy_dtype(element)
+    return view_type, size_of(step, element), \
+        np.dtype(np.uint8) if dtype == np.bool_ else dtype, tuple(view_type.dim_map or ())
+
+
 def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[Any],
            tile_shape: tuple[int, ...]) -> tuple[np.ndarray, Box] | None:
     """Every tile block's tile as one strided window onto the buffer (writable), and its
@@ -106,12 +123,12 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
             not isinstance(view.type, PartitionViewType):
         return None
     tensor = view.tensor
-    if element_bits(tensor.element_type) < 8:
+    declared, size, dtype, dim_map = op_facts(step, _element_facts)
+    if size is None or (view.type is not declared and view.type != declared):
         return None
     grid = machine.span.shape
     rank = len(tile_shape)
-    dim_map = view.type.dim_map or tuple(range(rank))
-    size = size_of(step, tensor.element_type)
+    dim_map = dim_map or tuple(range(rank))
     offset = 0
     block_strides = [0, 0, 0]
     space = view.index_space_shape
@@ -138,8 +155,7 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
             (box.start - buffer.base) % size:
         return None
     data = buffer.data
-    dtype = numpy_dtype(tensor.element_type)
-    typed = data[:data.size - data.size % size].view(np.uint8 if dtype == np.bool_ else dtype)
+    typed = data[:data.size - data.size % size].view(dtype)
     first = (box.start - buffer.base) // size
     if typed.flags.writeable:   # (the constructor is several times cheaper than as_strided)
         whole = np.ndarray(shape, typed.dtype, typed, first * size, strides)

@@ -3,7 +3,7 @@ readings an overflow flag promises, and operands by their declared names."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -59,6 +59,20 @@ def group_types(step: Step, name: str) -> list[Any]:
     raise KeyError(name)
 
 
+def op_facts(step: Step, derive: Callable[[Step], Any]) -> Any:
+    """``derive(step)``: facts a semantics function reads from the op alone (its types and
+    attributes, never operand values), derived once and kept in the op's plan (a plan is
+    read again whenever its kernel changes: `tileir.interp.plan`), else derived now."""
+    plan = step.plan
+    if plan is None:
+        return derive(step)
+    facts = plan.facts
+    found = facts.get(derive)
+    if found is None:
+        found = facts[derive] = derive(step)
+    return found
+
+
 def named_operands(step: Step, operands: Sequence[Any]) -> dict[str, list[Any]]:
     """The operand values grouped by the declaration's operand names (optional ones may be
     empty lists)."""
@@ -72,4 +86,4 @@ def single(groups: dict[str, list[Any]], name: str) -> Any:
 
 
 __all__ = ["OVERFLOW_PROMISES", "element_array", "first_index", "group_types", "named_operands",
-           "operand_slices", "single", "step_slices"]
+           "op_facts", "operand_slices", "single", "step_slices"]

@@ -44,6 +44,7 @@ from ...numerics import (as_signed, float_format, flush_subnormals, from_float64
                          from_words, to_float64, to_words)
 from ...types import F16, F32, F64, FloatType
 from .registry import semantics
+from .common import op_facts
 
 Array = np.ndarray
 #: The element types of mmaf's operands as passed (lhs, rhs, acc), when not float64 yet.
@@ -316,15 +317,24 @@ def _fma(rounding: RoundingMode, t: FloatType, a: Array, b: Array, c: Array
 def _rounded(step: Any, compute: Callable[..., tuple[Array, Array, Array]],
              *operands: Array) -> Array:
     """Run an exactly-known computation on the operands and round it as the op asks."""
-    t = _element_type(step)
-    rounding = _rounding(step)
+    t, rounding, ftz, plain = op_facts(step, _rounding_facts)
     native = _NATIVE.get(compute)
-    if native is not None and rounding == RoundingMode.NEAREST_EVEN and t in _CANONICAL_NAN \
-            and not _ftz(step, t):
+    if native is not None and plain:
         return _native(native, t, operands)
     values = _inputs(step, t, *operands)
     y, s, overflow = compute(rounding, t, *values)
-    return _round_exact(y, s, t, rounding, _ftz(step, t), overflow)
+    return _round_exact(y, s, t, rounding, ftz, overflow)
+
+
+def _rounding_facts(step: Any) -> tuple[FloatType, RoundingMode, bool, bool]:
+    """What `_rounded` reads from the op: the result's element type, the rounding mode,
+    whether flush-to-zero applies, and whether NumPy's own arithmetic rounds as the op
+    does (f32 or f64, nearest even, no flush)."""
+    t = _element_type(step)
+    rounding = _rounding(step)
+    ftz = _ftz(step, t)
+    return t, rounding, ftz, rounding == RoundingMode.NEAREST_EVEN and \
+        t in _CANONICAL_NAN and not ftz
 
 
 def _native(operation: Callable[..., Array], t: FloatType, operands: tuple) -> Array:

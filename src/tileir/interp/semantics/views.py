@@ -18,7 +18,7 @@ them unspecified); those of a store are not written.  A dimension marked ``inbou
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +29,7 @@ from ..memory import element_bits
 from ..pointers import to_byte_address
 from ..step import Step
 from ..values import TensorView, TiledView, Token
-from .common import group_types, named_operands, single, step_slices
+from .common import group_types, named_operands, op_facts, single, step_slices
 from .memory import checked_access, fill, size_of
 from .registry import semantics
 
@@ -43,15 +43,12 @@ def make_tensor_view(step: Step, *operands: Any) -> TensorView:
     """A tensor view at `base`; each ``?`` of the type takes the next dynamic operand, read
     as an unsigned integer of its element type (spec: sizes and strides are unsigned and
     strictly positive; zero is undefined behaviour)."""
-    groups = {name: (start, end) for name, start, end in step_slices(step)}
-    t: TensorViewType = step.result_type(0)
-    start, end = groups.get("base", (0, 0))
-    pointer = int(np.asarray(operands[start] if end > start else None, np.int64)
+    t, base_at, shape_at, strides_at = op_facts(step, _tensor_view_facts)
+    pointer = int(np.asarray(operands[base_at] if base_at is not None else None, np.int64)
                   .view(np.uint64))
     base = to_byte_address(pointer, t.element_type)  # 4-bit pointees: nibble address
-    operand_values = step.op.operands
-    dynamic_shape = _unsigned_operands(groups, operands, operand_values, "dynamicShape")
-    dynamic_strides = _unsigned_operands(groups, operands, operand_values, "dynamicStrides")
+    dynamic_shape = iter([unsigned_int(operands[i], e) for i, e in shape_at])
+    dynamic_strides = iter([unsigned_int(operands[i], e) for i, e in strides_at])
     shape = tuple(next(dynamic_shape) if d is None else d for d in t.shape)
     strides = tuple(next(dynamic_strides) if s is None else s for s in t.strides)
     if step.checks:
@@ -78,13 +75,19 @@ def make_tensor_view(step: Step, *operands: Any) -> TensorView:
     return TensorView(base, shape, strides, t.element_type)
 
 
-def _unsigned_operands(groups: dict[str, tuple[int, int]], operands: Sequence[Any],
-                       declared: Sequence[Any], name: str) -> Iterator[int]:
-    """The values of operand group `name` (``groups[name]``: its operands' ``start:end``)
-    among `operands`, each read as an unsigned integer of its declared operand's type."""
-    start, end = groups[name]
-    return iter(unsigned_int(v, x.type.element_type)
-                for v, x in zip(operands[start:end], declared[start:end]))
+def _tensor_view_facts(step: Step) -> tuple[TensorViewType, int | None,
+                                            list[tuple[int, Any]], list[tuple[int, Any]]]:
+    """What `make_tensor_view` reads from its op: the result type, the base operand's
+    index (None: absent), and the index and element type of each dynamic shape and
+    stride operand, in order."""
+    groups = {name: (start, end) for name, start, end in step_slices(step)}
+    declared = step.op.operands
+    start, end = groups.get("base", (0, 0))
+
+    def dynamic(name: str) -> list[tuple[int, Any]]:
+        return [(i, declared[i].type.element_type) for i in range(*groups[name])]
+    return (step.result_type(0), start if end > start else None, dynamic("dynamicShape"),
+            dynamic("dynamicStrides"))
 
 
 @semantics("make_partition_view", "make_strided_view", "make_gather_scatter_view")
