@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import functools
 import inspect
 import typing
 from dataclasses import dataclass
@@ -396,7 +397,30 @@ class ConstantSpec:
 
 def _array_constraint(ct: Any, array: Strided, annotation: Any, specialise_shapes: bool,
                       base_address: int) -> tuple[ArraySpec, tuple[int, ...]]:
-    """cuTile's constraint for `array` as its launch specialises a signature, and the
+    """`_constraint_of` the array's geometry, remembered for the geometries launches meet
+    (a pure function of them: suites launch one kernel on arrays of one shape again and
+    again)."""
+    rank = len(array.shape)
+    key = (array.dtype, array.shape, array.strides,
+           getattr(annotation, "index_dtype", None),
+           tuple(_axes(getattr(annotation, "static_shape_dims", None) or (), rank,
+                       "static_shape_dims")),
+           tuple(_axes(getattr(annotation, "static_stride_dims", None) or (), rank,
+                       "static_stride_dims")),
+           specialise_shapes, base_address % 16 == 0)
+    try:
+        return _remembered_constraint(ct, *key)
+    except TypeError:       # an index dtype that cannot be hashed: found afresh
+        return _constraint_of(ct, *key)
+
+
+def _constraint_of(ct: Any, dtype: np.dtype, shape: tuple[int, ...], strides_in: tuple[int, ...],
+                   index_dtype: Any, shape_axes: tuple[int, ...], stride_axes: tuple[int, ...],
+                   specialise_shapes: bool, aligned: bool) -> tuple[ArraySpec, tuple[int, ...]]:
+    """cuTile's constraint for an array of `dtype`, `shape` and `strides_in` (elements) at
+    a 16-byte aligned address when `aligned`, under an annotation's `index_dtype` (None:
+    not annotated) and constant axes (``static_shape_dims``, ``static_stride_dims``,
+    checked by `_axes`), as its launch specialises a signature, and the
     strides to pass: 16-byte divisible strides, 16-divisible shapes and a 16-byte aligned
     base are assumed so, a unit stride is a constant (unless ``static_stride_dims`` names
     the constant strides), a size-one axis is a constant (calling convention v2, unless
@@ -409,27 +433,23 @@ def _array_constraint(ct: Any, array: Strided, annotation: Any, specialise_shape
     constant 1, that assumption would be false, which is undefined behaviour.  So the stride
     of a size-one axis (not named by ``static_stride_dims``) is passed as 16 bytes, which
     changes no address a kernel can reach in bounds."""
-    rank, bits = len(array.shape), array.dtype.itemsize * 8
-    index = getattr(annotation, "index_dtype", None) or ct.int32
+    rank, bits = len(shape), dtype.itemsize * 8
+    index = index_dtype or ct.int32
     limit = (1 << 63) - 1 if index == ct.int64 else _INT32[1]
-    if any(n > limit for n in array.shape):
+    if any(n > limit for n in shape):
         raise OverflowError("shape is too big")
-    if any(s > limit for s in array.strides):
+    if any(s > limit for s in strides_in):
         raise OverflowError("stride is too big")
-    shape_axes = _axes(getattr(annotation, "static_shape_dims", None) or (), rank,
-                       "static_shape_dims")
-    stride_axes = _axes(getattr(annotation, "static_stride_dims", None) or (), rank,
-                        "static_stride_dims")
     shape_constant: list[int | None] = [None] * rank
     stride_constant: list[int | None] = [None] * rank
     shape_div, stride_div = [1] * rank, [1] * rank
-    strides = list(array.strides)
+    strides = list(strides_in)
     if rank <= _MAX_SPECIALISED_RANK and 128 % bits == 0:
-        for i, n in enumerate(array.shape):
+        for i, n in enumerate(shape):
             if n == 1 and i not in stride_axes:
                 strides[i] = 128 // bits
     if rank <= _MAX_SPECIALISED_RANK:
-        for i, (n, s) in enumerate(zip(array.shape, strides)):
+        for i, (n, s) in enumerate(zip(shape, strides)):
             if specialise_shapes and not shape_axes and n == 1:
                 shape_constant[i] = 1
             if not stride_axes and s == 1:
@@ -439,19 +459,22 @@ def _array_constraint(ct: Any, array: Strided, annotation: Any, specialise_shape
             if (n * bits) % 8 == 0 and n % 16 == 0:
                 shape_div[i] = 16
     for i in shape_axes:
-        shape_constant[i] = array.shape[i]
+        shape_constant[i] = shape[i]
     for i in stride_axes:
-        stride_constant[i] = array.strides[i]
-    pairs = sorted(zip(strides, array.shape))
+        stride_constant[i] = strides_in[i]
+    pairs = sorted(zip(strides, shape))
     disjoint = rank == 0 or (pairs[0][0] > 0 and all(
         s >= ps * pn for (ps, pn), (s, _) in zip(pairs, pairs[1:])))
     spec = ArraySpec(
-        _NUMPY_NAMES[array.dtype], rank, "int64" if index == ct.int64 else "int32",
+        _NUMPY_NAMES[dtype], rank, "int64" if index == ct.int64 else "int32",
         tuple(shape_constant), tuple(stride_constant),
         tuple(d if c is None else 1 for d, c in zip(stride_div, stride_constant)),
         tuple(d if c is None else 1 for d, c in zip(shape_div, shape_constant)),
-        16 if base_address % 16 == 0 else 1, not disjoint)
+        16 if aligned else 1, not disjoint)
     return spec, tuple(strides)
+
+
+_remembered_constraint = functools.lru_cache(maxsize=4096)(_constraint_of)
 
 
 def _parameters(kernel: Any) -> tuple[Any, list[inspect.Parameter], dict[str, Any]]:

@@ -90,6 +90,10 @@ def block_order(grid: tuple[int, int, int], schedule: str, seed: int | None
 
 def _scalar(value: Any, t: Any, where: str, kernel: Operation) -> np.ndarray:
     """A rank-0 tile of element type `t` from a Python or NumPy scalar."""
+    if type(value) is int and type(t) is IntegerType:    # (the common case, first)
+        low, signed_high, high, dtype = _integer_limits(t)
+        if low <= value <= signed_high and dtype.kind == "i":
+            return np.array(value, dtype)
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if isinstance(t, IntegerType):

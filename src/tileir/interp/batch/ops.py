@@ -21,6 +21,9 @@ from .footprints import Box
 
 BATCHED: dict[str, Callable[..., Any]] = {}
 
+#: Up to this many tile blocks `_affine` reads their values as Python ints.
+_FEW = 64
+
 #: Loads of at most this many bytes (over the span's blocks) copy their tiles out of
 #: memory; larger ones return views of it (copied only when memory under them is written).
 COPY_BYTES = 1 << 15
@@ -55,29 +58,34 @@ def _affine(values: np.ndarray, grid: tuple[int, int, int]) -> tuple[int, ...] |
     gx, gy, gz = grid
     if flat.size != gx * gy * gz:
         return None
-    if flat.size <= 64:         # a few blocks: Python's ints beat NumPy's calls
-        listed = flat.tolist()
-        c0 = listed[0]
-        cx = listed[1] - c0 if gx > 1 else 0
-        cy = listed[gx] - c0 if gy > 1 else 0
-        cz = listed[gx * gy] - c0 if gz > 1 else 0
-        values = iter(listed)
-        for z in range(gz):
-            for y in range(gy):
-                for x in range(gx):
-                    if next(values) != c0 + cx * x + cy * y + cz * z:
-                        return None
-        return c0, cx, cy, cz
+    if flat.size <= _FEW:       # a few blocks: Python's ints beat NumPy's calls
+        return _affine_listed(flat.tolist(), grid)
     cube = flat.reshape(gz, gy, gx)
     c0 = int(cube[0, 0, 0])
     cx = int(cube[0, 0, 1]) - c0 if gx > 1 else 0
     cy = int(cube[0, 1, 0]) - c0 if gy > 1 else 0
     cz = int(cube[1, 0, 0]) - c0 if gz > 1 else 0
-    x = np.arange(grid[0], dtype=np.int64)
-    y = np.arange(grid[1], dtype=np.int64).reshape(-1, 1)
-    z = np.arange(grid[2], dtype=np.int64).reshape(-1, 1, 1)
+    x = np.arange(gx, dtype=np.int64)
+    y = np.arange(gy, dtype=np.int64).reshape(-1, 1)
+    z = np.arange(gz, dtype=np.int64).reshape(-1, 1, 1)
     if not np.array_equal(cube, c0 + cx * x + cy * y + cz * z):
         return None
+    return c0, cx, cy, cz
+
+
+def _affine_listed(listed: list[int], grid: tuple[int, int, int]) -> tuple[int, ...] | None:
+    """`_affine` of the values as a list of Python ints (as many as the box's blocks)."""
+    gx, gy, gz = grid
+    c0 = listed[0]
+    cx = listed[1] - c0 if gx > 1 else 0
+    cy = listed[gx] - c0 if gy > 1 else 0
+    cz = listed[gx * gy] - c0 if gz > 1 else 0
+    values = iter(listed)
+    for z in range(gz):
+        for y in range(gy):
+            for x in range(gx):
+                if next(values) != c0 + cx * x + cy * y + cz * z:
+                    return None
     return c0, cx, cy, cz
 
 
@@ -87,8 +95,12 @@ def _affine_index(value: np.ndarray, t: Any, grid: tuple[int, int, int], count: 
     span) read as an unsigned integer, as `semantics.views` reads indices."""
     a = np.asarray(value)
     width = t.element_type.width
-    if a.size == 1 and a.dtype.kind in "biu":   # the same in every block: its low bits
-        return int(a.reshape(-1)[0]) & ((1 << width) - 1), 0, 0, 0
+    if a.dtype.kind in "biu" and (a.size == 1 or a.size == count <= _FEW):
+        low = (1 << width) - 1          # (its low bits: the unsigned reading)
+        listed = [v & low for v in a.reshape(-1).tolist()]
+        if len(listed) == 1:            # the same in every block
+            return listed[0], 0, 0, 0
+        return _affine_listed(listed, grid)
     index = _unsigned(a, t)
     if index.shape != (count,):
         index = np.broadcast_to(index, (count,))
@@ -131,7 +143,6 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
     dim_map = dim_map or tuple(range(rank))
     offset = 0
     block_strides = [0, 0, 0]
-    space = view.index_space_shape
     for k, (value, t) in enumerate(zip(indices, index_types)):
         coefficients = _affine_index(value, t, grid, machine.count)
         if coefficients is None:
@@ -140,7 +151,7 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
         first, last = c0, c0 + sum(c * (g - 1) for c, g in zip(per_axis, grid) if c > 0)
         lowest = c0 + sum(c * (g - 1) for c, g in zip(per_axis, grid) if c < 0)
         d = dim_map[k]
-        if lowest < 0 or last >= space[k] or (last + 1) * tile_shape[k] > tensor.shape[d]:
+        if lowest < 0 or (last + 1) * tile_shape[k] > tensor.shape[d]:
             return None         # a partial tile or an index past the space: the slow path
         step_bytes = tile_shape[k] * tensor.strides[d] * size
         offset += first * step_bytes
