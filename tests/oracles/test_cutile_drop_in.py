@@ -232,6 +232,15 @@ def test_static_shape_dims_make_the_extent_a_constant() -> None:
     assert out[0] == 48
 
 
+def test_geometries_met_in_turn_each_get_their_own_constraint() -> None:
+    # (constraints are remembered per geometry: a shape seen before must not answer for
+    # another, whichever was seen first)
+    for n in (48, 32, 48, 16, 32):
+        out = np.zeros(1, np.int32)
+        tc.launch(None, (1,), static_extent, (np.zeros(n, np.float32), out))
+        assert out[0] == n
+
+
 def test_string_constants_are_folded_into_the_kernel(capfd) -> None:
     tc.launch(None, (1,), message, (np.array([7], np.int32), "seven is"))
     assert capfd.readouterr().out == "seven is 7\n"
