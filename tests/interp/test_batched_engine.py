@@ -233,15 +233,18 @@ def test_reading_the_next_tile_of_a_buffer_nobody_writes_is_no_race(monkeypatch)
 
 
 def test_undefined_behaviour_restores_only_written_buffers(monkeypatch) -> None:
-    # the journal copies c (written) and not a (only read) before the rerun
+    # the journal copies c (written) and not a (only read) before the rerun: what this
+    # launch's journal saved, read when it restores (a spy on `touch` would see the window
+    # each write passes, and any other launch's journal running at the time)
     from tileir.interp import memory as memory_module
-    touched = []
-    original = memory_module.Journal.touch
+    saved = []
+    original = memory_module.Journal.restore
 
-    def spy(self, data):
-        touched.append(data.ctypes.data)
-        original(self, data)
-    monkeypatch.setattr(memory_module.Journal, "touch", spy)
+    def spy(self):
+        if any(b.host in (a.ctypes.data, c.ctypes.data) for b in self.memory.buffers):
+            saved.append(set(self.saved))
+        original(self)
+    monkeypatch.setattr(memory_module.Journal, "restore", spy)
     # each block stores its tile of a into its tile of c, then (ordered) into tile 0 of c:
     # the second store is where blocks race, after the first has written c
     text = _kernel(f"""    %x, %t = load_view_tko weak %a_tiles[%block] token = %token : {VIEW}, tile<i32> -> tile<64xf32>, token
@@ -250,11 +253,18 @@ def test_undefined_behaviour_restores_only_written_buffers(monkeypatch) -> None:
     a = np.arange(512, dtype=np.float32)
     c = np.full(512, 7.0, np.float32)
     with pytest.raises(ExecutionError, match=r"races with tile block \(0, 0, 0\)"):
-        launch(text, None, 8, [a, c, 512], engine="auto")
-    assert touched and set(touched) == {c.ctypes.data}
+        launch(text, None, 8, [a, c, 512], engine="auto", on_error="keep")
+    assert saved == [{c.ctypes.data}]       # (the batched run's, before the rerun)
     # the rerun started from c as it was: blocks 0 and 1 ran whole (block 1's accesses are
     # checked against block 0's once it has run), the others never did
     assert c.tobytes() == np.r_[a[64:128], a[64:128], np.full(384, 7.0, np.float32)].tobytes()
+    # by default the failed launch leaves c as it was before it
+    c[...] = 7.0
+    saved.clear()
+    with pytest.raises(ExecutionError, match=r"races with tile block \(0, 0, 0\)"):
+        launch(text, None, 8, [a, c, 512], engine="auto")
+    assert saved == [{c.ctypes.data}, {c.ctypes.data}]   # before the rerun, after it
+    assert c.tobytes() == np.full(512, 7.0, np.float32).tobytes()
 
 
 def test_box_geometry() -> None:

@@ -348,11 +348,11 @@ class NoThreads:
         from concurrent.futures import ThreadPoolExecutor
         self.pool = ThreadPoolExecutor(*args, **kwargs)
 
-    def __enter__(self):
-        return self.pool.__enter__()
+    def submit(self, *args, **kwargs):
+        return self.pool.submit(*args, **kwargs)
 
-    def __exit__(self, *exc):
-        return self.pool.__exit__(*exc)
+    def shutdown(self, *args, **kwargs):
+        return self.pool.shutdown(*args, **kwargs)
 
 
 def test_a_small_launch_starts_no_threads_and_a_large_one_does(monkeypatch) -> None:

@@ -157,6 +157,9 @@ def test_alloca_is_unmapped_when_its_block_ends():
     out = np.zeros(1, np.int32)
     with pytest.raises(ExecutionError, match=r"outside every mapped buffer \(it was in buffer 'alloca at <launch>:6:12', unmapped"):
         launch(ESCAPE, "k", 1, [out])
+    assert out.tolist() == [0]   # a failed launch leaves the caller's buffers as they were
+    with pytest.raises(ExecutionError, match=r"outside every mapped buffer"):
+        launch(ESCAPE, "k", 1, [out], on_error="keep")
     assert out.tolist() == [5]   # inside the block the alloca was usable
     # Without the use after the block, the kernel runs.
     launch(ESCAPE.split("    %x, %y")[0] + "    return\n  }\n}", "k", 1, [out])

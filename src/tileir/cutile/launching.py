@@ -38,12 +38,13 @@ def parse_grid(grid: Any) -> tuple[int, int, int]:
 def launch(stream: Any, grid: tuple[int, ...], kernel: Any, kernel_args: Sequence[Any],
            *, schedule: str = "sequential", seed: int | None = None, checks: bool = True,
            max_ops: int | None = None, engine: str = "auto", workers: int | None = None,
-           on_run: Callable[[], None] | None = None,
+           on_error: str = "restore", on_run: Callable[[], None] | None = None,
            on_compile_error: Callable[[], None] | None = None) -> Any:
     """Run a ``@ct.kernel`` on the interpreter, as ``cuda.tile.launch(stream, grid, kernel,
     kernel_args)`` would on a GPU of the architecture ``TILEIR_CUTILE_ARCH`` names (default
     sm_100: cuTile refuses what that GPU cannot run); `stream` is accepted and ignored.
-    Writes land in the argument arrays; undefined behaviour raises `tileir.ExecutionError`.
+    Writes land in the argument arrays; undefined behaviour raises `tileir.ExecutionError`
+    (and a failed launch leaves the arrays as they were, unless ``on_error="keep"``).
     A grid with a zero extent runs no tile block.  Returns the interpreter's `Run` (which
     engine ran), or None when no tile block ran.  `on_compile_error` is called when cuTile
     refuses the kernel, `on_run` just before the interpreter runs it (for counting)."""
@@ -64,7 +65,8 @@ def launch(stream: Any, grid: tuple[int, ...], kernel: Any, kernel_args: Sequenc
     if on_run is not None:
         on_run()
     return run(exported.module, exported.symbol, dims, flat, schedule=schedule, seed=seed,
-               checks=checks, max_ops=max_ops, engine=engine, workers=workers)
+               checks=checks, max_ops=max_ops, engine=engine, workers=workers,
+               on_error=on_error)
 
 
 __all__ = ["MAX_GRID_EXTENT", "launch", "parse_grid"]

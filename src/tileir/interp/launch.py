@@ -30,13 +30,13 @@ import math
 import os
 import random as _random
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TextIO
 
 import numpy as np
 
-from ..diagnostics import ExecutionError, error
+from ..diagnostics import ExecutionError, error, note
 from ..ir import Module, Operation
 from ..numerics import (ENCODINGS, from_float64, from_integers, int_range,
                         numpy_dtype, pack, unpack)
@@ -341,10 +341,16 @@ class Run:
     reason: str | None = None
 
 
+#: What `launch` does with the caller's buffers when a launch fails: put them back as they
+#: were before it ("restore"), or leave them as the kernel wrote them ("keep", to debug).
+ON_ERROR = ("restore", "keep")
+
+
 def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[int],
            args: Sequence[Any] = (), *, schedule: str = "sequential", seed: int | None = None,
            checks: bool = True, stdout: TextIO | None = None, max_ops: int | None = None,
-           engine: str = "auto", workers: int | None = None) -> Run:
+           engine: str = "auto", workers: int | None = None,
+           on_error: str = "restore") -> Run:
     """Run entry `kernel_name` of `module` on every tile block of `grid` with `args`.
 
     `max_ops` bounds the ops one tile block may execute (None: no bound): tile blocks run
@@ -358,9 +364,15 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
 
     Buffers passed for pointer parameters are updated in place.  Undefined behaviour and
     bad arguments raise `ExecutionError` with a diagnostic naming the op and tile block.
+    A launch is atomic: when it fails for any reason (undefined behaviour, a failed
+    assert, an internal error, Ctrl-C), every caller buffer is put back bit for bit as it
+    was before the launch; ``on_error="keep"`` leaves them as the kernel wrote them up to
+    the failure instead (for debugging), and the error says so.
     """
     if engine not in ENGINES:
         raise _fail(f"unknown engine '{engine}'; use one of {', '.join(ENGINES)}", None)
+    if on_error not in ON_ERROR:
+        raise _fail(f"unknown on_error '{on_error}'; use one of {', '.join(ON_ERROR)}", None)
     if isinstance(module, str):
         from ..api import parse
         module = parse(module, "<launch>")
@@ -388,27 +400,61 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     globals_ = {g.symbol: _map_global(memory, g) for g in module.globals}
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
+    # What memory held before the launch, to put back when it fails (`Journal`).
+    journal = Journal(memory) if on_error == "restore" else None
+    if journal is not None:
+        memory.before_write.append(journal.touch)
+    try:
+        run = _run(memory, plan, values, dims, checks, globals_, engine, max_ops, workers,
+                   schedule, seed, stdout, journal)
+    except BaseException as exc:
+        if journal is not None:
+            journal.restore()
+            raise
+        for copy_back in write_back:    # (packed 4-bit buffers, as the kernel left them)
+            copy_back()
+        if isinstance(exc, ExecutionError):
+            raise _kept(exc) from None
+        raise
+    finally:
+        memory.before_write.clear()
+    for copy_back in write_back:
+        copy_back()
+    return run
+
+
+def _kept(exc: ExecutionError) -> ExecutionError:
+    """`exc` with a note saying that the caller's buffers hold what the kernel wrote."""
+    first, *rest = exc.diagnostics
+    kept = note("on_error='keep': the argument buffers were left as the kernel wrote them "
+                "up to the failure", first.location)
+    new = type(exc)((error(first.message, first.location, (*first.notes, kept)), *rest))
+    return new.with_traceback(exc.__traceback__)
+
+
+def _run(memory: Memory, plan: KernelPlan, values: list[Any], dims: tuple[int, int, int],
+         checks: bool, globals_: dict[str, int], engine: str, max_ops: int | None,
+         workers: int | None, schedule: str, seed: int | None, stdout: TextIO | None,
+         journal: Journal | None) -> Run:
+    """Run the kernel on the engine `launch` chose (its arguments mapped in `memory`)."""
     reason = None
     if engine != "blocks":
         reason = _batched(memory, plan, values, dims, checks, globals_,
-                          engine == "batched", write_back, max_ops,
-                          default_workers() if workers is None else max(1, int(workers)))
+                          engine == "batched", max_ops,
+                          default_workers() if workers is None else max(1, int(workers)),
+                          journal)
         if reason is None:
             return Run("batched")
     # (a kernel whose blocks may synchronize has no race check between blocks)
     cross = _CrossBlockRaces(memory, plan.grain) if checks and not plan.orders_blocks \
         else None
-    try:
-        for block in block_order(dims, schedule, seed):
-            machine = Machine(memory, block_id=block, grid=dims, checks=checks,
-                              globals=globals_, stdout=stdout, max_ops=max_ops,
-                              kernel_plan=plan)
-            machine.run_function(kernel, values)
-            if cross is not None:
-                cross.add(machine)
-    finally:
-        for copy_back in write_back:
-            copy_back()
+    for block in block_order(dims, schedule, seed):
+        machine = Machine(memory, block_id=block, grid=dims, checks=checks,
+                          globals=globals_, stdout=stdout, max_ops=max_ops,
+                          kernel_plan=plan)
+        machine.run_function(plan.kernel, values)
+        if cross is not None:
+            cross.add(machine)
     return Run("blocks", reason)
 
 
@@ -428,8 +474,15 @@ def _side_by_side(run: Callable[..., None], cut: list[Any], workers: int) -> Non
         except BaseException:
             stop.set()
             raise
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         futures = [pool.submit(guarded, span) for span in cut]
+        wait(futures)
+    except BaseException:   # (Ctrl-C): no span may write after the caller restores memory
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
     failures = [f.exception() for f in futures if f.exception() is not None]
     real = [e for e in failures if not isinstance(e, Stopped)]
     if real or failures:
@@ -446,10 +499,11 @@ def default_workers() -> int:
 
 def _batched(memory: Memory, kernel_plan: KernelPlan, values: list[Any],
              dims: tuple[int, int, int], checks: bool, globals_: dict[str, int],
-             required: bool, write_back: list[Callable[[], None]],
-             max_ops: int | None, workers: int) -> str | None:
+             required: bool, max_ops: int | None, workers: int,
+             launch_journal: Journal | None) -> str | None:
     """Run the kernel on the batched engine; None when it ran, else why it did not (the
-    caller then runs it one tile block at a time)."""
+    caller then runs it one tile block at a time, from memory as it was: the launch's
+    journal, `launch_journal`, when it keeps one, else one of the engine's own)."""
     from .batch import (BatchMachine, BlockFootprints, InternalError, UndefinedBehaviour,
                         analyse, spans)
     kernel = kernel_plan.kernel
@@ -467,8 +521,9 @@ def _batched(memory: Memory, kernel_plan: KernelPlan, values: list[Any],
         return reason
     # What memory held, to rerun from when the batched run stops on an error (undefined
     # behaviour, or a failed assert, which stops the kernel whatever the checks say).
-    journal = Journal(memory) if checks or kernel_plan.asserts else None
-    if journal is not None:
+    journal = launch_journal
+    if journal is None and (checks or kernel_plan.asserts):
+        journal = Journal(memory)
         memory.before_write.append(journal.touch)
     # The order of tile blocks cannot change the result of a kernel the batched engine
     # runs (no atomics, and two blocks touching one address is a race, reported): run them
@@ -501,10 +556,9 @@ def _batched(memory: Memory, kernel_plan: KernelPlan, values: list[Any],
                 "tile block at a time"
         return "undefined behaviour found; rerun one tile block at a time to report it"
     finally:
-        memory.before_write.clear()
+        if journal is not None and journal is not launch_journal:
+            memory.before_write.remove(journal.touch)
         release_work()
-    for copy_back in write_back:
-        copy_back()
     return None
 
 
