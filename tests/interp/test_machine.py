@@ -208,12 +208,17 @@ def test_float_reduce_uses_a_pairwise_tree():
 
 
 def test_block_orders():
-    assert block_order((2, 2, 1), "sequential", None) == [(0, 0, 0), (1, 0, 0), (0, 1, 0),
-                                                          (1, 1, 0)]
-    assert block_order((3, 1, 1), "reverse", None) == [(2, 0, 0), (1, 0, 0), (0, 0, 0)]
-    shuffled = block_order((4, 2, 1), "random", 5)
-    assert sorted(shuffled) == sorted(block_order((4, 2, 1), "sequential", None))
-    assert shuffled == block_order((4, 2, 1), "random", 5)
+    def order(grid, schedule, seed=None):
+        return list(block_order(grid, schedule, seed))
+    assert order((2, 2, 1), "sequential") == [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)]
+    assert order((3, 1, 2), "reverse") == [(2, 0, 1), (1, 0, 1), (0, 0, 1),
+                                           (2, 0, 0), (1, 0, 0), (0, 0, 0)]
+    shuffled = order((4, 2, 1), "random", 5)
+    assert sorted(shuffled) == sorted(order((4, 2, 1), "sequential"))
+    assert shuffled == order((4, 2, 1), "random", 5)
+    # the order is made as blocks run: the largest grid costs nothing until then
+    huge = block_order((2**31 - 1, 2**31 - 1, 2**31 - 1), "reverse", None)
+    assert next(huge) == (2**31 - 2, 2**31 - 2, 2**31 - 2)
 
 
 GRID_BODY = """

@@ -32,7 +32,7 @@ import random as _random
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, TextIO
+from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 
 import numpy as np
 
@@ -67,25 +67,96 @@ def _fail(message: str, op: Operation | None) -> ExecutionError:
     return ExecutionError(error(message, location_of(op) if op is not None else None))
 
 
-def _grid(grid: int | Sequence[int], kernel: Operation) -> tuple[int, int, int]:
-    """The grid as three positive extents."""
-    dims = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
-    if not 1 <= len(dims) <= 3 or any(int(d) < 1 for d in dims):
-        raise _fail(f"grid must have 1 to 3 positive extents, got {grid!r}", kernel)
+#: The largest grid extent: tile block ids are i32 values (spec: get_tile_block_id).
+MAX_EXTENT = (1 << 31) - 1
+#: The most tile blocks a ``random`` schedule shuffles (it lists them all first).
+MAX_SHUFFLED = 1 << 24
+
+
+def _is_integer(value: Any) -> bool:
+    """Whether `value` is an integer (a bool is not)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _grid(grid: Any, kernel: Operation) -> tuple[int, int, int]:
+    """The grid as three positive extents: an integer, or a sequence of one to three."""
+    dims = (grid,) if _is_integer(grid) else tuple(grid) \
+        if isinstance(grid, (tuple, list)) else ()
+    if not 1 <= len(dims) <= 3 or not all(_is_integer(d) and 1 <= d <= MAX_EXTENT
+                                           for d in dims):
+        raise _fail(f"grid must have 1 to 3 positive extents (integers of at most "
+                    f"{MAX_EXTENT}: tile block ids are i32), got {grid!r}", kernel)
     return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))  # type: ignore[return-value]
 
 
 def block_order(grid: tuple[int, int, int], schedule: str, seed: int | None
-                ) -> list[tuple[int, int, int]]:
-    """Every tile block id of `grid`, in the order `schedule` runs them."""
-    blocks = [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
-    if schedule == "reverse":
-        blocks.reverse()
+                ) -> Iterator[tuple[int, int, int]]:
+    """Every tile block id of `grid`, in the order `schedule` runs them (made as they are
+    run: a huge grid is never listed, except to shuffle it)."""
+    gx, gy, gz = grid
+    count = gx * gy * gz
+    if schedule == "sequential":
+        numbers: Iterable[int] = range(count)
+    elif schedule == "reverse":
+        numbers = range(count - 1, -1, -1)
     elif schedule == "random":
-        _random.Random(seed).shuffle(blocks)
-    elif schedule != "sequential":
-        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
-    return blocks
+        if count > MAX_SHUFFLED:
+            raise _fail(f"the random schedule shuffles at most {MAX_SHUFFLED} tile blocks; "
+                        f"this grid has {count}", None)
+        listed = list(range(count))
+        _random.Random(seed).shuffle(listed)
+        numbers = listed
+    else:
+        raise _fail(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}", None)
+    return ((n % gx, n // gx % gy, n // (gx * gy)) for n in numbers)
+
+
+def _check_options(schedule: Any, seed: Any, checks: Any, max_ops: Any, engine: Any,
+                   workers: Any, on_error: Any, args: Any) -> None:
+    """`launch`'s keyword options and argument list, each of the kind it must be."""
+    if engine not in ENGINES:
+        raise _fail(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}", None)
+    if on_error not in ON_ERROR:
+        raise _fail(f"unknown on_error {on_error!r}; use one of {', '.join(ON_ERROR)}", None)
+    if schedule not in SCHEDULES:
+        raise _fail(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}", None)
+    if seed is not None and not _is_integer(seed):
+        raise _fail(f"seed must be an integer or None, got {seed!r}", None)
+    if not isinstance(checks, (bool, np.bool_)):
+        raise _fail(f"checks must be True or False, got {checks!r}", None)
+    for name, value in (("max_ops", max_ops), ("workers", workers)):
+        if value is not None and not (_is_integer(value) and value >= 1):
+            raise _fail(f"{name} must be a positive integer or None, got {value!r}", None)
+    if not isinstance(args, (list, tuple)):
+        raise _fail(f"args must be a list or tuple of the kernel's arguments, got "
+                    f"{type(args).__name__}", None)
+
+
+def _module_of(module: Any) -> Module:
+    """The module `launch` was given: a `Module`, Tile IR text, bytecode bytes, or the path
+    of a file holding either (a `str` without a newline or a brace names a file)."""
+    from ..api import load, parse
+    if isinstance(module, Module):
+        return module
+    if isinstance(module, str) and ("\n" in module or "{" in module):
+        return parse(module, "<launch>")
+    if isinstance(module, (bytes, bytearray)):
+        from ..bytecode import from_bytecode, is_bytecode
+        if is_bytecode(bytes(module)):
+            return from_bytecode(bytes(module))
+        try:
+            return parse(bytes(module).decode("utf-8"), "<launch>")
+        except UnicodeDecodeError as exc:
+            raise _fail(f"the module bytes are neither Tile IR bytecode nor UTF-8 text "
+                        f"(byte {exc.start})", None) from None
+    if isinstance(module, (str, os.PathLike)):
+        try:
+            return load(module)
+        except OSError as exc:
+            raise _fail(f"cannot read the module file '{os.fspath(module)}': "
+                        f"{exc.strerror or exc}", None) from None
+    raise _fail(f"module must be a Module, Tile IR text or bytecode, or a file path; got "
+                f"{type(module).__name__}", None)
 
 
 def _scalar(value: Any, t: Any, where: str, kernel: Operation) -> np.ndarray:
@@ -178,7 +249,7 @@ class AddressTable:
 
 def _buffer(value: Any, where: str, kernel: Operation) -> None:
     """Check that `value` can be mapped as a buffer the kernel may write."""
-    if not isinstance(value, np.ndarray):
+    if not isinstance(value, np.ndarray) or isinstance(value, np.ma.MaskedArray):
         raise _fail(f"{where} expects a NumPy array, got {type(value).__name__}", kernel)
     if not value.flags.c_contiguous:
         raise _fail(f"{where} must be a C-contiguous array", kernel)
@@ -217,6 +288,9 @@ def _argument(memory: Memory, value: Any, t: Any, where: str, kernel: Operation,
             raise _fail(f"{where} is a tile of pointers; pass buffers as tile<ptr<E>>", kernel)
         if isinstance(value, AddressTable):
             return _address_table(memory, value, t, where, kernel)
+        if isinstance(value, np.ma.MaskedArray):
+            raise _fail(f"{where} is a masked array; a buffer has no mask (pass its data, "
+                        "e.g. a.filled(0))", kernel)
         if not isinstance(value, np.ndarray):
             raise _fail(f"{where} expects a NumPy array of {e.pointee}, got "
                         f"{type(value).__name__}", kernel)
@@ -369,13 +443,8 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     was before the launch; ``on_error="keep"`` leaves them as the kernel wrote them up to
     the failure instead (for debugging), and the error says so.
     """
-    if engine not in ENGINES:
-        raise _fail(f"unknown engine '{engine}'; use one of {', '.join(ENGINES)}", None)
-    if on_error not in ON_ERROR:
-        raise _fail(f"unknown on_error '{on_error}'; use one of {', '.join(ON_ERROR)}", None)
-    if isinstance(module, str):
-        from ..api import parse
-        module = parse(module, "<launch>")
+    _check_options(schedule, seed, checks, max_ops, engine, workers, on_error, args)
+    module = _module_of(module)
     if kernel_name is None:  # the module's only entry
         if len(module.entries) != 1:
             names = ", ".join(e.symbol for e in module.entries) or "none"
@@ -398,8 +467,6 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     values = [_argument(memory, a, t, f"argument {i} of '{kernel_name}'", kernel, write_back)
               for i, (a, t) in enumerate(zip(args, params))]
     globals_ = {g.symbol: _map_global(memory, g) for g in module.globals}
-    if schedule not in SCHEDULES:
-        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
     # What memory held before the launch, to put back when it fails (`Journal`).
     journal = Journal(memory) if on_error == "restore" else None
     if journal is not None:
