@@ -1,9 +1,16 @@
-"""What NVIDIA's two text tools share: their common flags and reading their input."""
+"""What the command-line tools share: NVIDIA's two text tools' common flags, reading
+their input, writing their output, and `guarded`, which turns every failure of the
+environment (closed or full streams, a broken pipe, Ctrl-C, an output path that cannot be
+written) into one line on stderr and a non-zero exit."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from typing import Callable
+
+from ..bytecode import is_bytecode
 
 #: The flags cuda-tile-opt and cuda-tile-translate both take: spellings and destination.
 COMMON_FLAGS: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -25,14 +32,118 @@ def tool_parser(prog: str, description: str) -> argparse.ArgumentParser:
     return ap
 
 
+class CliError(Exception):
+    """A failure the tool reports in one line (`message`, after the tool's name) with exit
+    status 1."""
+
+
 def read_input(prog: str, path: str) -> tuple[str, str] | None:
     """The text and file name of `path` (``-``: stdin); None, after saying why, when it
-    cannot be read."""
+    cannot be read: missing, a directory, closed stdin, not UTF-8, or bytecode (which
+    ``cuda-tile-translate -cudatilebc-to-mlir`` reads)."""
+    name = "<stdin>" if path == "-" else path
     try:
-        if path == "-":
-            return sys.stdin.read(), "<stdin>"
-        with open(path, encoding="utf-8") as handle:
-            return handle.read(), path
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"{prog}: cannot read '{path}': {exc}", file=sys.stderr)
+        data = read_bytes(path)
+    except CliError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
         return None
+    if is_bytecode(data):
+        print(f"{prog}: '{name}' is Tile IR bytecode, not text; read it with "
+              "cuda-tile-translate -cudatilebc-to-mlir", file=sys.stderr)
+        return None
+    try:
+        return data.decode("utf-8"), name
+    except UnicodeDecodeError as exc:
+        print(f"{prog}: cannot read '{name}': not UTF-8 text (byte {exc.start})",
+              file=sys.stderr)
+        return None
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of `path` (``-``: stdin); `CliError` when they cannot be read."""
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:
+            raise CliError("cannot read standard input: it is closed")
+        try:
+            return stream.read()
+        except OSError as exc:
+            raise CliError(f"cannot read standard input: {exc.strerror or exc}") from None
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise CliError(f"cannot read '{path}': {exc.strerror or exc}") from None
+
+
+def write_output(data: str | bytes, path: str) -> None:
+    """Write `data` to `path` (``-``: stdout); `CliError` when it cannot be written."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if path == "-":
+        stream = getattr(sys.stdout, "buffer", None)
+        if stream is None:
+            raise CliError("cannot write standard output: it is closed")
+        sys.stdout.flush()
+        stream.write(raw)
+        stream.flush()
+        return
+    try:
+        with open(path, "wb") as handle:
+            handle.write(raw)
+    except OSError as exc:
+        raise CliError(f"cannot write '{path}': {exc.strerror or exc}") from None
+
+
+def guarded(prog: str, main: Callable[[], int], uses_stdout: bool = True) -> int:
+    """Run a tool's `main`; its exit status.  A `CliError`, an output stream that is
+    closed, full or a broken pipe, and Ctrl-C each end it with one line on stderr and a
+    non-zero status (130 for Ctrl-C), never a traceback.  A tool that `uses_stdout` is
+    refused at once when stdout is closed (``print`` would drop its output silently)."""
+    if uses_stdout and sys.stdout is None:
+        _say(f"{prog}: cannot write standard output: it is closed")
+        return 1
+    try:
+        status = main()
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        return status
+    except CliError as exc:
+        _say(f"{prog}: {exc}")
+        return 1
+    except KeyboardInterrupt:
+        _say(f"{prog}: interrupted")
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        _say(f"{prog}: cannot write standard output: the reading end of the pipe closed")
+        return 1
+    except OSError as exc:     # (files the tool opens report their own: a stream failed)
+        _silence_stdout()
+        _say(f"{prog}: cannot write standard output: {exc.strerror or exc}")
+        return 1
+    except AttributeError:
+        if sys.stdout is None or sys.stdin is None:     # (a closed stream is None)
+            which = "output" if sys.stdout is None else "input"
+            _say(f"{prog}: cannot use standard {which}: it is closed")
+            return 1
+        raise
+
+
+def _say(line: str) -> None:
+    """Print `line` on stderr when there is one."""
+    try:
+        if sys.stderr is not None:
+            print(line, file=sys.stderr, flush=True)
+    except OSError:
+        pass
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush at exit does not
+    fail again on the closed or full stream."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        if sys.stdout is not None:
+            os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

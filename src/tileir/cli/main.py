@@ -29,6 +29,7 @@ from ..enums import RoundingMode
 from ..syntax.type_parser import parse_type
 from ..types import (F64, ELEMENT_INFO, FloatType, IntegerType, TiledView, TileType, Type,
                      element_type)
+from .common import guarded
 from .examples import run_examples
 from .opt import hint_options
 
@@ -77,7 +78,7 @@ def _read_document(path: str, options: Options | None
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
-        print(f"{path}: error: cannot read: {exc}", file=sys.stderr)
+        print(f"{path}: error: cannot read: {exc.strerror or exc}", file=sys.stderr)
         return None
     if is_bytecode(data):
         text, ops = "", None
@@ -238,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    return guarded("tileir", lambda: args.func(args))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -18,7 +18,7 @@ from ..ir import Operation
 from ..api import check_document, has_errors
 from ..syntax.printer import Printer
 from ..verify import Options
-from .common import read_input, tool_parser
+from .common import guarded, read_input, tool_parser, write_output
 from .expected import check as check_expected
 from .expected import parse_expectations
 
@@ -152,6 +152,11 @@ def run(text: str, filename: str, args: argparse.Namespace,
 def main(argv: list[str] | None = None) -> int:
     """Run the tool; the exit status is 1 when any chunk failed."""
     args = build_parser().parse_args(argv)
+    return guarded("cuda-tile-opt", lambda: _main(args), uses_stdout=args.output == "-")
+
+
+def _main(args: argparse.Namespace) -> int:
+    """`main` after its arguments are read."""
     for flag, reason in NOT_YET.items():
         if getattr(args, flag):
             print(f"cuda-tile-opt: {reason}, which tileir does not implement yet",
@@ -164,11 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     output, messages, failed = run(text, filename, args)
     for message in messages:
         print(message, file=sys.stderr)
-    if args.output == "-":
-        sys.stdout.write(output)
-    else:
-        with open(args.output, "w", encoding="utf-8") as handle:
-            handle.write(output)
+    write_output(output, args.output)
     return 1 if failed else 0
 
 

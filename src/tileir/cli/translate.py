@@ -16,7 +16,7 @@ from ..bytecode import from_bytecode, parse_version, supported_versions, to_byte
 from ..diagnostics import BytecodeError, Diagnostic, TileIRError
 from ..ir import Module, Operation
 from ..syntax.printer import Printer
-from .common import tool_parser
+from .common import guarded, read_bytes, read_input, tool_parser, write_output
 from .opt import read_ops, run
 
 #: The translation modes, one at a time: spellings and destination.
@@ -78,38 +78,26 @@ def _list_versions() -> int:
     return 0
 
 
-def _read_bytes(path: str) -> bytes:
-    if path == "-":
-        return sys.stdin.buffer.read()
-    with open(path, "rb") as handle:
-        return handle.read()
-
-
-def _emit(output: str | bytes, path: str) -> None:
-    data = output.encode("utf-8") if isinstance(output, str) else output
-    if path == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-    else:
-        with open(path, "wb") as handle:
-            handle.write(data)
-
-
 def _from_bytecode(args: argparse.Namespace) -> int:
-    data = _read_bytes(args.input)
+    data = read_bytes(args.input)
     try:
         module = from_bytecode(data)
     except TileIRError as exc:
         for diagnostic in exc.diagnostics:
             print(diagnostic, file=sys.stderr)
         return 1
-    _emit(_print(module, args), args.output)
+    write_output(_print(module, args), args.output)
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the tool; the exit status is 1 when any chunk failed."""
     args = build_parser().parse_args(argv)
+    return guarded("cuda-tile-translate", lambda: _main(args), uses_stdout=args.output == "-")
+
+
+def _main(args: argparse.Namespace) -> int:
+    """`main` after its arguments are read."""
     if args.list_versions:
         return _list_versions()
     if args.version is not None:
@@ -119,20 +107,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"cuda-tile-translate: for the --bytecode-version option: {exc.message}",
                   file=sys.stderr)
             return 1
-    try:
-        if args.from_bytecode:
-            return _from_bytecode(args)
-        text = _read_bytes(args.input).decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"cuda-tile-translate: cannot read '{args.input}': {exc}", file=sys.stderr)
+    if args.from_bytecode:
+        return _from_bytecode(args)
+    source = read_input("cuda-tile-translate", args.input)
+    if source is None:
         return 1
-    filename = "<stdin>" if args.input == "-" else args.input
+    text, filename = source
     processor = to_bytes if args.to_bytecode else round_trip if args.roundtrip else None
     output, messages, failed = run(text, filename, args, processor)
     for message in messages:
         print(message, file=sys.stderr)
     if not failed and not args.verify_diagnostics:
-        _emit(output, args.output)
+        write_output(output, args.output)
     return 1 if failed else 0
 
 
