@@ -107,7 +107,7 @@ class SymbolRefAttr(Attribute):
 
 def identifier_or_string(name: str) -> str:
     """A symbol or attribute name as MLIR prints it: bare when an identifier, else quoted."""
-    if name and (name[0].isalpha() or name[0] == "_") and all(
+    if name.isascii() and (name[:1].isalpha() or name[:1] == "_") and all(
             c.isalnum() or c in "_$." for c in name):
         return name
     return quote_string(name)
@@ -278,7 +278,8 @@ class OptimizationHintsAttr(Attribute):
     entries: tuple[tuple[str, Attribute], ...]
 
     def format_stripped(self) -> str:
-        return "<" + ", ".join(f"{k} = {_hint_values(v)}" for k, v in self.entries) + ">"
+        return "<" + ", ".join(f"{identifier_or_string(k)} = {_hint_values(v)}"
+                               for k, v in self.entries) + ">"
 
     def format(self) -> str:
         return "#cuda_tile.optimization_hints" + self.format_stripped()
@@ -347,6 +348,30 @@ ASSUME_PREDICATES = (DivByAttr, SameElementsAttr, BoundedAttr)
 # ---- debug info --------------------------------------------------
 
 
+#: How deep locations and debug scopes may nest (callsite chains, lexical blocks): as deep
+#: as bytecode attributes may (`tileir.bytecode.attrs.MAX_DEPTH`).  Every walk of them may
+#: recurse, and hashing one re-hashes all it holds, so the bound is kept at construction.
+MAX_NESTING = 64
+
+
+class NestingError(ValueError):
+    """A location or debug scope nested deeper than `MAX_NESTING`."""
+
+
+def nesting(attr: object) -> int:
+    """How many levels `attr` spans (1 for one that holds no nested location or scope)."""
+    return getattr(attr, "__dict__", {}).get("_nesting", 1)
+
+
+def _nest(attr: object, *children: object) -> None:
+    """Record `attr`'s nesting over its `children` (None ignored); `NestingError` past
+    `MAX_NESTING`."""
+    depth = 1 + max((nesting(c) for c in children if c is not None), default=0)
+    if depth > MAX_NESTING:
+        raise NestingError(f"locations and debug scopes nest more than {MAX_NESTING} deep")
+    attr.__dict__["_nesting"] = depth
+
+
 class DIAttr(Attribute):
     """Debug-info attributes; the printer gives them ``#di_*`` aliases.
 
@@ -408,6 +433,9 @@ class DILexicalBlockAttr(DIAttr):
     line: int
     column: int
     alias_prefix = "di_lexical_block"
+
+    def __post_init__(self) -> None:
+        _nest(self, self.scope)
 
     def body(self, ref) -> str:
         return (f"<scope = {ref(self.scope)}, file = {ref(self.file)}, line = {self.line}, "
@@ -497,6 +525,9 @@ class NameLoc(Location):
     name: str
     child: Location | None = None
 
+    def __post_init__(self) -> None:
+        _nest(self, self.child)
+
     def body(self, ref) -> str:
         inner = f"({ref(self.child)})" if self.child is not None and \
             not isinstance(self.child, UnknownLoc) else ""
@@ -511,6 +542,9 @@ class CallSiteLoc(Location):
     callee: Location
     caller: Location
 
+    def __post_init__(self) -> None:
+        _nest(self, self.callee, self.caller)
+
     def body(self, ref) -> str:
         return f"callsite({ref(self.callee)} at {ref(self.caller)})"
 
@@ -522,6 +556,9 @@ class CallSiteLoc(Location):
 class FusedLoc(Location):
     locations: tuple[Location, ...]
     metadata: Attribute | None = None
+
+    def __post_init__(self) -> None:
+        _nest(self, *self.locations)
 
     def body(self, ref) -> str:
         meta = f"<{self.metadata.format()}>" if self.metadata is not None else ""
@@ -537,6 +574,9 @@ class DILocAttr(Location):
 
     location: Location
     scope: "DISubprogramAttr | DILexicalBlockAttr"
+
+    def __post_init__(self) -> None:
+        _nest(self, self.location, self.scope)
 
     def di_body(self, loc_ref, attr_ref) -> str:
         return f"#cuda_tile.di_loc<{loc_ref(self.location)} in {attr_ref(self.scope)}>"

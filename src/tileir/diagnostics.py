@@ -8,6 +8,7 @@ carrying them.  The text form follows MLIR tools: ``file:line:col: error: messag
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
@@ -58,14 +59,54 @@ class Diagnostic:
         if sources is not None and self.location is not None:
             text = sources.get(self.location.file or "")
             if text is not None:
-                source_lines = text.splitlines()
-                if 0 < self.location.line <= len(source_lines):
-                    src = source_lines[self.location.line - 1]
-                    lines.append(src)
-                    lines.append(" " * max(self.location.column - 1, 0) + "^")
+                src = _source_line(text, self.location.line)
+                if src is not None:
+                    lines.extend(_excerpt(src, max(self.location.column - 1, 0)))
         for note in self.notes:
             lines.extend(note._lines(sources))
         return lines
+
+
+#: The widest source excerpt a diagnostic shows: a longer line is cut to this many
+#: characters around the caret (a 50 MB line must not be echoed whole).
+EXCERPT = 240
+
+
+def _excerpt(line: str, column: int) -> list[str]:
+    """The source line and the caret line under `column` (0-based), cut around the caret
+    to `EXCERPT` characters with "..." marking what was left out."""
+    if len(line) <= EXCERPT:
+        return [line, " " * column + "^"]
+    start = min(max(column - EXCERPT // 2, 0), len(line) - EXCERPT)
+    cut = line[start:start + EXCERPT]
+    head = "..." if start > 0 else ""
+    tail = "..." if start + EXCERPT < len(line) else ""
+    return [head + cut + tail, " " * (len(head) + column - start) + "^"]
+
+
+@functools.lru_cache(maxsize=8)
+def _line_starts(text: str) -> tuple[int, ...]:
+    """The offset of each line of `text` (kept for the last few texts: a file with many
+    diagnostics is split once, not once per diagnostic)."""
+    starts = [0]
+    find = text.find
+    at = find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = find("\n", at + 1)
+    return tuple(starts)
+
+
+def _source_line(text: str, line: int) -> str | None:
+    """Line `line` (1-based) of `text`, without its line break; None past the end."""
+    starts = _line_starts(text)
+    if not 0 < line <= len(starts):
+        return None
+    begin = starts[line - 1]
+    end = starts[line] - 1 if line < len(starts) else len(text)
+    if line == len(starts) and begin == len(text):
+        return None         # (the empty piece after a final line break is no line)
+    return text[begin:end].rstrip("\r")
 
 
 def error(message: str, location: Location | None = None,

@@ -282,6 +282,8 @@ def read_dict_payload(source: Source, lookup: Lookup, depth: int = 0
         key = lookup.read_string(source)
         if not key:
             raise ReadError(f"invalid empty attribute name for DictionaryAttr element {i}", at)
+        if any(key == k for k, _ in entries):
+            raise ReadError(f"duplicate key '{key}' in dictionary attribute", at)
         entries.append((key, decode_attr(source, lookup, depth + 1)))
     return tuple(sorted(entries, key=lambda e: e[0]))
 
@@ -359,6 +361,9 @@ def decode_dense(raw: bytes, t: TileType, at: int) -> DenseElementsAttr:
     for i in range(0, len(raw), size):
         bits = int.from_bytes(raw[i:i + size], "little")
         if isinstance(element, FloatType):
+            if bits >> _width(element):     # (a 4-bit float's byte with its high nibble set)
+                raise ReadError(f"constant element {i // size} has bits {bits:#x}, more than "
+                                f"the {_width(element)} bits of {element.format()}", at)
             values.append(_tileir_bits(bits, element))
         else:
             width = element.width

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..attributes import (UNKNOWN_LOC, ArrayAttr, Attribute, DenseArrayAttr,
                           DenseElementsAttr, DictAttr, EnumAttr,
                           IntegerAttr, Location, StringAttr, SymbolRefAttr,
-                          TypeAttr, UNIT, BoolAttr)
+                          TypeAttr, UNIT, BoolAttr, NestingError)
 from ..enums import SymbolVisibility
 from ..ir import Block, Module, Operation, Region, Value, gc_paused
 from ..ops.base import OPTIONAL, SINGLE, VARIADIC, AttrDef, OpDef
@@ -424,6 +424,7 @@ class DebugTable:
 
     def _decode(self, source: Source) -> Attribute:
         """One debug attribute record, by `debug.BY_TAG` (unknown tags: unknown)."""
+        at = source.offset
         record = BY_TAG.get(source.varint("a debug info tag"))
         if record is None:
             return UNKNOWN_LOC
@@ -435,7 +436,10 @@ class DebugTable:
                 values.append(self.reader.read_string(source))
             else:
                 values.append(source.varint(f"a {field.what}"))
-        return record.build(*values)
+        try:
+            return record.build(*values)
+        except NestingError as exc:
+            raise ReadError(str(exc), at) from None
 
 
 # ---- function bodies --------------------------------------------------

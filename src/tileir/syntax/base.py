@@ -8,6 +8,7 @@ diagnostics match NVIDIA's tools word for word.
 from __future__ import annotations
 
 import functools
+import re
 from contextlib import contextmanager
 from typing import Callable, Iterator, NoReturn, TypeVar
 
@@ -50,6 +51,25 @@ def enum_case(enum_type: type, keyword: str):
     """The case of `enum_type` spelled `keyword`; KeyError when none is (as `from_keyword`)."""
     return enum_keywords(enum_type)[keyword]
 
+
+
+#: Runs of ``Nx`` dimensions (``N`` decimal of at most 19 digits), and with ``?x`` too.
+_STATIC_RUN = re.compile(r"(?:[0-9]{1,19}x)+")
+_DYNAMIC_RUN = re.compile(r"(?:(?:[0-9]{1,19}|\?)x)+")
+
+#: Decimal literals longer than this are past every integer type (and past what Python
+#: converts without raising): `literal_int` refuses them without converting.
+MAX_DECIMAL_DIGITS = 1000
+
+
+def literal_int(spelling: str) -> int | None:
+    """The value of an integer token's spelling (decimal, or ``0x`` hex); None for a
+    decimal literal of more than `MAX_DECIMAL_DIGITS` digits."""
+    if spelling.startswith("0x"):
+        return int(spelling, 16)
+    if len(spelling) > MAX_DECIMAL_DIGITS:
+        return None
+    return int(spelling, 10)
 
 class BaseParser:
     """A token cursor over one source text, with MLIR's parsing primitives."""
@@ -190,6 +210,15 @@ class BaseParser:
 
     # ---- integers --------------------------------------------------
 
+    def literal_value(self, offset: int, spelling: str) -> int:
+        """The value of an integer token's `spelling` (decimal or ``0x`` hex); a decimal
+        literal too long for Python to convert (none of its length fits any integer type)
+        is "integer value too large" at `offset`."""
+        value = literal_int(spelling)
+        if value is None:
+            raise self.asm_error(offset, "integer value too large")
+        return value
+
     def parse_optional_integer(self, bits: int = 64, signed: bool = True) -> int | None:
         """An optionally negated integer literal (or true/false), range-checked like MLIR."""
         start = self.token.offset
@@ -199,8 +228,8 @@ class BaseParser:
             negative = self.consume_punct("-")
             if self.token.kind is not INTEGER:
                 raise self.wrong_token("expected integer value")
-            spelling = self.advance().spelling
-            value = int(spelling, 16 if spelling.startswith("0x") else 10)
+            token = self.advance()
+            value = self.literal_value(token.offset, token.spelling)
             value = -value if negative else value
         else:
             return None
@@ -261,11 +290,29 @@ class BaseParser:
             self.prev_end = token.offset + 1
             self.rewind(token.offset + 1)
             return 0
-        value = int(token.spelling)
-        if value > (1 << 63) - 1:
+        value = literal_int(token.spelling)
+        if value is None or value > (1 << 63) - 1:
             self.fail("invalid dimension")
         self.advance()
         return value
+
+    def _dimension_run(self, dims: list[int | None], allow_dynamic: bool) -> bool:
+        """Read a run of ``Nx`` (and ``?x`` when `allow_dynamic`) straight from the text,
+        appending to `dims`; whether any was read.  Token by token, each ``x8x8x...`` would
+        be lexed as one identifier to its end and split after one ``x``: quadratic in the
+        dimension count.  Whatever this declines (spaces, a dimension past 2**63 - 1) the
+        token-by-token reading takes, giving the same dimensions and errors."""
+        pattern = _DYNAMIC_RUN if allow_dynamic else _STATIC_RUN
+        match = pattern.match(self.source.text, self.token.offset)
+        if match is None:
+            return False
+        values = [None if d == "?" else int(d) for d in match.group().split("x")[:-1]]
+        if any(v is not None and v > (1 << 63) - 1 for v in values):
+            return False
+        dims.extend(values)
+        self.prev_end = match.end()
+        self.rewind(match.end())
+        return True
 
     def parse_dimension_list(self, allow_dynamic: bool,
                              with_trailing_x: bool = True) -> list[int | None]:
@@ -277,6 +324,8 @@ class BaseParser:
 
         if with_trailing_x:
             while at_dimension():
+                if self._dimension_run(dims, allow_dynamic):
+                    continue
                 dims.append(self._dimension(allow_dynamic))
                 self._x_in_dimension_list()
             return dims

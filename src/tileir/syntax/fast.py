@@ -391,8 +391,11 @@ def _dense(b: _Builder, name: str, result: str | None) -> None:
 def _dense_integer(spelled: str, negative: bool, width: int) -> int | None:
     """An integer element's stored value, as the token-by-token reader makes it; None where
     it reports an error (out of the 64-bit or the element's range)."""
+    from .base import literal_int
     from .parser import dense_integer_bits
-    value = int(spelled, 16 if spelled.startswith("0x") else 10)
+    value = literal_int(spelled)
+    if value is None:
+        return None
     value = -value if negative else value
     if not -(1 << 63) <= value <= (1 << 63) - 1:
         return None

@@ -18,7 +18,7 @@ from ..attributes import (UNIT, UNKNOWN_LOC, ArrayAttr, Attribute, BoolAttr, Bou
                           DISubprogramAttr, DivByAttr, EnumAttr, FileLineColLoc, FloatAttr,
                           FusedLoc, IntegerAttr, Location, NameLoc, OpaqueAttr,
                           OptimizationHintsAttr, SameElementsAttr, SPECIALIZED_ENUMS, StringAttr,
-                          SymbolRefAttr, TypeAttr, file_line_col)
+                          SymbolRefAttr, TypeAttr, NestingError, file_line_col)
 from ..recursion import deep_recursion
 from ..diagnostics import ParseError, error, note
 from ..ir import Block, Module, Operation, Region, Value, gc_paused
@@ -105,7 +105,8 @@ class _Scope:
     def __init__(self, isolated: bool) -> None:
         self.values: dict[str, list[tuple[Value, int]]] = {}
         self.isolated = isolated
-        self.forward: dict[str, list[tuple[Value, int] | None]] = {}
+        #: name -> result number -> (placeholder, offset of its first use)
+        self.forward: dict[str, dict[int, tuple[Value, int]]] = {}
 
 
 class _Forward(Value):
@@ -179,12 +180,18 @@ class OpParser(TypeParser):
         return ops
 
     def _resolve_loc(self, loc: Location) -> Location:
-        """Replace deferred location aliases, here and inside di_loc/name/fused locations."""
-        if isinstance(loc, _DeferredLoc):
+        """Replace deferred location aliases, here and inside di_loc locations (an alias
+        may name another; one that comes back to itself is an error)."""
+        seen: set[str] = set()
+        while isinstance(loc, _DeferredLoc):
+            if loc.name in seen:
+                raise self.error_at(loc.offset, f"location alias '{loc.name}' refers to "
+                                    "itself")
+            seen.add(loc.name)
             value = self.attr_aliases.get(loc.name)
             if not isinstance(value, Location):
                 raise self.error_at(loc.offset, f"undefined symbol alias id '{loc.name}'")
-            return self._resolve_loc(value)
+            loc = value
         if isinstance(loc, DILocAttr) and isinstance(loc.location, _DeferredLoc):
             return DILocAttr(self._resolve_loc(loc.location), loc.scope)
         return loc
@@ -236,8 +243,7 @@ class OpParser(TypeParser):
                 if self.consume_punct(":"):
                     if self.token.kind is not INTEGER:
                         raise self.wrong_token("expected integer number of results")
-                    spelling = self.token.spelling
-                    count = int(spelling, 16 if spelling.startswith("0x") else 10)
+                    count = self.literal_value(self.token.offset, self.token.spelling)
                     if count < 1:
                         self.fail("expected named operation to have at least 1 result")
                     self.advance()
@@ -845,7 +851,8 @@ class OpParser(TypeParser):
         index = 0
         if self.token.kind is HASH_IDENTIFIER and self.token.offset == token.end:
             suffix = self.advance().spelling[1:]
-            if not suffix.isdigit():
+            # (MLIR reads it as a 64-bit number and refuses what is negative as an int)
+            if not suffix.isdigit() or len(suffix) > 10 or int(suffix) >= 1 << 31:
                 raise self.error_at(token.end, "invalid SSA value result number")
             index = int(suffix)
         return Use(token.spelling[1:], index, token.offset)
@@ -901,8 +908,8 @@ class OpParser(TypeParser):
             if scope.isolated:
                 break
         forward = scope.forward.pop(name, None) if scope.forward else None
-        for index, entry in enumerate(forward or []):
-            if entry is not None and index < len(values):
+        for index, entry in sorted((forward or {}).items()):
+            if index < len(values):
                 self._replace(name, index, entry, values[index], offset)
         self.scopes[-1].values[name] = [(values[0], offset)] if len(values) == 1 else \
             [(value, offset) for value in values]
@@ -929,8 +936,9 @@ class OpParser(TypeParser):
             if isinstance(value, _Forward):
                 self.users.setdefault(id(value), []).append((op, i))
 
-    def _lookup_entries(self, name: str) -> list | None:
-        """The definitions (or forward references) of `%name` visible here, or None."""
+    def _lookup_entries(self, name: str) -> list | dict | None:
+        """The definitions (a list, by result number) or forward references (a dict, by
+        result number) of `%name` visible here, or None."""
         scope = None
         for scope in reversed(self.scopes):  # `_visible_scopes`, without building the list
             if name in scope.values:
@@ -943,8 +951,12 @@ class OpParser(TypeParser):
         """The value `use` names, checked against the type the syntax gives it
         (MLIR resolveSSAUse: a mismatch points at the definition or first use)."""
         entries = self._lookup_entries(use.name)
-        if use.index < len(entries or []) and entries[use.index] is not None:
-            value, previous = entries[use.index]
+        if isinstance(entries, dict):
+            found = entries.get(use.index)
+        else:
+            found = entries[use.index] if entries and use.index < len(entries) else None
+        if found is not None:
+            value, previous = found
             # (`is` first: the type memo gives equal spellings one shared type object.)
             if expected is not None and value.type is not expected and value.type != expected:
                 raise ParseError(error(
@@ -953,13 +965,11 @@ class OpParser(TypeParser):
                     self.source.location(use.offset),
                     [note("prior use here", self.source.location(previous))]))
             return value
-        if entries and entries[0] is not None and not isinstance(entries[0][0], _Forward):
+        if isinstance(entries, list) and entries:
             raise self.error_at(use.offset, "reference to invalid result number")
         if expected is None:
             raise self.error_at(use.offset, "use of undeclared SSA value name")
-        forward = self._visible_scopes()[-1].forward.setdefault(use.name, [])
-        while len(forward) <= use.index:
-            forward.append(None)
+        forward = self._visible_scopes()[-1].forward.setdefault(use.name, {})
         placeholder = _Forward(expected, use.name)
         self.made_forward = True
         forward[use.index] = (placeholder, use.offset)
@@ -971,7 +981,7 @@ class OpParser(TypeParser):
         comes first."""
         scope = self.scopes.pop()
         self.undeclared.extend(entry[1] for entries in scope.forward.values()
-                               for entry in entries if entry is not None)
+                               for entry in entries.values())
 
     def _check_undeclared(self) -> None:
         """Every use of a name never defined, in source order."""
@@ -1045,16 +1055,22 @@ class OpParser(TypeParser):
     def _number_attribute(self) -> Attribute:
         start = self.token.offset
         negative = self.consume_punct("-")
-        token = self.advance()
+        token = self.token
+        if token.kind is not INTEGER and token.kind is not FLOAT:
+            raise self.wrong_token("expected constant integer or floating point value")
+        self.advance()
         t: Type = IntegerType(64)
         if self.consume_punct(":"):
             t = self.parse_type()
         text = ("-" if negative else "") + token.spelling
         if isinstance(t, FloatType):
-            return FloatAttr(parse_float_literal(text, t), t)
+            try:
+                return FloatAttr(parse_float_literal(text, t), t)
+            except ValueError as exc:
+                raise self.float_literal_error(token.offset, exc) from None
         if token.kind is FLOAT:
             raise self.error_at(start, "floating point value not valid for specified type")
-        value = int(token.spelling, 16 if token.spelling.startswith("0x") else 10)
+        value = self.literal_value(token.offset, token.spelling)
         value = -value if negative else value
         if t == IntegerType(1) and value in (0, 1):  # MLIR's BoolAttr is an i1 IntegerAttr
             return BoolAttr(bool(value))
@@ -1320,17 +1336,26 @@ class OpParser(TypeParser):
                                 v["compileUnit"], v.get("scopeLine", 0))
 
     def _di_lexical_block(self) -> DILexicalBlockAttr:
+        start = self.token.offset
         v = self._keyword_params({"scope": "attr", "file": "attr", "line": "int",
                                   "column": "int"}, optional=("column",))
-        return DILexicalBlockAttr(v["scope"], v["file"], v.get("line", 0), v.get("column", 0))
+        try:
+            return DILexicalBlockAttr(v["scope"], v["file"], v.get("line", 0),
+                                      v.get("column", 0))
+        except NestingError as exc:
+            raise self.error_at(start, str(exc)) from None
 
     def _di_loc(self) -> DILocAttr:
+        start = self.token.offset
         self.expect_punct("<")
         location = self._location_or_alias()
         self.expect_keyword("in")
         scope = self.parse_attribute()
         self.expect_punct(">")
-        return DILocAttr(location, scope)  # type: ignore[arg-type]
+        try:
+            return DILocAttr(location, scope)  # type: ignore[arg-type]
+        except NestingError as exc:
+            raise self.error_at(start, str(exc)) from None
 
     # -- strings and symbols --
 
@@ -1460,18 +1485,21 @@ class OpParser(TypeParser):
                 return float_bits_from_hex(int(token.spelling, 16), element)
             except ValueError as exc:
                 raise self.error_at(token.offset, getattr(exc, "message", str(exc))) from None
-        if token.kind is INTEGER:
-            where = self.source.location(token.offset)
-            raise ParseError(error(
-                "unexpected decimal integer literal for a floating point value", where,
-                [note("add a trailing dot to make the literal a float", where)]))
-        if token.kind is not FLOAT:
+        if token.kind is not INTEGER and token.kind is not FLOAT:
             raise self.error_at(token.offset, "expected floating point literal")
         self.advance()
         try:
             return parse_float_literal(("-" if negative else "") + token.spelling, element)
         except ValueError as exc:
-            raise self.error_at(token.offset, getattr(exc, "message", str(exc))) from None
+            raise self.float_literal_error(token.offset, exc) from None
+
+    def float_literal_error(self, offset: int, exc: ValueError) -> ParseError:
+        """The diagnostic of a float literal `parse_float_literal` refused at `offset`, with
+        its note (a decimal integer where a float is expected: add a trailing dot)."""
+        where = self.source.location(offset)
+        hint = getattr(exc, "note", None)
+        return ParseError(error(getattr(exc, "message", str(exc)), where,
+                                [note(hint, where)] if hint else []))
 
     # ---- locations --------------------------------------------------
 
@@ -1502,6 +1530,13 @@ class OpParser(TypeParser):
 
     def _location(self) -> Location:
         token = self.token
+        try:
+            return self._location_at(token)
+        except NestingError as exc:
+            raise self.error_at(token.offset, str(exc)) from None
+
+    def _location_at(self, token: Token) -> Location:
+        """`_location`, whose first token is `token`."""
         if token.is_keyword("unknown"):
             self.advance()
             return UNKNOWN_LOC

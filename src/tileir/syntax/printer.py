@@ -175,13 +175,14 @@ class Aliases:
         self.names: dict[object, str] = {}
 
     def visit(self, item: object) -> int:
+        """Collect `item` and what it holds (in print order: `item` first, then its
+        children depth first); its nesting depth."""
         if item in self.depth:
             return self.depth[item]
         self.order.append(item)
         self.depth[item] = 0
-        children = _alias_children(item)
         depth = 0
-        for child in children:
+        for child in _alias_children(item):
             depth = max(depth, self.visit(child) + 1)
         self.depth[item] = depth
         return depth
@@ -198,9 +199,10 @@ class Aliases:
             self.names[item] = "#" + base + (str(n) if n else "")
 
     def definitions(self) -> list[str]:
-        ranked = sorted(self.order, key=lambda it: (self.depth[it], _alias_name(it),
-                                                    self.order.index(it)))
-        return [f"{self.names[it]} = {self.definition(it)}" for it in ranked]
+        ranked = sorted(range(len(self.order)),
+                        key=lambda i: (self.depth[self.order[i]], _alias_name(self.order[i]), i))
+        return [f"{self.names[it]} = {self.definition(it)}"
+                for it in (self.order[i] for i in ranked)]
 
     def ref(self, item: object) -> str:
         return self.names[item]

@@ -29,11 +29,25 @@ def int_value(attr: Any) -> int:
 FUNCTION_OPS = ("cuda_tile.entry", "cuda_tile.testing$func")
 
 
+def _check_item_parent(op: Any) -> None:
+    """A module item (``entry``, ``global``) sits directly in a ``cuda_tile.module``, and a
+    ``cuda_tile.module`` in no ``cuda_tile`` op: nested in a body, neither NVIDIA's
+    bytecode nor its compiler can carry them (a kernel body holds operations, not items)."""
+    parent = op.parent_op
+    if op.name == "cuda_tile.module":
+        if parent is not None and parent.name.startswith("cuda_tile."):
+            raise op_error(op, "expects parent op 'builtin.module' or none (a module "
+                               "cannot be nested in a cuda_tile op)")
+    elif parent is None or parent.name != "cuda_tile.module":
+        raise op_error(op, "expects parent op 'cuda_tile.module'")
+
+
 @verifier("module")
 def check_module(op: Any, ctx: Context) -> None:
     """Rule 5: module-level ops other than functions (globals) carry no debug scope.  With
     spec warnings: the spec's well-formed module (6.2.5) has at least one item, a rule the
     reference does not enforce (its own tests hold empty modules)."""
+    _check_item_parent(op)
     if ctx.options.spec_warnings and not any(b.operations for r in op.regions
                                              for b in r.blocks):
         ctx.warn(op, "module has no items; a well-formed module has at least one "
@@ -60,7 +74,9 @@ def function_type(op: Any) -> Any:
 
 @verifier("entry")
 def check_entry(op: Any, ctx: Context) -> None:
-    """EntryOp::verify: no results, scalar tile arguments, debug info, hints."""
+    """EntryOp::verify: no results, scalar tile arguments, debug info, hints (and its
+    place: directly in a module)."""
+    _check_item_parent(op)
     signature = function_type(op)
     if signature is None:
         return
@@ -81,7 +97,9 @@ def check_entry_body(op: Any, ctx: Context) -> None:
 
 @verifier("global")
 def check_global(op: Any, ctx: Context) -> None:
-    """GlobalOp::verify: the initial value is a rank-1 tile."""
+    """GlobalOp::verify: the initial value is a rank-1 tile (and its place: directly in a
+    module)."""
+    _check_item_parent(op)
     value = op.attributes.get("value")
     value_type = getattr(value, "type", None)
     if isinstance(value_type, TileType) and value_type.rank != 1:
