@@ -142,10 +142,14 @@ class Machine:
             # (`RegionExit` carries them only out of a nested region, e.g. a ``break``
             # inside an ``if``, or when a terminator runs through `execute`).
             execute = self._execute
+            env = self.env
             for p in plan.ops:
                 if p.terminator:
                     return p.name, self._operands(p, steps[p])
                 execute(p, steps)
+                if p.dead:              # (values nothing reads again: freed now)
+                    for value in p.dead:
+                        env.pop(value, None)
             return "end", []
         except RegionExit as exit:
             return exit.kind, exit.values

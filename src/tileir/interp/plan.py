@@ -56,7 +56,7 @@ class OpPlan:
     back without raising), and `scalar` its scalar path (or None)."""
 
     __slots__ = ("op", "name", "fn", "operands", "results", "expected", "terminator",
-                 "scalar", "_slices", "batch", "facts")
+                 "scalar", "_slices", "batch", "facts", "dead")
 
     def __init__(self, op: Operation, scalar_paths: bool) -> None:
         self.op = op
@@ -72,6 +72,10 @@ class OpPlan:
         self.batch: Any = None
         #: What semantics functions derive from the op alone (`semantics.common.op_facts`).
         self.facts: dict[Any, Any] = {}
+        #: The values of its block that nothing reads after this op (set by `BlockPlan`):
+        #: the machine drops them once it has run, so a long chain of big tiles does not
+        #: keep every one alive until the launch ends.
+        self.dead: tuple[Any, ...] = ()
         self.scalar = None
         if scalar_paths and self.fn is not None:
             try:
@@ -109,8 +113,38 @@ class BlockPlan:
         self.block = block
         self.arguments = tuple(block.arguments)
         self.ops = tuple(OpPlan(op, scalar_paths) for op in block.operations)
+        for p, dead in zip(self.ops, _last_uses(block)):
+            p.dead = dead
         #: What the batched engine reads from the block under its analysis (set by it).
         self.batch: Any = None
+
+
+def _last_uses(block: Block) -> list[tuple[Any, ...]]:
+    """For each op of `block`, the values defined in the block (its arguments and its ops'
+    results) whose last use is that op, counting a use inside the op's regions as the op's
+    own (a loop body runs many times; what it reads from outside lives until the loop
+    ends); results nothing uses die where they are made."""
+    ops = block.operations
+    defined = set(block.arguments)
+    for op in ops:
+        defined.update(op.results)
+    last: dict[Any, int] = {}
+    for i, op in enumerate(ops):
+        for used in _operands_within(op):
+            if used in defined:
+                last[used] = i
+    dead: list[list[Any]] = [[] for _ in ops]
+    for value, i in last.items():
+        dead[i].append(value)
+    for i, op in enumerate(ops):
+        dead[i].extend(r for r in op.results if r not in last)
+    return [tuple(d) for d in dead]
+
+
+def _operands_within(op: Operation) -> Iterable[Any]:
+    """The operands of `op` and of every op nested in its regions."""
+    for nested in op.walk():
+        yield from nested.operands
 
 
 class KernelPlan:
