@@ -113,6 +113,11 @@ class Buffer:
         return host
 
 
+def _named(buffer: Buffer) -> str:
+    """A buffer's name for messages."""
+    return f"'{buffer.name}'" if buffer.name else f"at {buffer.base:#x}"
+
+
 class Memory:
     """The address space: buffers sorted by base address, and vectorized access."""
 
@@ -208,12 +213,18 @@ class Memory:
         inside = found & (addresses + size <= self._ends[safe]) & (addresses < self._ends[safe])
         return np.where(inside, index, -1), inside
 
-    def check(self, addresses: np.ndarray, size: int, mask: np.ndarray | None = None
-              ) -> str | None:
-        """What is wrong with accessing `size` bytes at each (unmasked) address, or None."""
+    def check(self, addresses: np.ndarray, size: int, mask: np.ndarray | None = None,
+              home: int | None = None) -> str | None:
+        """What is wrong with accessing `size` bytes at each (unmasked) address, or None.
+        With `home` (a view's base address), every access must also lie in the buffer that
+        address is in: a view reaches only the allocation its base pointer points into."""
         addresses = np.asarray(addresses, np.int64)
         active = np.ones(addresses.shape, bool) if mask is None else np.asarray(mask, bool)
-        _, inside = self._locate(addresses, size)
+        index, inside = self._locate(addresses, size)
+        if home is not None:
+            problem = self._outside_home(addresses, index, inside, active, home)
+            if problem:
+                return problem
         bad = active & ~inside
         if bad.any():
             where = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -226,6 +237,30 @@ class Memory:
             return (f"accesses misaligned address {int(addresses[where]):#x} (element "
                     f"{list(where)}), not a multiple of the element size {size}")
         return None
+
+    def _outside_home(self, addresses: np.ndarray, index: np.ndarray, inside: np.ndarray,
+                      active: np.ndarray, home: int) -> str | None:
+        """`check`'s test that the accesses of a view whose base is `home` lie in the buffer
+        holding `home` (accesses outside every buffer are `check`'s own message)."""
+        i = bisect.bisect_right(self._base_list, home) - 1
+        owner = i if i >= 0 and home < self._end_list[i] else -1
+        if owner < 0:
+            if not (active & inside).any():
+                return None     # (every access is outside every buffer: check says so)
+            where = tuple(int(k) for k in np.argwhere(active & inside)[0])
+            return (f"accesses address {int(addresses[where]):#x} (element {list(where)}) "
+                    f"through a view whose base address {home:#x} lies outside every mapped "
+                    f"buffer{self._nearest(home)}")
+        stray = active & inside & (index != owner)
+        if not stray.any():
+            return None
+        where = tuple(int(k) for k in np.argwhere(stray)[0])
+        address = int(addresses[where])
+        mine, other = self.buffers[owner], self.buffers[int(index[where])]
+        return (f"accesses address {address:#x} (element {list(where)}) in buffer "
+                f"{_named(other)} through a view of buffer {_named(mine)} (it spans "
+                f"[{mine.base:#x}, {mine.base + mine.size:#x})): a view reaches only the "
+                "allocation its base pointer points into")
 
     def _nearest(self, address: int) -> str:
         """A note naming the buffer just before `address`, or the unmapped one that held

@@ -163,8 +163,9 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
     box = Box(tensor.base + offset, shape, strides, size, machine.span.first)
     buffer = machine.memory.buffer_at(box.lo)
     if buffer is None or box.hi > buffer.base + buffer.size or box.start % size or \
-            (box.start - buffer.base) % size:
-        return None
+            (box.start - buffer.base) % size or \
+            not buffer.base <= tensor.base < buffer.base + buffer.size:
+        return None         # (outside the allocation of the view's base: the slow path)
     data = buffer.data
     typed = data[:data.size - data.size % size].view(dtype)
     first = (box.start - buffer.base) // size

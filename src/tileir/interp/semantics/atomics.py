@@ -27,7 +27,7 @@ from ..values import Token
 from .common import group_types, named_operands, single
 from .memory import checked_access
 from .registry import semantics
-from .views import tile_coordinates
+from .views import tile_coordinates, view_base
 
 
 def _unsigned_pick(pick: Callable) -> Callable:
@@ -128,6 +128,6 @@ def atomic_red_view_tko(step: Step, *operands: Any) -> Token:
                                                value_type.shape)
     t = value_type.element_type
     mode = MODES[step.op.enum("mode")]
-    result_token = checked_access(step, addresses, t, inside, True, token)
+    result_token = checked_access(step, addresses, t, inside, True, token, view_base(view))
     apply_atomically(step, addresses, inside, t, lambda o, a: mode(o, a, t), (value,))
     return result_token

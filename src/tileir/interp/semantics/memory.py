@@ -38,15 +38,18 @@ def size_of(step: Step, element_type: Any) -> int:
 
 
 def checked_access(step: Step, addresses: np.ndarray, element_type: Any,
-                   mask: np.ndarray | None, write: bool, token: Token | None) -> Token:
-    """Check an access (when checks are on) and log it; the result token."""
+                   mask: np.ndarray | None, write: bool, token: Token | None,
+                   home: int | None = None) -> Token:
+    """Check an access (when checks are on) and log it; the result token.  `home`: the
+    base address of the view the access goes through (it must stay in that allocation)."""
     size = size_of(step, element_type)
     if step.checks:
-        problem = step.machine.memory.check(addresses, size, mask)
+        problem = step.machine.memory.check(addresses, size, mask, home)
         if problem:
             raise step.undefined(problem, "every access must lie inside one mapped buffer "
-                                 "(an argument, a global or a live alloca), aligned to its "
-                                 "element size")
+                                 "(an argument, a global or a live alloca), the one its "
+                                 "view's base pointer points into, aligned to its element "
+                                 "size")
     return step.machine.access(step, addresses, size, mask, write, token, is_atomic(step))
 
 

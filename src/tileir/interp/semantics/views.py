@@ -145,9 +145,9 @@ def tile_coordinates(step: Step, view: Any, indices: list[np.ndarray], index_typ
     full = tuple(lead) + tuple(tile_shape)
     space = () if vt is None else view.index_space_shape
     dim_map = getattr(vt, "dim_map", None) or tuple(range(rank))
-    offset = np.zeros(full, np.int64)
     inside = np.ones(full, bool)
     outside_by_dim = []
+    terms = []          # (in-bounds coordinates, stride) per dimension
     for k in range(rank):
         shape = [1] * rank
         shape[k] = tile_shape[k]
@@ -170,11 +170,45 @@ def tile_coordinates(step: Step, view: Any, indices: list[np.ndarray], index_typ
         ok = coord < tensor.shape[d]
         outside_by_dim.append(~np.broadcast_to(ok, full))
         inside &= ok
-        offset = offset + np.where(ok, coord, 0) * tensor.strides[d]
-    if element_bits(tensor.element_type) == 4:
+        terms.append((np.where(ok, coord, 0), tensor.strides[d]))
+    nibbles = element_bits(tensor.element_type) == 4
+    size = 1 if nibbles else size_of(step, tensor.element_type)
+    _check_reach(step, tensor, terms, size, nibbles)
+    offset = np.zeros(full, np.int64)
+    for coord, stride in terms:
+        offset = offset + coord * stride
+    if nibbles:
         return tensor.base + offset // 2, offset % 2, inside, outside_by_dim
-    size = size_of(step, tensor.element_type)
     return tensor.base + offset * size, None, inside, outside_by_dim
+
+
+def _check_reach(step: Step, tensor: TensorView, terms: list[tuple[np.ndarray, int]],
+                 size: int, nibbles: bool) -> None:
+    """The farthest element an access reaches must be addressable in 64 bits: a GPU's
+    address arithmetic wraps past 2**64 (a huge stride lands anywhere, in another buffer
+    too), so offsets that overflow are undefined behaviour, reported even with checks off
+    (NumPy's int64 arithmetic would wrap the same way, silently).  Strides are positive,
+    so the farthest element takes each dimension's largest in-bounds coordinate; the
+    bound is taken in Python ints, where nothing wraps, and only for a view whose whole
+    extent is not plainly addressable."""
+    extent = sum((n - 1) * stride for n, stride in zip(tensor.shape, tensor.strides))
+    if tensor.base + (extent // 2 if nibbles else extent * size) < 1 << 62:
+        return                  # (the usual case: every element of the view is addressable)
+    reach = sum(int(np.max(coord, initial=0)) * stride for coord, stride in terms)
+    farthest = tensor.base + (reach // 2 if nibbles else reach * size)
+    if farthest >= 1 << 63:
+        raise step.undefined(
+            f"reaches byte {farthest:#x} (base {tensor.base:#x}, shape "
+            f"{list(tensor.shape)}, strides {list(tensor.strides)}): the view's address "
+            "arithmetic overflows 64 bits",
+            "every address a view computes must be representable; one that wraps past "
+            "2**64 lands anywhere")
+
+
+def view_base(view: Any) -> int:
+    """The base (byte) address of a tensor view or of the tensor under a tiled view: the
+    allocation its accesses must stay in."""
+    return (view if isinstance(view, TensorView) else view.tensor).base
 
 
 #: How far apart consecutive indices of a view's dimension k start, in elements (a tensor
@@ -217,7 +251,7 @@ def load_view_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
     if step.checks:
         _check_inbounds(step, outside)
     t = result.element_type
-    result_token = checked_access(step, addresses, t, inside, False, token)
+    result_token = checked_access(step, addresses, t, inside, False, token, view_base(view))
     values = step.machine.memory.load(addresses, t, inside, nibbles)
     return fill(values, inside, _padding(view, t)), result_token
 
@@ -235,9 +269,9 @@ def store_view_tko(step: Step, *operands: Any) -> Token:
     if step.checks:
         _check_inbounds(step, outside)
     t = tile_type.element_type
-    result_token = checked_access(step, addresses, t, inside, True, token)
+    result_token = checked_access(step, addresses, t, inside, True, token, view_base(view))
     step.machine.memory.store(addresses, tile, t, inside, nibbles)
     return result_token
 
 
-__all__ = ["PADDING", "tile_coordinates"]
+__all__ = ["PADDING", "tile_coordinates", "view_base"]
