@@ -9,6 +9,7 @@ import pytest
 
 from tileir import ExecutionError
 from tileir.interp import launch
+from tileir.interp.memory import ALIGNMENT, GAP
 
 TILE = 64
 
@@ -34,12 +35,14 @@ ENGINES = ["blocks", "batched"]
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_view_claiming_more_than_its_allocation_cannot_reach_the_next_buffer(engine):
-    # a holds 64 floats; b is mapped 512 bytes after a's base, so tile 2 of a view of a
+    # a holds 64 floats; b is mapped past a's red zone, so tile `into_b` of a view of a
     # claiming 2**40 elements starts exactly at b[0]
     a, b = np.zeros(TILE, np.float32), np.zeros(TILE, np.float32)
+    distance = -(-(TILE * 4 + GAP) // ALIGNMENT) * ALIGNMENT
+    into_b = distance // (TILE * 4)
     with pytest.raises(ExecutionError) as caught:
-        launch(_kernel(2**40, 1, 2), None, 1, [a, b], engine="blocks" if engine == "blocks"
-               else "auto")
+        launch(_kernel(2**40, 1, into_b), None, 1, [a, b],
+               engine="blocks" if engine == "blocks" else "auto")
     message = caught.value.diagnostics[0].message
     assert "in buffer 'argument 1 of 'k'' through a view of buffer 'argument 0 of 'k''" in \
         message and message.endswith("a view reaches only the allocation its base pointer "
@@ -53,10 +56,33 @@ def test_a_view_claiming_more_than_its_allocation_cannot_reach_the_next_buffer(e
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_stride_whose_address_arithmetic_wraps_is_reported(engine):
     # element 1 of a view with stride 2**62 + 0x80 is 2**64 + 512 bytes past a: wrapped,
-    # that is b[0]
+    # 512 bytes past a
     a, b = np.zeros(TILE, np.float32), np.zeros(TILE, np.float32)
     with pytest.raises(ExecutionError, match=r"the view's address arithmetic overflows 64 "
                                              r"bits \(tile block \(0, 0, 0\)\)"):
         launch(_kernel(2 * TILE, 2**62 + 0x80, 0), None, 1, [a, b],
                engine="blocks" if engine == "blocks" else "auto")
+    assert not a.any() and not b.any()
+
+
+OFFSET = """cuda_tile.module @m {
+  entry @k(%a: tile<ptr<f32>>, %b: tile<ptr<f32>>) {
+    %n = constant <i32: 128> : tile<i32>
+    %p = offset %a, %n : tile<ptr<f32>>, tile<i32> -> tile<ptr<f32>>
+    %one = constant <f32: 1.0> : tile<f32>
+    %t = store_ptr_tko weak %p, %one : tile<ptr<f32>>, tile<f32> -> token
+    return
+  }
+}"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_pointer_moved_past_its_buffer_lands_in_the_red_zone(engine):
+    # (it landed on b[0]: buffers were 256 bytes apart)
+    a, b = np.zeros(TILE, np.float32), np.zeros(TILE, np.float32)
+    with pytest.raises(ExecutionError, match=r"accesses address 0x[0-9a-f]+ \(element \[\]\), "
+                                             r"outside every mapped buffer \(buffer 'argument 0 "
+                                             r"of 'k'' spans \[0x[0-9a-f]+, 0x[0-9a-f]+\), the "
+                                             r"address is 512 bytes past its base\)"):
+        launch(OFFSET, None, 1, [a, b], engine="blocks" if engine == "blocks" else "auto")
     assert not a.any() and not b.any()

@@ -45,7 +45,8 @@ from ..ir import location_of
 from .semantics.core import dense_values
 from .semantics.floating_point import release_work
 from .machine import Machine
-from .memory import Journal, Memory, element_bits, host_address, root_bytes, root_of
+from .memory import (Journal, Memory, MemoryFault, element_bits, host_address, root_bytes,
+                     root_of)
 from .plan import KernelPlan, plan_of
 from .pointers import from_byte_address
 from .races import BlockRaces
@@ -463,10 +464,13 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
                     kernel)
     memory = Memory()
     write_back: list[Callable[[], None]] = []
-    _map_aliased(memory, args, params, kernel)
-    values = [_argument(memory, a, t, f"argument {i} of '{kernel_name}'", kernel, write_back)
-              for i, (a, t) in enumerate(zip(args, params))]
-    globals_ = {g.symbol: _map_global(memory, g) for g in module.globals}
+    try:
+        _map_aliased(memory, args, params, kernel)
+        values = [_argument(memory, a, t, f"argument {i} of '{kernel_name}'", kernel,
+                            write_back) for i, (a, t) in enumerate(zip(args, params))]
+        globals_ = {g.symbol: _map_global(memory, g) for g in module.globals}
+    except MemoryFault as fault:
+        raise _fail(str(fault), kernel) from None
     # What memory held before the launch, to put back when it fails (`Journal`).
     journal = Journal(memory) if on_error == "restore" else None
     if journal is not None:

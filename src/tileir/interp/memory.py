@@ -2,8 +2,10 @@
 
 User buffers (and globals, allocas) are *mapped* at addresses the interpreter chooses:
 every base is aligned to `ALIGNMENT` bytes, never 0, and buffers are separated by an
-unmapped gap of at least `GAP` bytes, so an access one element past the end of a buffer
-(or before its start) never lands in another buffer and is reported.  A mapped buffer is
+unmapped gap of `GAP` bytes (1 MiB), so an access up to a mebibyte past the end of a
+buffer (or before its start), through a pointer moved by ``offset`` too, never lands in
+another buffer and is reported.  (A view is held to the buffer its base points into
+whatever its reach: `check`'s `home`.)  A mapped buffer is
 a byte view of the caller's array: stores land in the caller's memory.
 
 Accesses are vectorized: `load` and `store` take an int64 array of byte addresses (one per
@@ -31,8 +33,12 @@ from ..types import ELEMENT_INFO, FloatType, IntegerType, PointerType, Type
 
 #: Every mapped buffer starts at a multiple of this many bytes.
 ALIGNMENT = 256
-#: At least this many unmapped bytes separate two buffers.
-GAP = 256
+#: This many unmapped bytes follow every buffer (a red zone: a pointer moved past a
+#: buffer's end by less than this lands in no buffer).
+GAP = 1 << 20
+#: Addresses stay below this (the race checks pack an address, in grains of at least one
+#: byte, with a 24-bit block number into 63 bits): about half a million buffers a launch.
+ADDRESS_LIMIT = 1 << 39
 #: How many unmapped buffers are remembered, to name them in a fault.
 UNMAPPED_KEPT = 64
 #: The first address handed out (addresses below it, 0 included, are never mapped).
@@ -151,6 +157,10 @@ class Memory:
                     f"buffer {name or '?'} partially overlaps buffer '{buffer.name}' mapped "
                     "before; map the array both are views of first")
         base = -(-self._next // ALIGNMENT) * ALIGNMENT
+        if base + data.size + GAP > ADDRESS_LIMIT:
+            raise MemoryFault(f"cannot map buffer {name or '?'}: the launch has used its "
+                              f"{ADDRESS_LIMIT:#x} bytes of address space (each buffer takes "
+                              f"its size and a {GAP}-byte red zone)")
         self._next = base + max(data.size, 1) + GAP
         self.buffers.append(Buffer(base, data, name))
         self._base_list.append(base)

@@ -137,7 +137,10 @@ def alloca(step: Step) -> np.ndarray:
     where = location_of(step.op)
     name = f"alloca at {where}" if where is not None and str(where) else "alloca"
     nbytes = -(-count // 2) if is_nibble_pointee(t) else count * size_of(step, t)
-    base = step.machine.memory.allocate(nbytes, max(alignment, 1), name)
+    try:
+        base = step.machine.memory.allocate(nbytes, max(alignment, 1), name)
+    except MemoryFault as fault:
+        raise step.fail(str(fault)) from None
     step.machine.scoped_allocation(base)
     return np.array(from_byte_address(base, t), np.int64)
 
