@@ -196,6 +196,13 @@ class DenseElementsAttr(Attribute):
     type: TileType
     values: tuple[int, ...]
 
+    def __post_init__(self) -> None:
+        """Elements all equal are kept as a splat, as MLIR keeps them (whether text or
+        bytecode spelled them one by one), so a module reads back as it printed."""
+        values = self.values
+        if len(values) > 1 and values.count(values[0]) == len(values):
+            object.__setattr__(self, "values", (values[0],))
+
     @property
     def is_splat(self) -> bool:
         return len(self.values) == 1

@@ -150,3 +150,69 @@ def test_a_long_source_line_is_cut_around_the_caret() -> None:
     # a short line is shown whole, as before
     short = error("bad", SourcePoint("f.mlir", 2, 3)).render({"f.mlir": "a\nbcd\n"})
     assert short == "f.mlir:2:3: error: bad\nbcd\n  ^"
+
+
+# ---- found by tools/fuzz_campaign.py ------------------------------------------------------
+
+
+def test_attributes_nested_too_deep() -> None:
+    ops, diagnostics = check_document("#a = " + "[" * 20000, "h.mlir")
+    assert [d.message for d in diagnostics] == ["attributes nest more than 64 deep"]
+
+
+def test_a_huge_integer_width() -> None:
+    text = "cuda_tile.module @m {\n  entry @k(%a: tile<i" + "9" * 5000 + \
+        ">) {\n    return\n  }\n}\n"
+    assert [e.split(": ", 1)[1] for e in _errors(text)] == ["invalid integer width"]
+
+
+def test_a_di_loc_alias_that_refers_to_itself() -> None:
+    file = '#cuda_tile.di_file<"f" in "d">'
+    text = (f'#s = #cuda_tile.di_subprogram<file = {file}, line = 1, name = "k", '
+            f'linkageName = "k", compileUnit = #cuda_tile.di_compile_unit<file = {file}>, '
+            "scopeLine = 1>\n#a = #cuda_tile.di_loc<loc(#a) in #s>\n"
+            + KERNEL.format(body="").replace("    return\n", "    return loc(#a)\n"))
+    assert _errors(text) == ["2:28: location alias 'a' refers to itself"]
+
+
+@pytest.mark.parametrize("scope", ["#foo.bar", 'loc("g":3:4)'])
+def test_a_di_loc_scope_must_be_a_debug_scope(scope: str) -> None:
+    text = f'#d = #cuda_tile.di_loc<loc("f":1:1) in {scope}>\n' + \
+        KERNEL.format(body="").replace("    return\n", "    return loc(#d)\n")
+    assert _errors(text) == ["1:40: expected a debug-info scope for di_loc "
+                             "(#cuda_tile.di_subprogram or #cuda_tile.di_lexical_block)"]
+
+
+def test_non_ascii_strings_print_the_same_after_every_round() -> None:
+    text = KERNEL.format(body='    %t = print_tko "é\\n" -> token')
+    once = str(tileir.parse(text, "h.mlir"))
+    assert '"\\C3\\A9\\0A"' in once
+    assert str(tileir.parse(once, "again.mlir")) == once
+    module = tileir.parse(once, "again.mlir")
+    assert str(tileir.from_bytecode(module.to_bytecode())).split("\n")[2] == \
+        once.split("\n")[2]
+    # escapes that spell no UTF-8 text are refused, not read as other characters
+    assert _errors('cuda_tile.module @m attributes {x = "\\FF"} {\n}\n') == \
+        ["1:37: string literal escapes bytes that are not UTF-8 text"]
+
+
+def test_hint_keys_are_kept_sorted_as_a_dictionary_keeps_them() -> None:
+    text = KERNEL.format(body="").replace(
+        "entry @k()", "entry @k() optimization_hints=<sm_90 = {num_cta_in_cga = 2}, "
+                      "sm_100 = {num_cta_in_cga = 4}>")
+    module = tileir.parse(text, "h.mlir")
+    assert "optimization_hints=<sm_100 = {num_cta_in_cga = 4}, sm_90 = {num_cta_in_cga = 2}>" \
+        in str(module)
+    data = module.to_bytecode()
+    assert tileir.from_bytecode(data).to_bytecode() == data
+
+
+def test_a_constant_spelled_element_by_element_with_equal_elements_is_a_splat() -> None:
+    text = KERNEL.format(body="    %c = constant <i8: [1, 2]> : tile<2xi8>")
+    data = bytearray(tileir.parse(text, "h.mlir").to_bytecode())
+    at = data.find(bytes([1, 2]))
+    data[at + 1] = 1
+    module = tileir.from_bytecode(bytes(data))
+    printed = str(module)
+    assert "constant <i8: 1> : tile<2xi8>" in printed
+    assert str(tileir.parse(printed, "p.mlir")) == printed

@@ -505,6 +505,8 @@ def test_missing_token_is_reported_after_the_text_before_it():
 
 _FILE = '#file = #cuda_tile.di_file<"foo.py" in "/tmp/">\n'
 _UNIT = '#unit = #cuda_tile.di_compile_unit<file = #file>\n'
+_SUBPROGRAM = ('#sp = #cuda_tile.di_subprogram<file = #file, line = 1, name = "k", '
+               'linkageName = "k", compileUnit = #unit, scopeLine = 1>\n')
 
 
 def test_struct_without_a_parameter_name() -> None:
@@ -532,7 +534,12 @@ def test_struct_duplicate_parameter() -> None:
     text = _FILE + "#unit = #cuda_tile.di_compile_unit<file = #file, file = #file>\n"
     assert diagnostics(text)[0][2:] == ("error", "expected '>'")
     text = (_FILE + _UNIT + "#b = #cuda_tile.di_lexical_block<scope = #unit, file = #file, "
-            "line = 1, line = 2>\n")
+            "line = 1>\n")
+    line, column = at(text, "#unit,")
+    assert diagnostics(text) == [        # (a compile unit is no local scope)
+        (line, column, "error", "invalid kind of attribute specified")]
+    text = (_FILE + _UNIT + _SUBPROGRAM + "#b = #cuda_tile.di_lexical_block<scope = #sp, "
+            "file = #file, line = 1, line = 2>\n")
     line, column = at(text, "2>")
     assert diagnostics(text) == [
         (line, column, "error", "duplicate or unknown struct parameter name: line")]

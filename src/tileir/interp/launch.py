@@ -348,7 +348,9 @@ def _map_aliased(memory: Memory, args: Sequence[Any], params: Sequence[Any],
             groups[-1].append(span)
         else:
             groups.append([span])
-    for group in groups:
+    # (mapped in argument order, not in the order NumPy placed the arrays: the addresses
+    # a launch sees, and so its diagnostics, must not depend on where the host put them)
+    for group in sorted(groups, key=lambda g: min(i for _, _, i in g)):
         if len(group) < 2:
             continue
         lo, hi = group[0][0], max(end for _, end, _ in group)

@@ -211,12 +211,16 @@ class Lexer:
         """The offset after the closing quote of a string whose body starts at `pos`
         (MLIR lexString: escapes are \\" \\\\ \\n \\t or two hex digits)."""
         text = self.source.text
+        start = pos
         while True:
             if pos >= len(text) or text[pos] in "\n\v\f":
                 raise LexError(pos, "expected '\"' in string literal")
             char = text[pos]
             pos += 1
             if char == '"':
+                if "\\" in text[start:pos] and _escaped_bytes(text[start - 1:pos]) is None:
+                    raise LexError(start - 1, "string literal escapes bytes that are not "
+                                   "UTF-8 text")
                 return pos
             if char == "\\":
                 if text[pos:pos + 1] in ('"', "\\", "n", "t"):
@@ -233,25 +237,40 @@ class Lexer:
 
 
 def unescape_string(spelling: str) -> str:
-    """The value of a string literal token (MLIR escapes: \\n \\t \\" \\\\ and \\XX hex)."""
-    body, out, i = spelling[1:-1], [], 0
+    """The value of a string literal token (MLIR escapes: \\n \\t \\" \\\\ and \\XX hex, each
+    \\XX one byte of the string's UTF-8: ``"\\C3\\A9"`` is é, as the printer writes it)."""
+    if "\\" not in spelling:
+        return spelling[1:-1]
+    value = _escaped_bytes(spelling)
+    if value is None:       # (the lexer refuses such a literal: only text made elsewhere)
+        raise ValueError(f"string literal {spelling} escapes bytes that are not UTF-8 text")
+    return value
+
+
+def _escaped_bytes(spelling: str) -> str | None:
+    """The text a string literal's escapes spell, read as UTF-8 bytes; None when they are
+    not UTF-8."""
+    body, out, i = spelling[1:-1], bytearray(), 0
     while i < len(body):
         char = body[i]
         if char != "\\":
-            out.append(char)
+            out += char.encode("utf-8")
             i += 1
             continue
         nxt = body[i + 1]
         if nxt in '"\\':
-            out.append(nxt)
+            out += nxt.encode()
             i += 2
         elif nxt == "n":
-            out.append("\n")
+            out += b"\n"
             i += 2
         elif nxt == "t":
-            out.append("\t")
+            out += b"\t"
             i += 2
         else:
-            out.append(chr(int(body[i + 1:i + 3], 16)))
+            out.append(int(body[i + 1:i + 3], 16))
             i += 3
-    return "".join(out)
+    try:
+        return out.decode("utf-8")
+    except UnicodeDecodeError:
+        return None

@@ -48,6 +48,8 @@ _LATER_DENSE_ELEMENTS = (F8E5M3FNU,)
 _DENSE_ELEMENT_SPELLINGS = frozenset(_DENSE_ELEMENTS.split(" or "))
 #: Ops nest; this bound keeps hostile input from exhausting Python's stack.
 MAX_OP_NESTING = 200
+#: How deep attributes may nest (arrays, dictionaries): as deep as bytecode holds them.
+MAX_ATTRIBUTE_NESTING = 64
 
 
 def dense_integer_bits(value: int, width: int) -> int | None:
@@ -140,6 +142,7 @@ class OpParser(TypeParser):
         self.attr_aliases: dict[str, Attribute] = {}
         self.scopes: list[_Scope] = []
         self.op_depth = 0
+        self.attribute_depth = 0
         self.users: dict[int, list[tuple[Operation, int]]] = {}
         #: Offsets of uses whose name was never defined (reported at the end).
         self.undeclared: list[int] = []
@@ -179,10 +182,10 @@ class OpParser(TypeParser):
                             arg.location = self._resolve_loc(arg.location)
         return ops
 
-    def _resolve_loc(self, loc: Location) -> Location:
+    def _resolve_loc(self, loc: Location, seen: set[str] | None = None) -> Location:
         """Replace deferred location aliases, here and inside di_loc locations (an alias
         may name another; one that comes back to itself is an error)."""
-        seen: set[str] = set()
+        seen = set() if seen is None else seen
         while isinstance(loc, _DeferredLoc):
             if loc.name in seen:
                 raise self.error_at(loc.offset, f"location alias '{loc.name}' refers to "
@@ -193,7 +196,7 @@ class OpParser(TypeParser):
                 raise self.error_at(loc.offset, f"undefined symbol alias id '{loc.name}'")
             loc = value
         if isinstance(loc, DILocAttr) and isinstance(loc.location, _DeferredLoc):
-            return DILocAttr(self._resolve_loc(loc.location), loc.scope)
+            return DILocAttr(self._resolve_loc(loc.location, seen), loc.scope)
         return loc
 
     def _next_is_equal(self) -> bool:
@@ -1015,6 +1018,17 @@ class OpParser(TypeParser):
         self.parse_comma_list(entry, "brace")
 
     def parse_attribute(self) -> Attribute:
+        """An attribute, nested in others at most `MAX_ATTRIBUTE_NESTING` deep (as deep as
+        bytecode may hold them)."""
+        self.attribute_depth += 1
+        try:
+            if self.attribute_depth > MAX_ATTRIBUTE_NESTING:
+                self.fail(f"attributes nest more than {MAX_ATTRIBUTE_NESTING} deep")
+            return self._attribute()
+        finally:
+            self.attribute_depth -= 1
+
+    def _attribute(self) -> Attribute:
         token = self.token
         if token.kind is HASH_IDENTIFIER:
             return self._hash_attribute()
@@ -1203,7 +1217,8 @@ class OpParser(TypeParser):
             while self.consume_punct(","):
                 entry()
             self.expect_punct(">")
-        return OptimizationHintsAttr(tuple(entries))
+        # (a DictionaryAttr in the reference: kept sorted by key, as bytecode reads it back)
+        return OptimizationHintsAttr(tuple(sorted(entries, key=lambda e: e[0])))
 
     def parse_assume_predicate(self) -> Attribute:
         """``div_by<16>`` or a full ``#cuda_tile.div_by<16>`` (any other attribute is an
@@ -1274,11 +1289,12 @@ class OpParser(TypeParser):
         self.expect_punct(">")
         return BoundedAttr(lower, upper)
 
-    def _keyword_params(self, spec: dict[str, str], optional: tuple[str, ...] = ()
+    def _keyword_params(self, spec: dict[str, Any], optional: tuple[str, ...] = ()
                         ) -> dict[str, Any]:
         """MLIR's ``struct(params)``: ``<key = value, ...>`` in any order.  With no optional
         parameter there are exactly as many entries as parameters; otherwise any number, then
-        every required one must have been seen (the generated parser's messages)."""
+        every required one must have been seen (the generated parser's messages).  A kind is
+        "int", "str", or the attribute classes the value must be one of."""
         values: dict[str, Any] = {}
         self.expect_punct("<")
 
@@ -1298,7 +1314,10 @@ class OpParser(TypeParser):
             elif kind == "str":
                 values[key] = self.parse_string()
             else:
-                values[key] = self.parse_attribute()
+                at = self.token.offset
+                value = values[key] = self.parse_attribute()
+                if not isinstance(value, kind):     # (MLIR's FieldParser of a typed one)
+                    raise self.error_at(at, "invalid kind of attribute specified")
 
         if not optional:
             for index in range(len(spec)):
@@ -1325,20 +1344,21 @@ class OpParser(TypeParser):
         return DIFileAttr(name, directory)
 
     def _di_compile_unit(self) -> DICompileUnitAttr:
-        values = self._keyword_params({"file": "attr"})
+        values = self._keyword_params({"file": (DIFileAttr,)})
         return DICompileUnitAttr(values["file"])
 
     def _di_subprogram(self) -> DISubprogramAttr:
-        v = self._keyword_params({"file": "attr", "line": "int", "name": "str",
-                                  "linkageName": "str", "compileUnit": "attr",
+        v = self._keyword_params({"file": (DIFileAttr,), "line": "int", "name": "str",
+                                  "linkageName": "str", "compileUnit": (DICompileUnitAttr,),
                                   "scopeLine": "int"}, optional=("scopeLine",))
         return DISubprogramAttr(v["file"], v["line"], v["name"], v.get("linkageName", ""),
                                 v["compileUnit"], v.get("scopeLine", 0))
 
     def _di_lexical_block(self) -> DILexicalBlockAttr:
         start = self.token.offset
-        v = self._keyword_params({"scope": "attr", "file": "attr", "line": "int",
-                                  "column": "int"}, optional=("column",))
+        v = self._keyword_params({"scope": (DISubprogramAttr, DILexicalBlockAttr),
+                                  "file": (DIFileAttr,), "line": "int", "column": "int"},
+                                 optional=("column",))
         try:
             return DILexicalBlockAttr(v["scope"], v["file"], v.get("line", 0),
                                       v.get("column", 0))
@@ -1350,7 +1370,11 @@ class OpParser(TypeParser):
         self.expect_punct("<")
         location = self._location_or_alias()
         self.expect_keyword("in")
+        scope_at = self.token.offset
         scope = self.parse_attribute()
+        if not isinstance(scope, (DISubprogramAttr, DILexicalBlockAttr)):
+            raise self.error_at(scope_at, "expected a debug-info scope for di_loc "
+                                "(#cuda_tile.di_subprogram or #cuda_tile.di_lexical_block)")
         self.expect_punct(">")
         try:
             return DILocAttr(location, scope)  # type: ignore[arg-type]

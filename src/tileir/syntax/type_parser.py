@@ -162,6 +162,8 @@ class TypeParser(BaseParser):
             if spelling.startswith(prefix) and digits.isdigit() and not digits.startswith("0"):
                 self.advance()
                 if prefix == "i":
+                    if len(digits) > 8:         # (MLIR's widths stop at 2**24 - 1)
+                        self.fail("invalid integer width")
                     return _ELEMENT_TYPES.get(spelling) or IntegerType(int(digits))
                 return BuiltinType(spelling)
         if spelling in ("index", "none"):
