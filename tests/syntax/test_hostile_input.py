@@ -216,3 +216,27 @@ def test_a_constant_spelled_element_by_element_with_equal_elements_is_a_splat() 
     printed = str(module)
     assert "constant <i8: 1> : tile<2xi8>" in printed
     assert str(tileir.parse(printed, "p.mlir")) == printed
+
+
+def test_a_dense_literal_nested_too_deep() -> None:
+    body = "    %c = constant <i32: " + "[" * 20000 + "1" + "]" * 20000 + "> : tile<i32>"
+    assert [e.split(": ", 1)[1] for e in _errors(KERNEL.format(body=body))] == \
+        ["tensor literal nests more than 64 deep"]
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_a_di_loc_holds_a_file_line_col_location(where: str) -> None:
+    # (an unknown location in a di_loc crashed the bytecode writer)
+    file = '#cuda_tile.di_file<"f" in "d">'
+    scope = (f'#s = #cuda_tile.di_subprogram<file = {file}, line = 1, name = "k", '
+             f'linkageName = "k", compileUnit = #cuda_tile.di_compile_unit<file = {file}>, '
+             "scopeLine = 1>\n")
+    unknown = "#u = loc(unknown)\n"
+    text = (unknown if where == "before" else "") + scope + \
+        "#d = #cuda_tile.di_loc<#u in #s>\n" + \
+        KERNEL.format(body="").replace("    return\n", "    return loc(#d)\n") + \
+        (unknown if where == "after" else "")
+    errors = _errors(text)
+    assert len(errors) == 1 and errors[0].endswith(": invalid kind of attribute specified")
+    line = 3 if where == "before" else 2
+    assert errors[0] == f"{line}:24: invalid kind of attribute specified"

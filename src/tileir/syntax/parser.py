@@ -196,7 +196,10 @@ class OpParser(TypeParser):
                 raise self.error_at(loc.offset, f"undefined symbol alias id '{loc.name}'")
             loc = value
         if isinstance(loc, DILocAttr) and isinstance(loc.location, _DeferredLoc):
-            return DILocAttr(self._resolve_loc(loc.location, seen), loc.scope)
+            inner = self._resolve_loc(loc.location, seen)
+            if not isinstance(inner, FileLineColLoc):     # (a di_loc holds a file:line:col)
+                raise self.error_at(loc.location.offset, "invalid kind of attribute specified")
+            return DILocAttr(inner, loc.scope)
         return loc
 
     def _next_is_equal(self) -> bool:
@@ -1368,7 +1371,10 @@ class OpParser(TypeParser):
     def _di_loc(self) -> DILocAttr:
         start = self.token.offset
         self.expect_punct("<")
+        location_at = self.token.offset
         location = self._location_or_alias()
+        if not isinstance(location, (FileLineColLoc, _DeferredLoc)):   # (FileLineColLoc in
+            raise self.error_at(location_at, "invalid kind of attribute specified")  # the ODS)
         self.expect_keyword("in")
         scope_at = self.token.offset
         scope = self.parse_attribute()
@@ -1449,12 +1455,16 @@ class OpParser(TypeParser):
             raise invalid(str(element))
         return element
 
-    def _literal(self, element: Type, values: list[int]) -> list[int]:
+    def _literal(self, element: Type, values: list[int], depth: int = 0) -> list[int]:
+        """A (nested) list literal's elements, appended to `values`; its shape.  It nests
+        at most as deep as attributes may."""
+        if depth > MAX_ATTRIBUTE_NESTING:
+            self.fail(f"tensor literal nests more than {MAX_ATTRIBUTE_NESTING} deep")
         if self.consume_punct("["):
             count = 0
             inner: list[int] | None = None
             while True:
-                shape = self._literal(element, values)
+                shape = self._literal(element, values, depth + 1)
                 if inner is None:
                     inner = shape
                 elif shape != inner:
