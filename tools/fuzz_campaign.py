@@ -593,6 +593,32 @@ def _timed(outcome: Outcome, kind: str, index: int, step: str, data: bytes, suff
             f"took {elapsed:.1f} s (limit {slow:g} s), {len(data)} bytes of input"))
 
 
+def _reprints(module: Any, fail: Callable[[str, BaseException], None], out: Outcome,
+              kind: str, index: int, data: bytes, suffix: str, differs: str) -> str | None:
+    """Print `module`, parse the text back and print it again: a finding (named `differs`)
+    when the two texts differ, one through `fail` when a step raises; the printed text, or
+    None when a step raised (the checks after it cannot go on)."""
+    try:
+        printed = str(module)
+    except Exception as exc:
+        fail("str(module) raised", exc)
+        return None
+    try:
+        again = tileir.parse(printed, "p.mlir")
+    except Exception as exc:
+        fail("printed text does not parse", exc)
+        return None
+    try:
+        reprinted = str(again)
+    except Exception as exc:
+        fail("str(module) raised on the re-parsed module", exc)
+        return None
+    if reprinted != printed:
+        out.findings.append(property_finding(kind, index, differs, _diff(printed, reprinted),
+                                             data, suffix, _differs(printed, reprinted)))
+    return printed
+
+
 def check_text(text: str, index: int = 0, slow: float = SLOW_SECONDS) -> Outcome:
     """Check the text invariants on `text`."""
     out = Outcome()
@@ -629,25 +655,9 @@ def check_text(text: str, index: int = 0, slow: float = SLOW_SECONDS) -> Outcome
     except Exception as exc:
         fail("parse raised", exc)
         return out
-    try:
-        printed = str(module)
-    except Exception as exc:
-        fail("str(module) raised", exc)
+    if _reprints(module, fail, out, kind, index, data, sfx,
+                 "print-parse-print not a fixed point") is None:
         return out
-    try:
-        again = tileir.parse(printed, "p.mlir")
-    except Exception as exc:
-        fail("printed text does not parse", exc)
-        return out
-    try:
-        reprinted = str(again)
-    except Exception as exc:
-        fail("str(module) raised on the re-parsed module", exc)
-        return out
-    if reprinted != printed:
-        out.findings.append(property_finding(kind, index, "print-parse-print not a fixed point",
-                                             _diff(printed, reprinted), data, sfx,
-                                             _differs(printed, reprinted)))
     try:
         debug = module.format(debuginfo=True)
     except Exception as exc:
@@ -750,25 +760,10 @@ def _check_bytecode(data: bytes, index: int, slow: float) -> Outcome:
     _timed(out, kind, index, "from_bytecode", data, sfx, start, slow)
     out.stats["module read"] += 1
     start = time.monotonic()
-    try:
-        printed = str(module)
-    except Exception as exc:
-        fail("str(module) raised", exc)
+    printed = _reprints(module, fail, out, kind, index, data, sfx,
+                        "printed text re-parses differently")
+    if printed is None:
         return out
-    try:
-        again = tileir.parse(printed, "p.mlir")
-    except Exception as exc:
-        fail("printed text does not parse", exc)
-        return out
-    try:
-        reprinted = str(again)
-    except Exception as exc:
-        fail("str(module) raised on the re-parsed module", exc)
-        return out
-    if reprinted != printed:
-        out.findings.append(property_finding(kind, index, "printed text re-parses differently",
-                                             _diff(printed, reprinted), data, sfx,
-                                             _differs(printed, reprinted)))
     try:
         written = module.to_bytecode()
     except TileIRError:

@@ -103,6 +103,9 @@ def test_a_missing_file_is_one_line(tmp_path) -> None:
         launch(missing, None, 1, _args())
     with pytest.raises(ExecutionError, match="cannot read the module file"):
         launch(str(tmp_path), None, 1, _args())      # a directory
+    with pytest.raises(ExecutionError, match="^error: cannot read the module file 'a\x00b': "
+                                             "embedded null byte$"):
+        launch("a\x00b", None, 1, _args())
 
 
 def test_aliased_arguments_get_addresses_in_argument_order_wherever_numpy_put_them() -> None:

@@ -45,21 +45,17 @@ def _chain_kernel(n: int) -> str:
 @pytest.mark.parametrize("engine", ["blocks", "batched"])
 def test_a_chain_of_big_tiles_keeps_few_alive(engine, monkeypatch) -> None:
     live: list[int] = []
-    original = Machine._execute
 
-    def counting(self, p, steps):
-        original(self, p, steps)
-        live.append(sum(isinstance(v, np.ndarray) and v.size >= 1024
-                        for v in self.env.values()))
-    monkeypatch.setattr(Machine, "_execute", counting)
+    def counting(execute):
+        """`execute`, then the count of big arrays the machine still holds."""
+        def run(self, p, steps):
+            execute(self, p, steps)
+            live.append(sum(isinstance(v, np.ndarray) and v.size >= 1024
+                            for v in self.env.values()))
+        return run
     from tileir.interp.batch.machine import BatchMachine
-    batch_original = BatchMachine._execute
-
-    def batch_counting(self, p, steps):
-        batch_original(self, p, steps)
-        live.append(sum(isinstance(v, np.ndarray) and v.size >= 1024
-                        for v in self.env.values()))
-    monkeypatch.setattr(BatchMachine, "_execute", batch_counting)
+    for machine in (Machine, BatchMachine):
+        monkeypatch.setattr(machine, "_execute", counting(machine._execute))
     n = 4096
     a = np.arange(n, dtype=np.float64)
     out = np.zeros(n, np.float64)

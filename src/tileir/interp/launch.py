@@ -153,9 +153,10 @@ def _module_of(module: Any) -> Module:
     if isinstance(module, (str, os.PathLike)):
         try:
             return load(module)
-        except OSError as exc:
-            raise _fail(f"cannot read the module file '{os.fspath(module)}': "
-                        f"{exc.strerror or exc}", None) from None
+        except (OSError, ValueError) as exc:     # (ValueError: a NUL in the path)
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise _fail(f"cannot read the module file '{os.fspath(module)}': {reason}",
+                        None) from None
     raise _fail(f"module must be a Module, Tile IR text or bytecode, or a file path; got "
                 f"{type(module).__name__}", None)
 
