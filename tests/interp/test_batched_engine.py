@@ -13,6 +13,7 @@ import pytest
 from tileir import ExecutionError
 from tileir.cli.examples import kernel_text
 from tileir.interp import launch
+from tileir.interp.memory import PLACEMENT, REGION_BITS
 
 VIEW = "partition_view<tile=(64), tensor_view<?xf32, strides=[1]>>"
 TV = "tensor_view<?xf32, strides=[1]>"
@@ -214,7 +215,9 @@ def test_reading_the_next_blocks_tile_while_it_writes_its_own_is_a_race() -> Non
     blocks, auto = _same_outcome(text, blocks=7, a=np.zeros(512, np.float32),
                                  c=np.arange(512, dtype=np.float32))
     assert blocks.engine == "error"
-    assert "op races with tile block (0, 0, 0) on address" in blocks.text
+    # c (argument 1) is mapped in the middle of region 2; block 1 writes c's tile 1
+    tile_1_of_c = (2 << REGION_BITS) + PLACEMENT + 64 * 4
+    assert f"op races with tile block (0, 0, 0) on address {tile_1_of_c:#x}" in blocks.text
     assert blocks.text.endswith("(tile block (1, 0, 0))")
 
 

@@ -14,7 +14,8 @@ import pytest
 
 from tileir.diagnostics import ExecutionError
 from tileir.interp import launch
-from tileir.interp.memory import ALIGNMENT, GAP, Memory
+from tileir.interp.memory import (ALIGNMENT, PLACEMENT, REGION_BITS, Memory, MemoryFault,
+                                 region_of)
 from tileir.interp.values import TensorView, TiledView, Token
 from tileir.types import BF16, F4E2M1FN, F32, I1, I4, PartitionViewType, TensorViewType
 from conftest import entry_module as kernel
@@ -22,12 +23,34 @@ from conftest import entry_module as kernel
 # ---- memory.py -------------------------------------------------------------------
 
 
-def test_map_gives_aligned_nonzero_separated_bases():
+def test_map_gives_each_buffer_the_middle_of_a_region_of_its_own():
     memory = Memory()
     a, b = np.zeros(3, np.float32), np.zeros(5, np.int8)
     base_a, base_b = memory.map(a, "a"), memory.map(b, "b")
-    assert base_a != 0 and base_a % ALIGNMENT == 0 and base_b % ALIGNMENT == 0
-    assert base_b >= base_a + 12 + GAP
+    assert base_a % ALIGNMENT == 0 and base_b % ALIGNMENT == 0
+    assert (region_of(base_a), region_of(base_b)) == (1, 2)      # region 0 holds null
+    assert base_a == (1 << REGION_BITS) + PLACEMENT
+    assert base_b == (2 << REGION_BITS) + PLACEMENT
+    assert memory.owner(base_a - PLACEMENT) is memory.buffers[0]
+    assert memory.owner(base_b + PLACEMENT - 1) is memory.buffers[1]
+    assert memory.owner(base_b + PLACEMENT) is None
+
+
+def test_dense_numbers_pack_buffers_in_order_and_map_back():
+    memory = Memory()
+    base_a = memory.map(np.zeros(3, np.float32), "a")
+    base_b = memory.map(np.zeros(300, np.int8), "b")
+    base_c = memory.allocate(16, 16, "c")
+    assert memory.dense(np.array([base_a, base_a + 11, base_b, base_b + 299, base_c])
+                        ).tolist() == [0, 11, 256, 555, 768]
+    assert [memory.address_of(n) for n in (0, 11, 256, 555, 768)] == \
+        [base_a, base_a + 11, base_b, base_b + 299, base_c]
+    assert [b.tolist() for b in memory.dense_bounds()] == [[0, 256, 768], [12, 556, 784]]
+    memory.unmap(base_c)                       # an ended alloca keeps its numbers
+    assert memory.dense(np.array([base_c + 4])).tolist() == [772]
+    assert memory.dense_buffer(772) is None and memory.dense_buffer(300) == (256, 556)
+    with pytest.raises(MemoryFault, match="in no allocation's region"):
+        memory.dense(np.array([12]))
 
 
 def test_load_and_store_go_to_the_callers_array():

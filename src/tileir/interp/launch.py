@@ -386,6 +386,7 @@ class _CrossBlockRaces:
 
     def __init__(self, memory: Memory, grain: int) -> None:
         self.grain = grain
+        self.memory = memory
         self.races = BlockRaces(memory, self.grain)
         self.blocks: list[tuple[int, int, int]] = []
 
@@ -394,14 +395,15 @@ class _CrossBlockRaces:
         me = len(self.blocks)
         self.blocks.append(machine.block_id)
         for access in machine.accesses:
-            grains = np.unique(access.bytes // self.grain)
+            grains = np.unique(self.memory.dense(access.bytes) // self.grain)
             conflict = self.races.add(grains, np.full(grains.shape, me, np.int32),
                                       access.write)
             if conflict is not None:
                 who = (f"tile block {self.blocks[conflict.other]}" if conflict.other >= 0
                        else "other tile blocks")
                 raise machine.step(access.op).fail(
-                    f"races with {who} on address {conflict.address:#x}: two tile blocks "
+                    f"races with {who} on address {self.memory.address_of(conflict.address):#x}"
+                    ": two tile blocks "
                     "access it, one writes, and nothing orders them")
 
 

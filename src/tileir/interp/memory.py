@@ -1,12 +1,19 @@
 """Global memory of the abstract machine: a virtual address space over NumPy buffers.
 
-User buffers (and globals, allocas) are *mapped* at addresses the interpreter chooses:
-every base is aligned to `ALIGNMENT` bytes, never 0, and buffers are separated by an
-unmapped gap of `GAP` bytes (1 MiB), so an access up to a mebibyte past the end of a
-buffer (or before its start), through a pointer moved by ``offset`` too, never lands in
-another buffer and is reported.  (A view is held to the buffer its base points into
-whatever its reach: `check`'s `home`.)  A mapped buffer is
-a byte view of the caller's array: stores land in the caller's memory.
+Every allocation (a pointer argument's buffer, a global, an alloca) owns a *region* of the
+address space, 2**42 bytes (4 TiB) of its own, and sits in the middle of it: the region
+number, the address's high bits, is the allocation a pointer carries (its provenance).
+An access through a pointer or a view must lie inside the buffer of that region:
+a pointer moved past its buffer's end by anything less than 2 TiB lands in its own
+region, outside its buffer, and is reported; ``offset`` refuses to move a pointer into
+another allocation's region (`region_of`, and ``offset``'s semantics), so no pointer
+reaches a buffer it was not derived from.  Regions are never handed out twice: a stale
+pointer to an ended alloca lands in no live buffer.  An integer turned into a pointer
+(``int_to_ptr``) carries the allocation whose region holds it.  A mapped buffer is a
+byte view of the caller's array: stores land in the caller's memory.
+
+The race checks number the mapped bytes densely (`dense`): buffer after buffer in mapping
+order, so the numbers fit in 39 bits beside a 24-bit tile block number.
 
 Accesses are vectorized: `load` and `store` take an int64 array of byte addresses (one per
 element) and an element type.  `check` says, for a set of addresses, what is wrong with
@@ -31,18 +38,32 @@ import numpy as np
 from ..numerics import as_unsigned, from_integers, from_words, numpy_dtype, to_words
 from ..types import ELEMENT_INFO, FloatType, IntegerType, PointerType, Type
 
-#: Every mapped buffer starts at a multiple of this many bytes.
+#: Every mapped buffer starts at a multiple of this many bytes (and its dense numbering
+#: too, so no grain of the race checks straddles two buffers).
 ALIGNMENT = 256
-#: This many unmapped bytes follow every buffer (a red zone: a pointer moved past a
-#: buffer's end by less than this lands in no buffer).
-GAP = 1 << 20
-#: Addresses stay below this (the race checks pack an address, in grains of at least one
-#: byte, with a 24-bit block number into 63 bits): about half a million buffers a launch.
-ADDRESS_LIMIT = 1 << 39
+#: log2 of the bytes of address space each allocation owns.
+REGION_BITS = 42
+#: Where in its region a buffer starts: the middle, so a pointer moved either way by less
+#: than this stays in its allocation's region.
+PLACEMENT = 1 << (REGION_BITS - 1)
+#: Regions are numbered from 1 (region 0, holding the null pointer, is never mapped) up to
+#: this, exclusive: byte addresses stay below 2**62, so nibble addresses fit in an int64.
+REGION_LIMIT = 1 << (62 - REGION_BITS)
+#: The bytes one launch may map in all (the race checks pack a byte's dense number, in
+#: grains of at least one byte, with a 24-bit tile block number into 63 bits).
+MAPPED_LIMIT = 1 << 39
 #: How many unmapped buffers are remembered, to name them in a fault.
 UNMAPPED_KEPT = 64
-#: The first address handed out (addresses below it, 0 included, are never mapped).
-FIRST_ADDRESS = 0x10000
+
+
+def region_of(address: int) -> int:
+    """The region (so the allocation) a byte address lies in."""
+    return (int(address) & ((1 << 64) - 1)) >> REGION_BITS
+
+
+def region_base(region: int) -> int:
+    """The first address of `region`."""
+    return region << REGION_BITS
 
 
 class MemoryFault(Exception):
@@ -131,15 +152,21 @@ class Memory:
         self.buffers: list[Buffer] = []
         self._base_list: list[int] = []     # the buffers' bases and ends, in address order
         self._end_list: list[int] = []
-        self._arrays: tuple[np.ndarray, np.ndarray] | None = None   # both as int64 arrays
-        self._next = FIRST_ADDRESS
+        self._dense_list: list[int] = []    # the dense number of each buffer's first byte
+        self._arrays: tuple[np.ndarray, ...] | None = None   # the three lists as int64
+        self._region = 1                    # the next region to hand out
+        self._dense_next = 0                # the next free dense number
+        self._shift: list[int] = [0]        # per region ever mapped: dense - address
+        self._region_starts: list[int] = []  # the dense number of region 1, 2... 's buffer
+        self._shift_array: np.ndarray | None = None
         self._unmapped: list[Buffer] = []   # the latest unmapped buffers, for diagnostics
         #: Called with the bytes (or a view of them) about to be written, before each
         #: write: a `Journal`, the batched engine's values that view memory.
         self.before_write: list[Callable[[np.ndarray], None]] = []
 
     def map(self, array: np.ndarray, name: str = "") -> int:
-        """Map `array` (C-contiguous; its bytes are shared, not copied) and return its base.
+        """Map `array` (C-contiguous; its bytes are shared, not copied) in a region of its
+        own and return its base.
 
         An array whose bytes lie inside a buffer mapped before (the same array, or a view
         of one passed earlier) is not mapped again: its address is the one its first byte
@@ -156,15 +183,22 @@ class Memory:
                 raise ValueError(
                     f"buffer {name or '?'} partially overlaps buffer '{buffer.name}' mapped "
                     "before; map the array both are views of first")
-        base = -(-self._next // ALIGNMENT) * ALIGNMENT
-        if base + data.size + GAP > ADDRESS_LIMIT:
-            raise MemoryFault(f"cannot map buffer {name or '?'}: the launch has used its "
-                              f"{ADDRESS_LIMIT:#x} bytes of address space (each buffer takes "
-                              f"its size and a {GAP}-byte red zone)")
-        self._next = base + max(data.size, 1) + GAP
+        dense = self._dense_next
+        if self._region >= REGION_LIMIT or dense + data.size > MAPPED_LIMIT or \
+                data.size > PLACEMENT:
+            raise MemoryFault(f"cannot map buffer {name or '?'} ({data.size} bytes): a launch "
+                              f"maps at most {REGION_LIMIT - 1} allocations of "
+                              f"{MAPPED_LIMIT} bytes in all")
+        base = region_base(self._region) + PLACEMENT
+        self._region += 1
+        self._dense_next = -(-(dense + max(data.size, 1)) // ALIGNMENT) * ALIGNMENT
+        self._shift.append(dense - base)
+        self._region_starts.append(dense)
+        self._shift_array = None
         self.buffers.append(Buffer(base, data, name))
         self._base_list.append(base)
         self._end_list.append(base + data.size)
+        self._dense_list.append(dense)
         self._arrays = None
         return base
 
@@ -179,31 +213,88 @@ class Memory:
         """The mapped buffers' ends (base plus size) in the order of `_bases`."""
         return self._bounds()[1]
 
-    def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """`_bases` and `_ends`, built once per change of the mapping."""
+    def _bounds(self) -> tuple[np.ndarray, ...]:
+        """`_bases`, `_ends` and the buffers' dense numbers, built once per change of the
+        mapping."""
         arrays = self._arrays
         if arrays is None:
-            arrays = self._arrays = (np.array(self._base_list, np.int64).reshape(-1),
-                                     np.array(self._end_list, np.int64).reshape(-1))
+            arrays = self._arrays = tuple(np.array(values, np.int64).reshape(-1) for values
+                                          in (self._base_list, self._end_list,
+                                              self._dense_list))
         return arrays
 
     def allocate(self, nbytes: int, alignment: int = 1, name: str = "") -> int:
-        """Map a fresh zero-filled buffer of `nbytes` bytes (alloca, globals)."""
-        if alignment > ALIGNMENT:
-            self._next = -(-self._next // alignment) * alignment
+        """Map a fresh zero-filled buffer of `nbytes` bytes (alloca, globals); its base is
+        aligned to any power of two up to 2**41."""
+        if alignment > PLACEMENT:
+            raise MemoryFault(f"cannot align buffer {name or '?'} to {alignment} bytes")
         return self.map(np.zeros(nbytes, np.uint8), name)
 
     def unmap(self, base: int) -> None:
         """Remove the buffer mapped at `base` (an alloca whose block ended): later accesses
-        to it are outside every mapped buffer.  Its addresses are never handed out again."""
+        to it are outside every mapped buffer.  Its region is never handed out again."""
         i = bisect.bisect_left(self._base_list, base)
         if i >= len(self.buffers) or self.buffers[i].base != base:
             raise ValueError(f"no buffer is mapped at {base:#x}")
         gone = self.buffers.pop(i)
-        del self._base_list[i], self._end_list[i]
+        del self._base_list[i], self._end_list[i], self._dense_list[i]
         self._arrays = None
         self._unmapped.append(gone)
         del self._unmapped[:-UNMAPPED_KEPT]
+
+    def owner(self, address: int) -> Buffer | None:
+        """The live buffer of the region `address` lies in (the allocation a pointer with
+        that address carries), if any."""
+        start = region_base(region_of(address)) + PLACEMENT
+        i = bisect.bisect_left(self._base_list, start)
+        if i < len(self.buffers) and self._base_list[i] == start:
+            return self.buffers[i]
+        return None
+
+    @property
+    def regions(self) -> int:
+        """One past the last region handed out (regions 1 up to it hold allocations)."""
+        return self._region
+
+    def name_of_region(self, region: int) -> str:
+        """The allocation of `region` for messages: a live or unmapped buffer's name, or
+        'no allocation'."""
+        start = region_base(region) + PLACEMENT
+        for buffer in self.buffers + self._unmapped[::-1]:
+            if buffer.base == start:
+                return f"buffer {_named(buffer)}"
+        return "an ended alloca" if 1 <= region < self._region else "no allocation"
+
+    # ---- dense numbers, for the race checks ---------------------------------------
+
+    def dense(self, addresses: np.ndarray) -> np.ndarray:
+        """The dense numbers of byte addresses inside buffers mapped by this launch (live
+        or since unmapped): the race checks' coordinates, ordered as the addresses are."""
+        addresses = np.asarray(addresses, np.int64)
+        shift = self._shift_array
+        if shift is None:
+            shift = self._shift_array = np.array(self._shift, np.int64)
+        regions = addresses >> REGION_BITS
+        if regions.size and (int(regions.min()) < 1 or int(regions.max()) >= shift.size):
+            raise MemoryFault("a race check was given an address in no allocation's region")
+        return addresses + shift[regions]
+
+    def dense_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The live buffers' first and one-past-last dense numbers, in address order."""
+        bases, ends, dense = self._bounds()
+        return dense, dense + (ends - bases)
+
+    def dense_buffer(self, number: int) -> tuple[int, int] | None:
+        """The dense numbers [first, end) of the live buffer holding dense `number`."""
+        i = bisect.bisect_right(self._dense_list, number) - 1
+        if i >= 0 and number < self._dense_list[i] + self.buffers[i].size:
+            return self._dense_list[i], self._dense_list[i] + self.buffers[i].size
+        return None
+
+    def address_of(self, number: int) -> int:
+        """The byte address of dense `number` (for messages), in a live buffer or not."""
+        region = max(bisect.bisect_right(self._region_starts, number), 1)
+        return number - self._shift[region]
 
     def buffer_at(self, address: int) -> Buffer | None:
         """The buffer containing byte `address`, if any."""
@@ -251,40 +342,36 @@ class Memory:
     def _outside_home(self, addresses: np.ndarray, index: np.ndarray, inside: np.ndarray,
                       active: np.ndarray, home: int) -> str | None:
         """`check`'s test that the accesses of a view whose base is `home` lie in the buffer
-        holding `home` (accesses outside every buffer are `check`'s own message)."""
-        i = bisect.bisect_right(self._base_list, home) - 1
-        owner = i if i >= 0 and home < self._end_list[i] else -1
-        if owner < 0:
-            if not (active & inside).any():
-                return None     # (every access is outside every buffer: check says so)
-            where = tuple(int(k) for k in np.argwhere(active & inside)[0])
-            return (f"accesses address {int(addresses[where]):#x} (element {list(where)}) "
-                    f"through a view whose base address {home:#x} lies outside every mapped "
-                    f"buffer{self._nearest(home)}")
+        of `home`'s region (accesses outside every buffer are `check`'s own message)."""
+        mine = self.owner(home)
+        owner = -1 if mine is None else bisect.bisect_left(self._base_list, mine.base)
         stray = active & inside & (index != owner)
         if not stray.any():
             return None
         where = tuple(int(k) for k in np.argwhere(stray)[0])
         address = int(addresses[where])
-        mine, other = self.buffers[owner], self.buffers[int(index[where])]
+        other = self.buffers[int(index[where])]
+        if mine is None:
+            return (f"accesses address {address:#x} (element {list(where)}) in buffer "
+                    f"{_named(other)} through a view whose base address {home:#x} lies in "
+                    f"no live allocation{self._nearest(home)}")
         return (f"accesses address {address:#x} (element {list(where)}) in buffer "
                 f"{_named(other)} through a view of buffer {_named(mine)} (it spans "
                 f"[{mine.base:#x}, {mine.base + mine.size:#x})): a view reaches only the "
                 "allocation its base pointer points into")
 
     def _nearest(self, address: int) -> str:
-        """A note naming the buffer just before `address`, or the unmapped one that held
-        it (helps reading a fault)."""
+        """A note naming the allocation whose region holds `address` (live, or unmapped
+        when its alloca's block ended), to help reading a fault."""
         for gone in reversed(self._unmapped):
-            if gone.base <= address < gone.base + max(gone.size, 1):
+            if region_of(gone.base) == region_of(address):
                 label = f" '{gone.name}'" if gone.name else ""
                 return (f" (it was in buffer{label}, unmapped when the block holding the "
                         f"alloca ended; the address is {address - gone.base} bytes past "
                         "its base)")
-        i = int(np.searchsorted(self._bases, address, side="right")) - 1
-        if i < 0:
+        b = self.owner(address)
+        if b is None:
             return ""
-        b = self.buffers[i]
         label = f" '{b.name}'" if b.name else ""
         return (f" (buffer{label} spans [{b.base:#x}, {b.base + b.size:#x}), the address is "
                 f"{address - b.base} bytes past its base)")
@@ -464,5 +551,5 @@ class Journal:
 #: One byte, the unit a 4-bit element is read through.
 IntegerByte = IntegerType(8)
 
-__all__ = ["ALIGNMENT", "Buffer", "GAP", "Journal", "Memory", "MemoryFault", "element_bits",
-           "element_size", "host_address"]
+__all__ = ["ALIGNMENT", "Buffer", "Journal", "Memory", "MemoryFault", "PLACEMENT", "REGION_BITS",
+           "element_bits", "element_size", "host_address", "region_of"]

@@ -3,7 +3,8 @@ with nothing to order them (the kernel has no atomic or non-weak access).
 
 `BlockRaces` remembers, per mapped buffer and per *grain* (the gcd of the kernel's access
 sizes, so every access covers whole grains), which tile block wrote it, which block first
-read it, and whether several blocks read it.  Both engines feed it: the reference engine a
+read it, and whether several blocks read it.  Grains are numbered in the launch's dense
+numbering of mapped bytes (`Memory.dense`), not by address.  Both engines feed it: the reference engine a
 tile block's accesses once the block has run, the batched engine each access of every
 block at once.
 """
@@ -55,8 +56,9 @@ def orders_blocks(op: Operation) -> str | None:
 
 @dataclass(frozen=True)
 class Conflict:
-    """The first address two tile blocks race on, and the other block (its number in the
-    order blocks were added; -1 when several other blocks read the address)."""
+    """The first byte two tile blocks race on (its dense number, `Memory.address_of` gives
+    its address), and the other block (its number in the order blocks were added; -1 when
+    several other blocks read the byte)."""
 
     address: int
     other: int
@@ -81,12 +83,12 @@ class BlockRaces:
             if same.size:
                 k = int(same[0])
                 return Conflict(int(grains[k]) * self.grain, int(blocks[k]))
-        memory = self.memory
         addresses = grains * self.grain
         # sorted, so each buffer's grains are one run: cut at the buffers' bounds (grains
         # outside every buffer belong to an alloca already unmapped: private to a block)
-        firsts = np.searchsorted(addresses, memory._bases)
-        lasts = np.searchsorted(addresses, memory._ends)
+        bases, ends = self.memory.dense_bounds()
+        firsts = np.searchsorted(addresses, bases)
+        lasts = np.searchsorted(addresses, ends)
         runs = [(i, start, stop) for i, (start, stop) in enumerate(zip(firsts, lasts))
                 if start < stop]
         for i, start, stop in runs:
@@ -98,7 +100,7 @@ class BlockRaces:
         return None
 
     def _buffer(self, i: int) -> tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        base = int(self.memory._bases[i])
+        base = int(self.memory.dense_bounds()[0][i])
         if base not in self.state:
             size = -(-self.memory.buffers[i].size // self.grain)
             self.state[base] = (np.full(size, -1, np.int32), np.full(size, -1, np.int32),

@@ -8,7 +8,8 @@ grid's (z, y, x) and whose others are the tile's, and byte strides, a few intege
 many elements it covers.  Any other access is `Keys`: the sorted (grain, tile block) pairs
 it covers.  Most questions about boxes are answered from their geometry (disjoint byte
 ranges; the same box twice; a box whose elements never share a byte); the rest turn boxes
-into keys (`keys`), which is exact.
+into keys (`keys`), which is exact.  Footprints hold the launch's dense numbers of the
+bytes they touch (`Memory.dense`), not addresses: the numbers fit beside a block number.
 """
 
 from __future__ import annotations
@@ -207,7 +208,8 @@ class BlockFootprints:
         self.grain = grain
         self.exact = BlockRaces(memory, grain)
         self.lock = threading.Lock()
-        #: buffer base -> its (box or uniform access, write), while geometry decides
+        #: buffer's first dense number -> its (box or uniform access, write), while
+        #: geometry decides
         self.boxes: dict[int, list[tuple[Box | Uniform, bool]]] = {}
 
     def add(self, footprint: Footprint, write: bool) -> Conflict | None:
@@ -222,18 +224,18 @@ class BlockFootprints:
             return None
         memory = self.memory
         if isinstance(footprint, (Box, Uniform)):
-            buffer = memory.buffer_at(footprint.lo)       # (a box lies in one buffer)
-            if buffer is not None and buffer.base not in self.exact.state:
-                pending = self.boxes.setdefault(buffer.base, [])
+            buffer = memory.dense_buffer(footprint.lo)       # (a box lies in one buffer)
+            if buffer is not None and buffer[0] not in self.exact.state:
+                pending = self.boxes.setdefault(buffer[0], [])
                 if self._settled(footprint, write, pending):
                     pending.append((footprint, write))
                     return None
-                conflict = self._exact(buffer.base)
+                conflict = self._exact(buffer[0])
                 if conflict is not None:
                     return conflict
         else:   # keys may fall in any buffer: those holding boxes go exact first
             for base in [b for b in self.boxes if b < footprint.hi and
-                         footprint.lo < b + memory.buffer_at(b).size]:
+                         footprint.lo < memory.dense_buffer(b)[1]]:
                 conflict = self._exact(base)
                 if conflict is not None:
                     return conflict
@@ -255,8 +257,9 @@ class BlockFootprints:
         return True
 
     def _exact(self, base: int) -> Conflict | None:
-        """Hand the buffer at `base` over to the exact record, its boxes as keys."""
-        self.exact._buffer(int(np.searchsorted(self.memory._bases, base)))
+        """Hand the buffer whose first dense number is `base` over to the exact record, its
+        boxes as keys."""
+        self.exact._buffer(int(np.searchsorted(self.memory.dense_bounds()[0], base)))
         for box, write in self.boxes.pop(base, []):
             conflict = self._add_keys(box.keys(self.grain), write)
             if conflict is not None:

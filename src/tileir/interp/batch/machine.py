@@ -277,17 +277,18 @@ class BatchMachine(Machine):
         if not self.checks:
             return token
         addresses = np.asarray(addresses, np.int64)
+        dense = self.memory.dense
         if not any(v in self.varying for v in step.op.operands):   # the same in all blocks
             if mask is not None:
                 addresses = addresses[np.broadcast_to(np.asarray(mask, bool), addresses.shape)]
-            grains = pair_keys(np.zeros(addresses.size, np.int64), addresses.reshape(-1),
+            grains = pair_keys(np.zeros(addresses.size, np.int64), dense(addresses.reshape(-1)),
                                self.grain, size) >> BLOCK_BITS
             return self.log(step, Uniform(grains, self.count, self.span.first, self.grain),
                             write, token, atomic)
         active = np.ones(addresses.shape, bool) if mask is None else \
             np.broadcast_to(np.asarray(mask, bool), addresses.shape)
         blocks, starts = np.nonzero(active.reshape(self.count, -1))
-        flat = addresses.reshape(self.count, -1)[blocks, starts]
+        flat = dense(addresses.reshape(self.count, -1)[blocks, starts])
         keys = pair_keys(blocks + self.span.first, flat, self.grain, size)
         lo = int(keys[0] >> BLOCK_BITS) * self.grain if keys.size else 0
         hi = (int(keys[-1] >> BLOCK_BITS) + 1) * self.grain if keys.size else 0

@@ -4,6 +4,7 @@ leading block axis."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
@@ -173,7 +174,8 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
         whole = np.ndarray(shape, typed.dtype, typed, first * size, strides)
     else:
         whole = np.lib.stride_tricks.as_strided(typed[first:], shape, strides, writeable=True)
-    return whole, box
+    shift = int(machine.memory.dense(np.array(buffer.base))) - buffer.base
+    return whole, replace(box, start=box.start + shift)     # (footprints: dense numbers)
 
 
 @batched("load_view_tko")

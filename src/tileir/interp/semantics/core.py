@@ -20,6 +20,7 @@ from ...attributes import DenseElementsAttr
 from ...numerics import (as_signed, as_unsigned, from_integers, int_range, pack,
                          unpack)
 from ...types import I1, I32, TileType
+from ..memory import REGION_BITS
 from ..step import Step
 from .common import element_array, first_index
 from .registry import semantics
@@ -262,7 +263,32 @@ def offset(step: Step, ptr: np.ndarray, count: np.ndarray) -> np.ndarray:
             raise step.fail(f"address {int(np.broadcast_to(base, wraps.shape)[at]):#x} "
                             f"advanced by {int(np.broadcast_to(product, wraps.shape)[at])} "
                             f"{unit} wraps around (undefined behaviour)")
+        _check_region(step, base, moved, product, unit, REGION_BITS + (bits == 4))
     return np.asarray(moved).view(np.int64)  # 0-d stays an array, not a NumPy scalar
+
+
+def _check_region(step: Step, base: np.ndarray, moved: np.ndarray, product: np.ndarray,
+                  unit: str, shift: int) -> None:
+    """A pointer keeps the allocation it came from: its region (`tileir.interp.memory`),
+    the address's bits from `shift` up.  Moving it into another allocation's region would
+    make it that allocation's pointer, so tileir refuses (not undefined behaviour: a limit
+    of the model, met only by moves of 2 TiB or more)."""
+    memory = getattr(step.machine, "memory", None)
+    if memory is None:
+        return              # (an op run on its own, outside a launch: no allocations)
+    before, after = base >> np.uint64(shift), moved >> np.uint64(shift)
+    crossed = (before != after) & (after >= 1) & (after < memory.regions)
+    if not np.any(crossed):
+        return
+    at = tuple(first_index(crossed))
+    start = int(np.broadcast_to(base, crossed.shape)[at])
+    names = [memory.name_of_region(int(np.broadcast_to(r, crossed.shape)[at]))
+             for r in (before, after)]
+    raise step.fail(
+        f"moves pointer {start:#x} (in the region of {names[0]}) by "
+        f"{int(np.broadcast_to(product, crossed.shape)[at])} {unit} into the region of "
+        f"{names[1]}: tileir gives each allocation a region of 2**{REGION_BITS} bytes and "
+        "follows no pointer from one allocation's region into another's")
 
 
 # ---- globals --------------------------------------------------------------------------
