@@ -124,3 +124,28 @@ def test_aliased_arguments_get_addresses_in_argument_order_wherever_numpy_put_th
                 launch(text, None, 1, [a, b, a, b, 4], engine=engine)
             messages.add(caught.value.diagnostics[0].message)
     assert len(messages) == 1, messages
+
+
+BLOCK_STORE = """cuda_tile.module @m {
+  entry @k(%a: tile<ptr<i8>>) {
+    %x, %y, %z = get_tile_block_id : tile<i32>
+    %p = offset %a, %x : tile<ptr<i8>>, tile<i32> -> tile<ptr<i8>>
+    %one = constant <i8: 1> : tile<i8>
+    %t = store_ptr_tko weak %p, %one : tile<ptr<i8>>, tile<i8> -> token
+    return
+  }
+}"""
+
+
+def test_a_grid_of_2_to_the_24_blocks_runs_batched() -> None:
+    # (it fell to one tile block at a time: minutes, where 2**24 - 1 blocks took 2 s)
+    n = 1 << 24
+    a = np.zeros(n, np.int8)
+    assert launch(BLOCK_STORE, None, (n,), [a]).engine == "batched"
+    assert int(np.count_nonzero(a)) == n
+
+
+def test_the_batched_engine_names_its_block_limit_with_checks_on() -> None:
+    with pytest.raises(ExecutionError, match="the batched engine cannot run this kernel: "
+                                             r"2\*\*27 tile blocks or more with checks on"):
+        launch(BLOCK_STORE, None, (1 << 27,), [np.zeros(1, np.int8)], engine="batched")

@@ -582,13 +582,15 @@ def _batched(memory: Memory, kernel_plan: KernelPlan, values: list[Any],
     journal, `launch_journal`, when it keeps one, else one of the engine's own)."""
     from .batch import (BatchMachine, BlockFootprints, InternalError, UndefinedBehaviour,
                         analyse, spans)
+    from .batch.footprints import BLOCK_BITS
     kernel = kernel_plan.kernel
     if kernel_plan.batch is None:       # (kept with the kernel's plan)
         kernel_plan.batch = analyse(kernel)
     plan = kernel_plan.batch
     reason = plan.reason
-    if reason is None and math.prod(dims) >= 1 << 24:
-        reason = "more than 2**24 tile blocks"
+    if reason is None and checks and math.prod(dims) >= 1 << BLOCK_BITS:
+        reason = f"2**{BLOCK_BITS} tile blocks or more with checks on (the race checks " \
+                 f"number blocks in {BLOCK_BITS} bits)"
     if reason is None and max_ops is not None:
         reason = "max_ops bounds tile blocks run one at a time"
     if reason is not None:

@@ -13,7 +13,7 @@ pointer to an ended alloca lands in no live buffer.  An integer turned into a po
 byte view of the caller's array: stores land in the caller's memory.
 
 The race checks number the mapped bytes densely (`dense`): buffer after buffer in mapping
-order, so the numbers fit in 39 bits beside a 24-bit tile block number.
+order, so the numbers fit in 36 bits beside a 27-bit tile block number.
 
 Accesses are vectorized: `load` and `store` take an int64 array of byte addresses (one per
 element) and an element type.  `check` says, for a set of addresses, what is wrong with
@@ -49,9 +49,9 @@ PLACEMENT = 1 << (REGION_BITS - 1)
 #: Regions are numbered from 1 (region 0, holding the null pointer, is never mapped) up to
 #: this, exclusive: byte addresses stay below 2**62, so nibble addresses fit in an int64.
 REGION_LIMIT = 1 << (62 - REGION_BITS)
-#: The bytes one launch may map in all (the race checks pack a byte's dense number, in
-#: grains of at least one byte, with a 24-bit tile block number into 63 bits).
-MAPPED_LIMIT = 1 << 39
+#: The bytes one launch may map in all, 64 GiB (the race checks pack a byte's dense number,
+#: in grains of at least one byte, with a 27-bit tile block number into 63 bits).
+MAPPED_LIMIT = 1 << 36
 #: How many unmapped buffers are remembered, to name them in a fault.
 UNMAPPED_KEPT = 64
 

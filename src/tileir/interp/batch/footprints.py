@@ -22,8 +22,10 @@ import numpy as np
 from ..memory import Memory
 from ..races import BlockRaces, Conflict
 
-#: (grain, tile block) pairs are keyed as ``grain << BLOCK_BITS | block``.
-BLOCK_BITS = 24
+#: (grain, tile block) pairs are keyed as ``grain << BLOCK_BITS | block`` (grains are dense
+#: numbers below 2**36, `memory.MAPPED_LIMIT`): with checks on, a launch of the batched
+#: engine has fewer than 2**27 tile blocks.
+BLOCK_BITS = 27
 
 
 @dataclass(frozen=True)

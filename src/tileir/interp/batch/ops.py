@@ -45,9 +45,8 @@ def _varying(step: Step) -> bool:
 
 @batched("get_tile_block_id")
 def get_tile_block_id(step: Step) -> tuple[np.ndarray, ...]:
-    """Each tile block's (x, y, z) coordinates, along the block axis (as i32 tiles: the
-    launcher runs fewer than 2**24 tile blocks here, so every coordinate is an i32 value
-    as it stands)."""
+    """Each tile block's (x, y, z) coordinates, along the block axis (as i32 tiles: every
+    grid extent is below 2**31, so every coordinate is an i32 value as it stands)."""
     return step.machine.block_ids
 
 
