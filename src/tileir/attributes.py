@@ -54,7 +54,15 @@ UNIT = UnitAttr()
 
 @dataclass(frozen=True)
 class BoolAttr(Attribute):
+    """``true`` or ``false``: MLIR's BoolAttr, an i1 integer (typed, as a reduction's
+    identity must be)."""
+
     value: bool
+
+    @property
+    def type(self) -> Type:
+        """Always i1."""
+        return IntegerType(1)
 
     def format(self) -> str:
         return "true" if self.value else "false"

@@ -1089,7 +1089,9 @@ class OpParser(TypeParser):
             raise self.error_at(start, "floating point value not valid for specified type")
         value = self.literal_value(token.offset, token.spelling)
         value = -value if negative else value
-        if t == IntegerType(1) and value in (0, 1):  # MLIR's BoolAttr is an i1 IntegerAttr
+        if t == IntegerType(1):     # MLIR's BoolAttr is an i1 IntegerAttr; -1 is i1's true
+            if value not in (-1, 0, 1):
+                raise self.error_at(start, "integer constant out of range for attribute")
             return BoolAttr(bool(value))
         return IntegerAttr(value, t)
 
