@@ -131,10 +131,23 @@ class TypeAttr(Attribute):
 
 @dataclass(frozen=True)
 class ArrayAttr(Attribute):
+    """``[a, b]``: its elements print as MLIR prints them in an array, where an i64
+    integer's and an f64 float's type is left out (the types a bare literal reads as)."""
+
     elements: tuple[Attribute, ...]
 
     def format(self) -> str:
-        return "[" + ", ".join(e.format() for e in self.elements) + "]"
+        return "[" + ", ".join(_in_array(e) for e in self.elements) + "]"
+
+
+def _in_array(element: Attribute) -> str:
+    """An array element's text: `format`, less the type an untyped literal reads as."""
+    if isinstance(element, IntegerAttr) and element.type == IntegerType(64):
+        return str(element.value)
+    if isinstance(element, FloatAttr) and element.type == FloatType("f64"):
+        from .syntax.floats import format_float
+        return format_float(element.bits, element.type)
+    return element.format()
 
 
 @dataclass(frozen=True)

@@ -44,15 +44,20 @@ def test_one_nonzero_byte_for_more_elements_is_a_true_splat() -> None:
     assert i1_constant(b"\x01", 32) == "%true = constant <i1: true> : tile<32xi1>"
 
 
-def test_a_byte_per_element_when_there_are_n_bytes() -> None:
-    assert i1_constant(b"\x01\x00\x01\x01" * 4, 16).startswith(
-        "%cst_i1 = constant <i1: [true, false, true, true, true, false")
+def test_packed_bits_past_the_last_element_are_ignored() -> None:
+    assert i1_constant(b"\xf0", 4) == "%false = constant <i1: false> : tile<4xi1>"
+    assert i1_constant(b"\x05\x00", 16) == (
+        "%cst_i1 = constant <i1: [true, false, true" + ", false" * 13 + "]> : tile<16xi1>")
 
 
-def test_other_i1_sizes_are_refused() -> None:
+@pytest.mark.parametrize("raw, n", [(b"\x01\x00\x01\x01" * 4, 16), (b"\x00\x00\x01\x00", 4),
+                                    (b"\x01\x01\x01", 16)])
+def test_other_i1_sizes_are_refused_as_13_5_does(raw, n) -> None:
+    # (13.4's tileirdisasm took one byte per element; 13.5's refuses it)
     with pytest.raises(BytecodeError) as info:
-        i1_constant(b"\x01\x01\x01", 16)
-    assert info.value.reason == "failed to validate buffer size and format"
+        i1_constant(raw, n)
+    assert info.value.reason == (f"i1 dense attribute payload size {len(raw)} is not a "
+                                 f"recognized encoding for {n} elements")
 
 
 def test_hint_dictionaries_read_sorted_by_key() -> None:

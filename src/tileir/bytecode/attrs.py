@@ -326,13 +326,19 @@ def element_bytes(t: Type) -> int:
 
 
 def encode_dense(attr: DenseElementsAttr) -> bytes:
-    """A constant blob: varint raw size, then the little-endian elements (one if splat)."""
+    """A constant blob: varint raw size, then the little-endian elements (one if splat; i1
+    elements bit-packed, low bit first, as MLIR and NVIDIA's tools keep them)."""
     t = attr.element_type
     size = element_bytes(t)
     mask = (1 << (8 * size)) - 1
     sink = Sink()
     raw = bytearray()
-    for value in attr.values:
+    if t == I1 and not attr.is_splat:       # MLIR packs i1 elements, bit i of byte i // 8
+        packed = 0
+        for i, value in enumerate(attr.values):
+            packed |= (1 if value else 0) << i
+        raw += packed.to_bytes((len(attr.values) + 7) // 8, "little")
+    for value in () if raw else attr.values:
         if isinstance(t, FloatType):
             bits = _mlir_bits(value, t)
         elif t == I1 and attr.is_splat:
@@ -373,15 +379,14 @@ def decode_dense(raw: bytes, t: TileType, at: int) -> DenseElementsAttr:
 
 
 def _decode_i1(raw: bytes, count: int, at: int) -> tuple[int, ...]:
-    """i1 data as NVIDIA's reader takes it: a buffer of exactly ceil(n/8) bytes is MLIR's
-    bit-packed form (a lone 0x00 or 0xFF byte being a splat); otherwise a single byte is a
-    splat (any non-zero byte is true) and n bytes hold one element each."""
+    """i1 data as NVIDIA's 13.5 reader takes it: a buffer of exactly ceil(n/8) bytes is
+    MLIR's bit-packed form (a lone 0x00 or 0xFF byte being a splat), else a single byte is
+    a splat (any non-zero byte is true); 13.4's one byte per element is refused."""
     if len(raw) == (count + 7) // 8:
         if len(raw) == 1 and raw[0] in (0, 0xFF):
             return (int(raw[0] != 0),)
         return tuple((raw[i // 8] >> (i % 8)) & 1 for i in range(count))
     if len(raw) == 1:
         return (int(raw[0] != 0),)
-    if len(raw) == count:
-        return tuple(int(b != 0) for b in raw)
-    raise ReadError("failed to validate buffer size and format", at)
+    raise ReadError(f"i1 dense attribute payload size {len(raw)} is not a recognized "
+                    f"encoding for {count} elements", at)

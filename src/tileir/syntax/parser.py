@@ -1076,7 +1076,7 @@ class OpParser(TypeParser):
         if token.kind is not INTEGER and token.kind is not FLOAT:
             raise self.wrong_token("expected constant integer or floating point value")
         self.advance()
-        t: Type = IntegerType(64)
+        t: Type = FloatType("f64") if token.kind is FLOAT else IntegerType(64)
         if self.consume_punct(":"):
             t = self.parse_type()
         text = ("-" if negative else "") + token.spelling

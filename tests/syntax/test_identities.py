@@ -1,0 +1,87 @@
+"""Reduction identities as MLIR writes them (issue 16 §2): ``true``/``false`` are i1
+integers, so ``false``, ``true``, ``0 : i1``, ``1 : i1`` and ``-1 : i1`` are all identities
+of an i1 reduce, printed ``true``/``false``; an array leaves out the type of its i64 and f64
+elements, and a bare literal reads as i64 or f64; each reads back from text and bytecode."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tileir
+from tileir.interp import launch
+
+KERNEL = """cuda_tile.module @kernels {
+  entry @k(%out: tile<ptr<i1>>) {
+    %c = constant <i1: [false, false, true, false]> : tile<4xi1>
+    %r = reduce %c dim=0 identities=[IDENTITY] : tile<4xi1> -> tile<i1>
+    (%x: tile<i1>, %y: tile<i1>) {
+      %o = COMBINE %x, %y : tile<i1>
+      yield %o : tile<i1>
+    }
+    %t = store_ptr_tko weak %out, %r : tile<ptr<i1>>, tile<i1> -> token
+    return
+  }
+}"""
+
+
+@pytest.mark.parametrize("identity, printed", [
+    ("false", "false"), ("0 : i1", "false"), ("true", "true"), ("1 : i1", "true"),
+    ("-1 : i1", "true")])
+def test_an_i1_identity_prints_as_mlir_does_and_round_trips(identity, printed):
+    module = tileir.parse(KERNEL.replace("IDENTITY", identity).replace("COMBINE", "ori"))
+    module.verify()
+    text = module.format()
+    assert f"identities=[{printed}]" in text
+    assert tileir.parse(text).format() == text
+    assert tileir.from_bytecode(module.to_bytecode()).format() == text
+
+
+@pytest.mark.parametrize("combine, identity, expected", [
+    ("ori", "false", True), ("andi", "true", False), ("xori", "0 : i1", True)])
+def test_an_i1_reduction_runs_with_its_identity(combine, identity, expected):
+    out = np.zeros(1, np.bool_)
+    launch(KERNEL.replace("IDENTITY", identity).replace("COMBINE", combine), None, 1, [out])
+    assert out.tolist() == [expected]
+
+
+def test_an_i1_literal_out_of_range_is_refused():
+    with pytest.raises(tileir.ParseError, match="integer constant out of range for "
+                                                "attribute"):
+        tileir.parse(KERNEL.replace("IDENTITY", "2 : i1").replace("COMBINE", "ori"))
+
+
+F64_KERNEL = """cuda_tile.module @kernels {
+  entry @k(%out: tile<ptr<TYPE>>) {
+    %c = constant <TYPE: [VALUES]> : tile<4xTYPE>
+    %r = reduce %c dim=0 identities=[IDENTITY] : tile<4xTYPE> -> tile<TYPE>
+    (%x: tile<TYPE>, %y: tile<TYPE>) {
+      %o = COMBINE %x, %y : tile<TYPE>
+      yield %o : tile<TYPE>
+    }
+    %t = store_ptr_tko weak %out, %r : tile<ptr<TYPE>>, tile<TYPE> -> token
+    return
+  }
+}"""
+
+
+@pytest.mark.parametrize("t, combine, identity, printed", [
+    ("f64", "addf", "0.000000e+00", "0.000000e+00"),
+    ("f64", "addf", "0.0 : f64", "0.000000e+00"),
+    ("i64", "addi", "0", "0"),
+    ("i64", "addi", "0 : i64", "0")])
+def test_array_elements_leave_out_the_types_mlir_elides(t, combine, identity, printed):
+    # MLIR prints an array's i64 and f64 elements without their type (tileirdisasm's
+    # `identities=[0.000000e+00]`), and a bare literal reads as i64 or f64
+    values = "1.0, 2.0, 3.0, 4.0" if t == "f64" else "1, 2, 3, 4"
+    text = F64_KERNEL.replace("COMBINE", combine).replace("TYPE", t) \
+        .replace("IDENTITY", identity).replace("VALUES", values)
+    module = tileir.parse(text)
+    module.verify()
+    printed_text = module.format()
+    assert f"identities=[{printed}]" in printed_text
+    assert tileir.parse(printed_text).format() == printed_text
+    assert tileir.from_bytecode(module.to_bytecode()).format() == printed_text
+    out = np.zeros(1, np.float64 if t == "f64" else np.int64)
+    launch(text, None, 1, [out])
+    assert out.tolist() == [10]
