@@ -23,8 +23,11 @@ from typing import Any
 import numpy as np
 
 from ...enums import PaddingValue
-from ...numerics import as_unsigned, from_float64, numpy_dtype, unsigned_int
-from ...types import GatherScatterViewType, PartitionViewType, StridedViewType, TensorViewType
+from ...numerics import as_unsigned, from_words, numpy_dtype, unsigned_int
+from ...numerics.convert import float_format
+from ...numerics.formats import FloatFormat
+from ...types import (FloatType, GatherScatterViewType, PartitionViewType, StridedViewType,
+                      TensorViewType)
 from ..memory import element_bits
 from ..pointers import to_byte_address
 from ..step import Step
@@ -33,9 +36,24 @@ from .common import group_types, named_operands, op_facts, single, step_slices
 from .memory import checked_access, fill, size_of
 from .registry import semantics
 
-#: The value each padding keyword stands for.
-PADDING = {PaddingValue.ZERO: 0.0, PaddingValue.NEG_ZERO: -0.0, PaddingValue.NAN: np.nan,
-           PaddingValue.POS_INF: np.inf, PaddingValue.NEG_INF: -np.inf}
+#: Each padding value's code in a float format (magnitude and sign), or None where the
+#: format has no such value: no zero without subnormals (f8E8M0FNU's code 0 is 2**-127),
+#: no -0 unsigned, no NaN in f4E2M1FN, no infinities but in IEEE-like formats.  Exact
+#: values, never a conversion's: ftof's saturation would make f8E4M3FN's NaN 448.
+PADDING: dict[PaddingValue, Any] = {
+    PaddingValue.ZERO: lambda f: 0 if f.subnormals else None,
+    PaddingValue.NEG_ZERO: lambda f: 1 << f.sign_shift if f.subnormals and f.signed else None,
+    PaddingValue.NAN: lambda f: f.nan_code,
+    PaddingValue.POS_INF: lambda f: f.inf_code,
+    PaddingValue.NEG_INF: lambda f: None if f.inf_code is None or not f.signed
+    else f.inf_code | 1 << f.sign_shift,
+}
+
+
+def padding_code(padding: PaddingValue, fmt: FloatFormat) -> int | None:
+    """The storage word of `padding` in float format `fmt`, or None if it has none."""
+    code = PADDING[padding](fmt)
+    return None if code is None else code << fmt.container_shift
 
 
 @semantics("make_tensor_view")
@@ -229,14 +247,22 @@ def _check_inbounds(step: Step, outside_by_dim: list[np.ndarray]) -> None:
                             "along it")
 
 
-def _padding(view: Any, t: Any) -> np.ndarray | None:
-    """The view's padding value as a scalar of element type `t`, or None."""
+def _padding(step: Step, view: Any, t: Any, inside: np.ndarray | None) -> np.ndarray | None:
+    """The view's padding value as a scalar of element type `t`, or None.  A value `t`
+    cannot hold (``pos_inf`` in f8E4M3FN, ``zero`` in f8E8M0FNU) is an error once an
+    element needs it: the spec gives such an element no value, and tileir invents none."""
     padding = getattr(getattr(view, "type", None), "padding_value", None)
     if padding is None:
         return None
-    if np.issubdtype(numpy_dtype(t), np.integer):
+    if not isinstance(t, FloatType):        # (the verifier allows only zero)
         return np.zeros((), numpy_dtype(t))
-    return from_float64(np.array(PADDING[padding]), t)
+    code = padding_code(padding, float_format(t))
+    if code is not None:
+        return from_words(np.array(code), t)
+    if inside is None or bool(np.all(inside)):
+        return None                         # (no element is padded)
+    raise step.fail(f"pads an element past the tensor's edge with {padding.keyword}, which "
+                    f"{t} cannot hold: the element has no value")
 
 
 @semantics("load_view_tko")
@@ -253,7 +279,7 @@ def load_view_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
     t = result.element_type
     result_token = checked_access(step, addresses, t, inside, False, token, view_base(view))
     values = step.machine.memory.load(addresses, t, inside, nibbles)
-    return fill(values, inside, _padding(view, t)), result_token
+    return fill(values, inside, _padding(step, view, t, inside)), result_token
 
 
 @semantics("store_view_tko")
