@@ -1,0 +1,214 @@
+"""Random valid kernels against NVIDIA's own tools (issue 16 §2).
+
+    python tools/oracle_campaign.py --kernels N [--seed S] [--jobs J] [--out DIR]
+        [--versions 13.1,13.2,13.3,13.4] [--archs sm_90,sm_100]
+
+Each kernel comes from `tileir.generate` (every op checked by our verifier) and must:
+print and parse back to the same text; for every bytecode version our writer takes it
+at, be printed by `tileirdisasm` exactly as tileir prints the same bytes; and compile with
+`tileiras --gpu-name=<arch>` at the newest version.  Every disagreement is a finding,
+grouped by class (the check and its first differing line, numbers masked) with its
+smallest kernel written to DIR.  The table at the end is what the closing note quotes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tileir
+from tileir.generate import generate
+
+VERSIONS = ("13.1", "13.2", "13.3", "13.4")
+ARCHS = ("sm_90", "sm_100")
+TIMEOUT_S = 120
+
+
+def tool_path(name: str) -> str | None:
+    """Where NVIDIA's `name` (tileiras, tileirdisasm) is: PATH or the wheel's bin folder."""
+    from shutil import which
+    found = which(name)
+    if found:
+        return found
+    try:
+        import importlib.metadata as metadata
+        dist = metadata.distribution("nvidia-cuda-tileiras")
+    except Exception:       # (not installed)
+        return None
+    for file in dist.files or ():
+        if file.name == name and file.parent.name == "bin":
+            return str(dist.locate_file(file))
+    return None
+
+
+@dataclass
+class Finding:
+    """One disagreement: its class, the kernel's seed and what differed."""
+
+    check: str
+    signature: str
+    seed: int
+    detail: str
+
+
+@dataclass
+class Result:
+    """What checking one kernel found and counted."""
+
+    seed: int
+    findings: list[Finding] = field(default_factory=list)
+    counts: Counter = field(default_factory=Counter)
+    text: str = ""
+
+
+def _mask(line: str) -> str:
+    """A line with its numbers and value names masked, to group findings by kind."""
+    line = re.sub(r"tile<[^<>]*(<[^<>]*>)?[^<>]*>", "tile<#>", line.strip())
+    line = re.sub(r"<\w+: ", "<#: ", line)
+    return re.sub(r"%[\w.]+|\b\d+\b|0x[0-9A-Fa-f]+", "#", line)[:160]
+
+
+def _first_difference(theirs: str, ours: str) -> tuple[str, str]:
+    """The first differing line of two texts: a class signature and a detail."""
+    a, b = theirs.splitlines(), ours.splitlines()
+    for number, (x, y) in enumerate(zip(a, b), 1):
+        if x != y:
+            return _mask(x), f"line {number}:\n  tileirdisasm: {x[:400]}\n  tileir:       {y[:400]}"
+    return "line count", f"tileirdisasm {len(a)} lines, tileir {len(b)} lines"
+
+
+def _run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([tool, *args], capture_output=True, text=True, timeout=TIMEOUT_S,
+                          check=False)
+
+
+def check_kernel(seed: int, versions: tuple[str, ...] = VERSIONS,
+                 archs: tuple[str, ...] = ARCHS, ops: int | None = None) -> Result:
+    """Every check of the campaign on the kernel of `seed`."""
+    result = Result(seed)
+    size = ops if ops is not None else 6 + seed % 15
+    module = generate(seed, ops=size)
+    text = result.text = module.format()
+
+    def finding(check: str, signature: str, detail: str) -> None:
+        result.findings.append(Finding(check, signature, seed, detail))
+
+    try:
+        module.verify()
+    except tileir.TileIRError as error:
+        finding("generator", "kernel fails verification", str(error)[:400])
+        return result
+    again = tileir.parse(text).format()
+    if again != text:
+        finding("text round trip", *_first_difference(text, again))
+    disasm, compiler = tool_path("tileirdisasm"), tool_path("tileiras")
+    with tempfile.TemporaryDirectory() as scratch:
+        newest = None
+        for version in versions:
+            try:
+                data = module.to_bytecode(version=version)
+            except tileir.TileIRError:
+                result.counts["versions our writer refused"] += 1
+                continue
+            newest = path = Path(scratch) / f"k.{version}.tileirbc"
+            path.write_bytes(data)
+            ours = tileir.from_bytecode(data)
+            ours.spelling = "bare"
+            printed = _run(disasm, str(path))
+            result.counts["files printed by tileirdisasm"] += 1
+            if printed.returncode != 0:
+                first = (printed.stderr.strip().splitlines() or ["(no message)"])[0]
+                finding(f"tileirdisasm refused {version}", _mask(first), first)
+            elif printed.stdout != ours.format():
+                finding("tileirdisasm text", *_first_difference(printed.stdout, ours.format()))
+            else:
+                result.counts["texts equal to tileirdisasm's"] += 1
+        for arch in archs if newest is not None else ():
+            done = _run(compiler, f"--gpu-name={arch}", "-o", str(Path(scratch) / "k.cubin"),
+                        str(newest))
+            result.counts[f"tileiras compiles ({arch})"] += 1
+            if done.returncode < 0 or done.returncode > 128:
+                number = -done.returncode if done.returncode < 0 else done.returncode - 128
+                name = signal.Signals(number).name if number in signal.valid_signals() \
+                    else str(number)
+                finding(f"tileiras crashed ({arch})", name, f"{name}; stderr: "
+                        f"{done.stderr.strip()[:300]}")
+            elif done.returncode != 0:
+                first = (done.stderr.strip().splitlines() or ["(no message)"])[0]
+                finding(f"tileiras refused ({arch})", _mask(first), done.stderr.strip()[:400])
+            else:
+                result.counts[f"compiled by tileiras ({arch})"] += 1
+    return result
+
+
+def campaign(kernels: int, seed: int, jobs: int, versions: tuple[str, ...],
+             archs: tuple[str, ...], out: Path | None) -> tuple[Counter, dict]:
+    """Check `kernels` kernels; the counts and the findings by class (smallest kernel)."""
+    counts: Counter = Counter()
+    classes: dict[tuple[str, str], list[Finding]] = {}
+    smallest: dict[tuple[str, str], str] = {}
+    seeds = [seed * 1_000_003 + i for i in range(kernels)]
+    start = time.monotonic()
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for done, result in enumerate(pool.map(check_kernel, seeds, [versions] * kernels,
+                                               [archs] * kernels, chunksize=4), 1):
+            counts["kernels"] += 1
+            counts.update(result.counts)
+            for f in result.findings:
+                key = (f.check, f.signature)
+                classes.setdefault(key, []).append(f)
+                if key not in smallest or len(result.text) < len(smallest[key]):
+                    smallest[key] = result.text
+            if done % 50 == 0 or done == kernels:
+                print(f"  {done:,}/{kernels:,} kernels, "
+                      f"{sum(len(v) for v in classes.values())} findings in {len(classes)} "
+                      f"classes, {done / (time.monotonic() - start):.1f}/s", flush=True)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        for n, (key, found) in enumerate(sorted(classes.items())):
+            (out / f"class{n:03d}.mlir").write_text(
+                f"// {key[0]}: {key[1]}\n// {len(found)} kernels, e.g. seed {found[0].seed}\n"
+                "// " + found[0].detail.replace("\n", "\n// ") + "\n" + smallest[key])
+    return counts, classes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kernels", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--versions", default=",".join(VERSIONS))
+    parser.add_argument("--archs", default=",".join(ARCHS))
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    if tool_path("tileirdisasm") is None or tool_path("tileiras") is None:
+        print("oracle_campaign: NVIDIA's tileiras and tileirdisasm are not installed "
+              "(pip install -e '.[oracles]')", file=sys.stderr)
+        return 2
+    versions, archs = tuple(args.versions.split(",")), tuple(args.archs.split(","))
+    print(f"oracle campaign: {args.kernels:,} kernels, seed {args.seed}, versions "
+          f"{', '.join(versions)}, tileiras for {', '.join(archs)}", flush=True)
+    start = time.monotonic()
+    counts, classes = campaign(args.kernels, args.seed, args.jobs, versions, archs, args.out)
+    print(f"\n| count | what |\n|------:|------|")
+    for what, n in sorted(counts.items()):
+        print(f"| {n:,} | {what} |")
+    print(f"\n{sum(len(v) for v in classes.values())} findings in {len(classes)} classes "
+          f"({time.monotonic() - start:.0f} s)")
+    for (check, signature), found in sorted(classes.items()):
+        print(f"- {check}: {signature} ({len(found)} kernels, e.g. seed {found[0].seed})")
+    return 1 if classes else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
