@@ -271,7 +271,7 @@ def test_undefined_behaviour_restores_only_written_buffers(monkeypatch) -> None:
 
 
 def test_box_geometry() -> None:
-    from tileir.interp.batch.footprints import Box
+    from tileir.interp.batch.footprints import BLOCK_BITS, Box
     rows = Box(1000, (1, 2, 3, 4, 8), (0, 4 * 8 * 3 * 4, 8 * 4, 8 * 3 * 4, 4), 4)
     assert (rows.lo, rows.hi) == (1000, 1000 + 4 * 8 * 3 * 4 * 2)
     assert rows.disjoint()
@@ -279,7 +279,9 @@ def test_box_geometry() -> None:
     assert not Box(0, (1, 1, 4, 64), (0, 0, 128, 4), 4).disjoint()   # tiles overlap by half
     assert Box(0, (1, 1, 4, 64), (0, 0, 256, 4), 4).disjoint()
     keys = Box(64, (1, 1, 2, 2), (0, 0, 8, 4), 4).keys(4)
-    assert (keys >> 24).tolist() == [16, 17, 18, 19] and (keys & 0xFFFFFF).tolist() == [0, 0, 1, 1]
+    # grains 16..19 (4-byte grains from byte 64), blocks 0, 0, 1, 1 (block stride 8 bytes)
+    assert (keys >> BLOCK_BITS).tolist() == [16, 17, 18, 19]
+    assert (keys & ((1 << BLOCK_BITS) - 1)).tolist() == [0, 0, 1, 1]
 
 
 def test_a_tile_every_block_reads_is_decided_by_geometry(monkeypatch) -> None:
