@@ -23,7 +23,8 @@ from .attributes import (ArrayAttr, BoolAttr, DenseElementsAttr, EnumAttr, Float
 from .ir import Block, Builder, Module, Operation, Value
 from .numerics import from_float64, to_words
 from .ops import registry
-from .types import (BF16, F16, F32, F64, F8E4M3FN, F8E5M2, I1, I8, I16, I32, I64, TF32,
+from .types import (BF16, F16, F32, F64, F4E2M1FN, F8E4M3FN, F8E5M2, F8E8M0FNU, I1, I8, I16,
+                    I32, I64, TF32,
                     FloatType, FunctionType, IntegerType, PartitionViewType, PointerType,
                     TensorViewType, TileType, Type)
 from .verify.engine import verify
@@ -79,7 +80,7 @@ class KernelGenerator:
             self._elementwise, self._elementwise, self._elementwise, self._constant,
             self._load, self._compare, self._select, self._convert, self._shape,
             self._reduce, self._if, self._for, self._mma, self._pointers, self._cat,
-            self._extract]
+            self._extract, self._loop, self._mma_scaled]
 
     # ---- the kernel --------------------------------------------------------------
 
@@ -367,22 +368,128 @@ class KernelGenerator:
                                             for r in op.regions)) is not None
 
     def _for(self) -> bool:
-        t = self._tile_type()
+        """A `for` carrying one to three values, which its body may rotate, maybe loading
+        and storing a tile of a view at the loop index."""
+        carried = [self._tile_type() for _ in range(self.rng.randint(1, 3))]
         start = self._value(TileType((), I32))
-        init = self._value(t)
-        if start is None or init is None:
-            return False
+        inits = [self._value(t) for t in carried]
         bound = self._op("constant", (), [TileType((), I32)],
                          {"value": DenseElementsAttr(TileType((), I32),
                                                      (self.rng.randint(0, 4),))})
         step = self._op("constant", (), [TileType((), I32)],
                         {"value": DenseElementsAttr(TileType((), I32), (1,))})
-        if bound is None or step is None:
+        if None in (start, bound, step, *inits):
             return False
-        return self._op("for", [start, bound.results[0], step.results[0], [init]], [t],
-                        regions=[[TileType((), I32), t]],
-                        fill=lambda op: self._nested(op.regions[0].blocks[0], t,
-                                                     "continue")) is not None
+        view = None
+        if self.rng.random() < 0.5:
+            tile = self._tile_type(elements=(F32, I32, F16), shapes=((4,), (8,), (16,)))
+            view = self._strip(tile, 8)
+
+        def body(op: Operation) -> bool:
+            block = op.regions[0].blocks[0]
+            self.scopes.append(_Scope(block))
+            try:
+                index, *args = block.arguments
+                for arg in args:
+                    self.scope.values.setdefault(arg.type, []).append(arg)
+                if view is not None:
+                    self._loop_access(view, index)
+                for _ in range(self.rng.randint(0, 2)):
+                    self._elementwise()
+                nexts = []
+                for k, t in enumerate(carried):
+                    same = [a for a in args if a.type == t]
+                    pick = self.rng.random()
+                    nexts.append(self.rng.choice(same) if pick < 0.5 and same
+                                 else self._value(t))
+                if None in nexts:
+                    return False
+                Builder(block).create("continue", [nexts])
+                return True
+            finally:
+                self.scopes.pop()
+        return self._op("for", [start, bound.results[0], step.results[0], inits], carried,
+                        regions=[[TileType((), I32), *carried]], fill=body) is not None
+
+    def _strip(self, tile: TileType, count: int) -> tuple[Value, Type, TileType] | None:
+        """A partition view of `count` tiles shaped `tile`, side by side, over a new
+        pointer argument (for accesses at a loop index in [0, count))."""
+        n = tile.shape[0] * count
+        tv = TensorViewType(tile.element_type, (n,), (1,))
+        pv = PartitionViewType(tile.shape, tv, None, None)
+        pointer = self._argument(TileType((), PointerType(tile.element_type)))
+        made = self._op("make_tensor_view", [pointer, [], []], [tv], block=self.scopes[0].block)
+        view = made and self._op("make_partition_view", [made.results[0]], [pv],
+                                 block=self.scopes[0].block)
+        return (view.results[0], pv, tile) if view else None
+
+    def _loop_access(self, strip: tuple[Value, Type, TileType], index: Value) -> None:
+        """Load the tile at `index` of a strip, compute on it, store it back."""
+        view, pv, tile = strip
+        loaded = self._op("load_view_tko", [view, [index], None], [tile, _token()],
+                          {"memory_ordering_semantics": "weak"})
+        if loaded is None:
+            return
+        value = loaded.results[0]
+        if self.rng.random() < 0.7:
+            same = self._value(tile)
+            name = "addf" if isinstance(tile.element_type, FloatType) else "addi"
+            done = same is not None and self._op(name, [value, same], [tile])
+            value = done.results[0] if done else value
+        self._op("store_view_tko", [value, view, [index], loaded.results[1]], [_token()],
+                 {"memory_ordering_semantics": "weak"})
+
+    def _loop(self) -> bool:
+        """A `loop` counting an i32 to a bound, leaving through `break` in an `if`, and
+        carrying a value it may recompute (an mma's result, say)."""
+        t = self._tile_type()
+        init, zero = self._value(t), self._value(TileType((), I32))
+        limit = self._op("constant", (), [TileType((), I32)], {"value": DenseElementsAttr(
+            TileType((), I32), (self.rng.randint(0, 3),))})
+        one = self._op("constant", (), [TileType((), I32)], {"value": DenseElementsAttr(
+            TileType((), I32), (1,))})
+        if None in (init, zero, limit, one):
+            return False
+        counter = TileType((), I32)
+
+        def body(op: Operation) -> bool:
+            block = op.regions[0].blocks[0]
+            x, i = block.arguments
+            b = Builder(block)
+            done = b.create("cmpi", [i, limit.results[0]], [TileType((), I1)],
+                            {"comparison_predicate": "greater_than_or_equal",
+                             "signedness": "signed"})
+            leave = b.create("if", [done.results[0]], [], regions=[[], []])
+            Builder(leave.regions[0].blocks[0]).create("break", [[x, i]])
+            Builder(leave.regions[1].blocks[0]).create("yield", [[]])
+            self.scopes.append(_Scope(block))
+            try:
+                self.scope.values.setdefault(t, []).append(x)
+                for _ in range(self.rng.randint(0, 2)):
+                    self.rng.choice((self._elementwise, self._mma, self._mma_scaled))()
+                following = self._value(t)
+            finally:
+                self.scopes.pop()
+            if following is None:
+                return False
+            step = b.create("addi", [i, one.results[0]], [counter])
+            b.create("continue", [[following, step.results[0]]])
+            return True
+        return self._op("loop", [[init, zero]], [t, counter], regions=[[t, counter]],
+                        fill=body) is not None
+
+    def _mma_scaled(self) -> bool:
+        m, n = self.rng.choice((16, 32)), self.rng.choice((16, 32))
+        k = self.rng.choice((32, 64, 128))
+        e = self.rng.choice((F8E4M3FN, F8E5M2, F4E2M1FN))
+        scale = self.rng.choice((F8E8M0FNU, F8E4M3FN))
+        blocks = k // self.rng.choice((16, 32))
+        a, b = self._value(TileType((m, k), e)), self._value(TileType((k, n), e))
+        c = self._value(TileType((m, n), F32))
+        sa = self._value(TileType((m, blocks), scale))
+        sb = self._value(TileType((blocks, n), scale))
+        return None not in (a, b, c, sa, sb) and self._op(
+            "mmaf_scaled", [a, b, c, sa, sb], [TileType((m, n), F32)]) is not None
 
     def _mma(self) -> bool:
         m, n, k = (self.rng.choice((4, 8, 16)) for _ in range(3))
