@@ -14,10 +14,13 @@ from tileir.types import F32, I1, PointerType, TileType
 
 def test_every_op_is_declared_once_with_an_opcode() -> None:
     public = [d for d in all_ops() if not d.name.startswith("testing$")]
-    assert len(public) == 105
+    assert len(public) == 108
     opcodes = [d.opcode for d in public]
-    assert len(set(opcodes)) == 105
+    assert len(set(opcodes)) == 108
     assert lookup("fpowi").opcode == 121 and str(lookup("fpowi").since) == "13.4"
+    assert [(lookup(n).opcode, str(lookup(n).since)) for n in (
+        "multimem_load_reduce_view_tko", "multimem_reduce_view_tko",
+        "multimem_store_view_tko")] == [(123, "13.5"), (124, "13.5"), (125, "13.5")]
     assert lookup("cuda_tile.atan2") is lookup("atan2")
 
 

@@ -25,13 +25,15 @@ def parse(text: str, filename: str | None = None, *, verify: bool = True,
     return module
 
 
-def from_bytecode(data: bytes, *, verify: bool = True) -> Module:
-    """The module in Tile IR bytecode `data` (13.1-13.4), verified unless ``verify=False``.
+def from_bytecode(data: bytes, *, verify: bool = True, preview: tuple[str, ...] = ()
+                  ) -> Module:
+    """The module in Tile IR bytecode `data` (13.1-13.5), verified unless ``verify=False``.
 
-    Raises `BytecodeError` (with the byte offset) for malformed input.
+    Raises `BytecodeError` (with the byte offset) for malformed input; a file flagged as
+    holding preview content needs a `preview` feature (``("simt",)``).
     """
     from .bytecode import from_bytecode as read
-    return read(data, verify=verify)
+    return read(data, verify=verify, preview=preview)
 
 
 def load(path: str | os.PathLike, *, verify: bool = True) -> Module:

@@ -12,8 +12,8 @@ from typing import Iterator, Sequence
 
 from .diagnostics import Location as SourcePoint
 from .enums import (AtomicRMWMode, ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
-                    MemoryOrderingSemantics, MemoryScope, PaddingValue, RoundingMode, Signedness,
-                    SpecEnum, SymbolVisibility)
+                    MemoryOrderingSemantics, MemoryScope, MultimemReductionKind, PaddingValue,
+                    RoundingMode, Signedness, SpecEnum, SymbolVisibility)
 from .types import FloatType, IntegerType, TileType, Type
 
 
@@ -277,6 +277,7 @@ ENUM_MNEMONICS: dict[type, str] = {
     Signedness: "signedness", IntegerOverflow: "overflow", RoundingMode: "rounding",
     ComparisonOrdering: "comparison_ordering", ComparisonPredicate: "comparison_predicate",
     PaddingValue: "padding_value", SymbolVisibility: "symbol_visibility",
+    MultimemReductionKind: "multimem_reduction_kind",
 }
 SPECIALIZED_ENUMS = (MemoryOrderingSemantics, MemoryScope, AtomicRMWMode)
 
@@ -445,12 +446,25 @@ class DISubprogramAttr(DIAttr):
     linkage_name: str
     compile_unit: DICompileUnitAttr
     scope_line: int
+    #: 13.5's subprogram flags (`DI_SUBPROGRAM_FLAGS`): bit 0 is ``declaration``.
+    flags: int = 0
     alias_prefix = "di_subprogram"
 
     def body(self, ref) -> str:
+        flags = f", flags = {di_subprogram_flags_text(self.flags)}" if self.flags else ""
         return (f"<file = {ref(self.file)}, line = {self.line}, name = {quote_string(self.name)}, "
                 f"linkageName = {quote_string(self.linkage_name)}, "
-                f"compileUnit = {ref(self.compile_unit)}, scopeLine = {self.scope_line}>")
+                f"compileUnit = {ref(self.compile_unit)}, scopeLine = {self.scope_line}"
+                f"{flags}>")
+
+
+#: The flags of a ``di_subprogram`` (13.5), by keyword: the bit each sets.
+DI_SUBPROGRAM_FLAGS = {"declaration": 1}
+
+
+def di_subprogram_flags_text(flags: int) -> str:
+    """``declaration``: the keywords of the set bits, joined by `` | ``."""
+    return " | ".join(k for k, bit in DI_SUBPROGRAM_FLAGS.items() if flags & bit)
 
 
 

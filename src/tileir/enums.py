@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 
-from .versions import V13_1, V13_4, Version
+from .versions import V13_1, V13_4, V13_5, Version
 
 
 class SpecEnum(enum.IntEnum):
@@ -133,9 +133,25 @@ class PaddingValue(SpecEnum):
 
 class PointerAttribute(SpecEnum):
     """The ``ptr_attr`` a pointer or tensor_view type may carry (13.4, which defines only
-    ``none``; 13.5 adds unicast and multicast)."""
+    ``none``; 13.5 adds unicast and multicast, the memory the multimem ops address)."""
 
     NONE = 0
+    UNICAST = 1
+    MULTICAST = 2
+
+
+class MultimemReductionKind(SpecEnum):
+    """The reduction a multimem load-reduce or reduce applies across the multicast
+    destinations (13.5)."""
+
+    ADD = 0
+    MIN = 1
+    MAX = 2
+    AND = 3
+    OR = 4
+    XOR = 5
+    UMIN = 6
+    UMAX = 7
 
 
 class SymbolVisibility(SpecEnum):
@@ -151,4 +167,8 @@ _SINCE: dict[tuple[str, str], Version] = {
     # cutile-rs) for ftof, e.g. f32 -> tf32 as cvt.rna does.
     ("RoundingMode", "NEAREST_AWAY"): V13_4,
     ("PointerAttribute", "NONE"): V13_4,
+    ("PointerAttribute", "UNICAST"): V13_5,
+    ("PointerAttribute", "MULTICAST"): V13_5,
+    **{("MultimemReductionKind", name): V13_5 for name in
+       ("ADD", "MIN", "MAX", "AND", "OR", "XOR", "UMIN", "UMAX")},
 }

@@ -27,8 +27,12 @@ V13_1 = Version(13, 1)
 V13_2 = Version(13, 2)
 V13_3 = Version(13, 3)
 V13_4 = Version(13, 4)
+V13_5 = Version(13, 5)
 
 #: Every release tileir reads and writes, oldest first.
-SUPPORTED_VERSIONS: tuple[Version, ...] = (V13_1, V13_2, V13_3, V13_4)
+SUPPORTED_VERSIONS: tuple[Version, ...] = (V13_1, V13_2, V13_3, V13_4, V13_5)
 #: The newest spec release; what tileir models by default.
-LATEST: Version = V13_4
+LATEST: Version = V13_5
+#: The version written when none is asked for: 13.4, what cuTile Python 1.7.0 writes by
+#: default (its 13.5 writer is marked dev-only), so files we write load on 13.4 drivers.
+DEFAULT_WRITE: Version = V13_4

@@ -52,7 +52,7 @@ INVALID_CASES = [
     ("invalid_magic_number.tileirbc", "invalid magic number at position 0, got 126 expected "
                                       "127"),
     ("unsupported_version.tileirbc", "unsupported Tile version 18.0.0, this reader supports "
-                                     "versions [13.1 - 13.4]"),
+                                     "versions [13.1 - 13.5]"),
     ("invalid_section_id.tileirbc", "unknown section ID: 127"),
     ("excessive_section_length.tileirbc", "end section is not the last section"),
     ("invalid_dense_map_value.bc", "array contains unsupported value -2147483648"),

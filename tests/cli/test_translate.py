@@ -60,7 +60,7 @@ def test_round_trip_prints_what_was_read(tmp_path, capsys):
 
 def test_list_versions(capsys):
     assert main(["--list-versions"]) == 0
-    assert capsys.readouterr().out == "13.1\n13.2\n13.3\n13.4\n"
+    assert capsys.readouterr().out == "13.1\n13.2\n13.3\n13.4\n13.5\n"
 
 
 def test_unknown_version_is_refused(tmp_path, capsys):
@@ -69,7 +69,7 @@ def test_unknown_version_is_refused(tmp_path, capsys):
     assert main(["-mlir-to-cudatilebc", "-bytecode-version=12.0", str(path)]) == 1
     assert capsys.readouterr().err == ("cuda-tile-translate: for the --bytecode-version option: "
                                        "Invalid argument '12.0': the supported versions are "
-                                       "[13.1 - 13.4]\n")
+                                       "[13.1 - 13.5]\n")
 
 
 def test_verify_diagnostics_matches_expectations(tmp_path):

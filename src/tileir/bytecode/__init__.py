@@ -1,4 +1,4 @@
-"""Tile IR bytecode 13.1-13.4: read and write ``.tileirbc`` files byte-compatibly with
+"""Tile IR bytecode 13.1-13.5: read and write ``.tileirbc`` files byte-compatibly with
 NVIDIA's reader and writer.
 
 `from_bytecode` reads (and verifies) a file; `to_bytecode` writes a module at a version.
@@ -14,7 +14,8 @@ from ..verify import check
 from ..versions import Version
 from .encoding import ReadError
 from .reader import read_bytecode
-from .sections import MAGIC, TESTING, min_version_text, newest_release, supported_versions
+from .sections import (MAGIC, TESTING, default_write_version, min_version_text, newest_release,
+                       supported_versions)
 from .writer import WriteError, write_bytecode
 
 #: Raised (a `BytecodeError`) when a read module breaks the spec's rules.
@@ -42,10 +43,27 @@ def parse_version(text: str | Version) -> Version:
     return version
 
 
-def from_bytecode(data: bytes, *, verify: bool = True) -> Module:
+#: The preview features the tools accept (``--preview=simt``).
+PREVIEW_FEATURES = ("simt",)
+
+
+def parse_preview(text: str | None) -> tuple[str, ...]:
+    """``simt`` / ``simt,simt``: the named preview features, else `BytecodeError` with the
+    reference's message."""
+    names = tuple(n for n in (text or "").split(",") if n)
+    for name in names:
+        if name not in PREVIEW_FEATURES:
+            raise BytecodeError(f"unknown preview feature '{name}'; supported features: "
+                                f"{', '.join(PREVIEW_FEATURES)}")
+    return names
+
+
+def from_bytecode(data: bytes, *, verify: bool = True, preview: tuple[str, ...] = ()
+                  ) -> Module:
     """The module in bytecode `data`; verified like the reference's reader unless
-    ``verify=False``.  Malformed input raises `BytecodeError` (with `.offset`)."""
-    module = read_bytecode(data)
+    ``verify=False``.  Malformed input raises `BytecodeError` (with `.offset`).  A 13.5
+    file flagged as holding preview content needs a `preview` feature (``("simt",)``)."""
+    module = read_bytecode(data, tuple(preview))
     if verify:
         try:
             check(module)
@@ -56,16 +74,18 @@ def from_bytecode(data: bytes, *, verify: bool = True) -> Module:
 
 def to_bytecode(module: Module, version: str | Version | None = None, *,
                 keep_layout: bool = True) -> bytes:
-    """`module` as bytecode of `version` (the newest by default).
+    """`module` as bytecode of `version` (13.4 by default, as cuTile Python 1.7.0 writes;
+    13.5 only when asked for).
 
     With `keep_layout`, a module read from bytecode and written at its file's version
     reuses that file's table numbering (so an unchanged module comes out byte-identical).
     """
-    target = newest_release() if version is None else parse_version(version)
+    target = default_write_version() if version is None else parse_version(version)
     seed = getattr(module, "bytecode_layout", None) if keep_layout else None
     return write_bytecode(module, target, seed)
 
 
-__all__ = ["BytecodeError", "MAGIC", "ReadError", "TESTING", "VERIFY_FAILED", "WriteError",
-           "from_bytecode", "is_bytecode", "newest_release", "parse_version",
+__all__ = ["BytecodeError", "MAGIC", "PREVIEW_FEATURES", "ReadError", "TESTING",
+           "VERIFY_FAILED", "WriteError", "default_write_version", "from_bytecode",
+           "is_bytecode", "newest_release", "parse_preview", "parse_version",
            "supported_versions", "to_bytecode"]

@@ -12,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..attributes import (CallSiteLoc, DICompileUnitAttr, DIFileAttr, DILexicalBlockAttr,
-                          DILocAttr, DISubprogramAttr, FileLineColLoc, Location)
+from ..attributes import (DI_SUBPROGRAM_FLAGS, CallSiteLoc, DICompileUnitAttr, DIFileAttr,
+                          DILexicalBlockAttr, DILocAttr, DISubprogramAttr, FileLineColLoc,
+                          Location)
+from ..versions import V13_1, V13_5, Version
 from .sections import DebugTag
 
 SCOPES = (DISubprogramAttr, DILexicalBlockAttr)
@@ -28,6 +30,8 @@ class Field:
     what: str
     get: Callable[[Any], Any]
     refers_to: tuple[type, ...] = ()
+    #: The release whose records have this field (older ones leave it out).
+    since: Version = V13_1
 
 
 @dataclass(frozen=True)
@@ -47,8 +51,8 @@ def _str(what: str, get: Callable[[Any], Any]) -> Field:
     return Field("str", what, get)
 
 
-def _int(what: str, get: Callable[[Any], Any]) -> Field:
-    return Field("int", what, get)
+def _int(what: str, get: Callable[[Any], Any], since: Version = V13_1) -> Field:
+    return Field("int", what, get, since=since)
 
 
 RECORDS: dict[type, Record] = {
@@ -68,11 +72,14 @@ RECORDS: dict[type, Record] = {
         _ref("file", "file", DIFileAttr), _int("line", lambda a: a.line),
         _str("name", lambda a: a.name), _str("linkage name", lambda a: a.linkage_name),
         _ref("compile unit", "compile_unit", DICompileUnitAttr),
-        _int("scope line", lambda a: a.scope_line)), DISubprogramAttr),
+        _int("scope line", lambda a: a.scope_line), _int("flags", lambda a: a.flags, V13_5)),
+        DISubprogramAttr),
     CallSiteLoc: Record(DebugTag.CALL_SITE, (_ref("callee", "callee", Location),
                                              _ref("caller", "caller", Location)), CallSiteLoc),
 }
 BY_TAG: dict[int, Record] = {record.tag: record for record in RECORDS.values()}
+#: Every bit a ``di_subprogram``'s flags may set (13.5).
+KNOWN_SUBPROGRAM_FLAGS = sum(DI_SUBPROGRAM_FLAGS.values())
 
 
 def dependencies(attr: Any) -> tuple[Any, ...]:
@@ -83,4 +90,4 @@ def dependencies(attr: Any) -> tuple[Any, ...]:
     return tuple(f.get(attr) for f in record.fields if f.kind == "ref")
 
 
-__all__ = ["BY_TAG", "Field", "RECORDS", "Record", "dependencies"]
+__all__ = ["BY_TAG", "Field", "KNOWN_SUBPROGRAM_FLAGS", "RECORDS", "Record", "dependencies"]

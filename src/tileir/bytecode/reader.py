@@ -6,20 +6,22 @@ from __future__ import annotations
 from ..attributes import (UNKNOWN_LOC, ArrayAttr, Attribute, DenseArrayAttr,
                           DenseElementsAttr, DictAttr, EnumAttr,
                           IntegerAttr, Location, StringAttr, SymbolRefAttr,
-                          TypeAttr, UNIT, BoolAttr, NestingError)
+                          TypeAttr, UNIT, BoolAttr, NestingError, OptimizationHintsAttr)
 from ..enums import SymbolVisibility
 from ..ir import Block, Module, Operation, Region, Value, gc_paused
 from ..ops.base import OPTIONAL, SINGLE, VARIADIC, AttrDef, OpDef
 from ..ops.registry import lookup
 from ..types import FunctionType, IntegerType, TileType, Type
-from ..versions import V13_4, Version
+from ..versions import V13_4, V13_5, Version
 from . import attrs as A
-from .debug import BY_TAG
+from .debug import BY_TAG, KNOWN_SUBPROGRAM_FLAGS
 from .encoding import ReadError, Source
 from .tables import read_offset_table
 from .ops import layout, opdef_for_opcode
 from .sections import (CONSTANT, DEBUG, END, FUNC, GLOBAL, MAGIC, NUM_SECTIONS, PRODUCER,
-                       REQUIRED_ALIGNMENT, STRING, TESTING, TYPE, FunctionFlags,
+                       PREVIEW_TAG, REQUIRED_ALIGNMENT, STRING, TESTING, TYPE,
+                       FORM_EXTERN_IMPL, FORM_MASK, FORM_TESTING, KNOWN_FUNCTION_FLAGS_13_5,
+                       V_FUNCTION_FORMS, FunctionFlags,
                        Layout, min_version_text, newest_release,
                        supported_versions)
 from .types import TypeTable, _enum
@@ -34,8 +36,10 @@ MAX_REGION_DEPTH = 256
 class Reader:
     """One read of one file."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, preview: tuple[str, ...] = ()) -> None:
         self.data = bytes(data)
+        #: The preview features enabled (``--preview=simt``).
+        self.preview = preview
         self.version = Version(0, 0)
         self.strings: list[str] = []
         self.string_spans: list[tuple[int, int]] = []
@@ -97,16 +101,36 @@ class Reader:
             if got != expected:
                 raise ReadError(f"invalid magic number at position {i}, got {got} expected "
                                 f"{expected}", source.offset - 1)
-        at = source.offset
         major = source.byte("the version")
         minor = source.byte("the version")
         tag = source.fixed(2, "the version tag")
         version = Version(major, minor)
         if version not in supported_versions():
             raise ReadError(f"unsupported Tile version {major}.{minor}.{tag}, this reader "
-                            f"supports versions {min_version_text()}", at)
+                            f"supports versions {min_version_text()}", source.offset)
         self.version = version
         self.layout = Layout(version)
+        if V13_5 in supported_versions():   # a 13.5 build checks the tag's bits
+            self.layout.preview = self._preview_tag(version, tag, source.offset)
+
+    def _preview_tag(self, version: Version, tag: int, at: int) -> bool:
+        """Whether the header's tag says the file holds preview content (13.5): any other
+        tag bit, preview content at an older version, or preview content with no preview
+        feature enabled is refused with the reference's message."""
+        if tag & ~PREVIEW_TAG:
+            raise ReadError(f"header has unrecognized version tag bits "
+                            f"(0x{tag & ~PREVIEW_TAG:x});", at)
+        if not tag & PREVIEW_TAG:
+            return False
+        current = newest_release()
+        if version != current:
+            raise ReadError(f"public-preview bytecode at version {version}.{tag} is not "
+                            f"readable; preview content is only valid at the current "
+                            f"version {current}", at)
+        if not self.preview:
+            raise ReadError("public-preview bytecode requires at least one enabled preview "
+                            "feature", at)
+        return True
 
     def _sections(self, source: Source) -> dict[int, tuple[int, int]]:
         payloads: dict[int, tuple[int, int]] = {}
@@ -274,10 +298,17 @@ class Reader:
             info["name"] = self.read_string(source)
             info["signature_at"] = source.offset
             info["signature"] = source.varint("a signature index")
+            flags_at = source.offset
             info["flags"] = source.byte("function flags")
             info["debug"] = source.varint("a debug index")
-            info["hints"] = None
-            if info["flags"] & FunctionFlags.ENTRY and info["flags"] & FunctionFlags.HINTS:
+            info["hints"] = info["arg_attrs"] = None
+            if self.version >= V_FUNCTION_FORMS:
+                self._function_form(info["flags"], flags_at)
+                if info["flags"] & FunctionFlags.ENTRY:
+                    info["hints"] = A.decode_attr(source, self)
+                info["arg_attrs_at"] = source.offset
+                info["arg_attrs"] = A.decode_attr(source, self)
+            elif info["flags"] & FunctionFlags.ENTRY and info["flags"] & FunctionFlags.HINTS:
                 hints = A.decode_attr(source, self)
                 info["hints"] = hints
             length = source.varint("a function body length")
@@ -288,6 +319,23 @@ class Reader:
             source.pos += length
             infos.append(info)
         return infos
+
+    def _function_form(self, flags: int, at: int) -> None:
+        """13.5's checks of a function's flags byte: known bits only, a form other than
+        reserved, the testing form only in a test build, and no kernel that is also an
+        extern implementation (preview extern implementations are not read yet)."""
+        if flags & ~KNOWN_FUNCTION_FLAGS_13_5:
+            raise ReadError(f"function entry has unrecognized flag bits "
+                            f"(0x{flags & ~KNOWN_FUNCTION_FLAGS_13_5:x});", at)
+        form = flags & FORM_MASK
+        if form == FORM_MASK:
+            raise ReadError("function entry has reserved form value", at)
+        if form == FORM_TESTING and not set(TESTING) & set(supported_versions()):
+            raise ReadError("function entry has testing form in non-test build", at)
+        if form == FORM_EXTERN_IMPL:
+            if flags & FunctionFlags.ENTRY:
+                raise ReadError("function entry cannot be both kernel and extern impl", at)
+            raise ReadError("extern implementations (preview) are not supported", at)
 
     def _function(self, info: dict) -> Operation:
         name = info["name"]
@@ -300,18 +348,27 @@ class Reader:
                             f"function type for function '{name}', got type: "
                             f"{signature.format()}", info["signature_at"])
         is_entry = bool(info["flags"] & FunctionFlags.ENTRY)
-        if not is_entry and not set(TESTING) & set(supported_versions()):
+        if self.version >= V_FUNCTION_FORMS:
+            if not is_entry and not info["flags"] & FORM_TESTING:
+                raise ReadError(f"un-expected non-entry function '{name}' (preview$func is "
+                                f"not supported)", info["at"])
+        elif not is_entry and not set(TESTING) & set(supported_versions()):
             raise ReadError(f"un-expected non-entry function '{name}'", info["at"])
         locations = self.debug.function_locations(info["debug"], info["at"])
         definition = lookup("cuda_tile.entry" if is_entry else "cuda_tile.testing$func")
         assert definition is not None
         attrs: dict[str, Attribute] = {
-            "sym_name": StringAttr(name), "function_type": TypeAttr(signature),
-            "arg_attrs": ArrayAttr(tuple(DictAttr(()) for _ in signature.inputs))}
-        if not is_entry:
-            del attrs["arg_attrs"]
+            "sym_name": StringAttr(name), "function_type": TypeAttr(signature)}
+        arg_attrs = self._arg_attrs(info)
+        if arg_attrs is not None:
+            attrs["arg_attrs"] = arg_attrs
+        elif is_entry:
+            attrs["arg_attrs"] = ArrayAttr(tuple(DictAttr(()) for _ in signature.inputs))
         hints = info["hints"]
-        if hints is not None:
+        # 13.5 entries always carry hints: an empty set stands for none (and prints none).
+        if hints is not None and not (self.version >= V_FUNCTION_FORMS and
+                                      isinstance(hints, OptimizationHintsAttr) and
+                                      not hints.entries):
             attrs["optimization_hints"] = hints
         op = _make(definition, [], [], attrs, next(locations))
         region = Region(op)
@@ -325,6 +382,21 @@ class Reader:
         while not body.source.at_end():
             block.append(body.op(values, 0))
         return op
+
+
+    def _arg_attrs(self, info: dict) -> ArrayAttr | None:
+        """A 13.5 record's ``arg_attrs``: None for an empty array (no argument has any),
+        else the dictionaries as read.  The layout remembers which form it was."""
+        assert self.layout is not None
+        found = info["arg_attrs"]
+        if found is None:
+            return None
+        if not isinstance(found, ArrayAttr) or \
+                not all(isinstance(d, DictAttr) for d in found.elements):
+            raise ReadError("function arg_attrs is not an array of dictionaries",
+                            info["arg_attrs_at"])
+        self.layout.empty_arg_attrs.append(not found.elements)
+        return found if found.elements else None   # (its size is the verifier's to check)
 
 
 def _source(data: bytes, start: int, end: int) -> Source:
@@ -430,12 +502,19 @@ class DebugTable:
             return UNKNOWN_LOC
         values = []
         for field in record.fields:
+            if field.since > self.reader.version:
+                continue
             if field.kind == "ref":
                 values.append(self._ref(source, field.refers_to, field.what))
             elif field.kind == "str":
                 values.append(self.reader.read_string(source))
             else:
+                field_at = source.offset
                 values.append(source.varint(f"a {field.what}"))
+                if field.what == "flags" and values[-1] & ~KNOWN_SUBPROGRAM_FLAGS:
+                    raise ReadError(f"unrecognized flag bits "
+                                    f"(0x{values[-1] & ~KNOWN_SUBPROGRAM_FLAGS:x}) when "
+                                    f"parsing DISubprogramAttr", field_at)
         try:
             return record.build(*values)
         except NestingError as exc:
@@ -715,7 +794,8 @@ _ATTR_READERS = {
 }
 
 
-def read_bytecode(data: bytes) -> Module:
-    """The module in `data` (not yet verified); `BytecodeError` for anything malformed."""
+def read_bytecode(data: bytes, preview: tuple[str, ...] = ()) -> Module:
+    """The module in `data` (not yet verified); `BytecodeError` for anything malformed.
+    `preview` names the enabled preview features (a file with preview content needs one)."""
     with gc_paused():
-        return Reader(data).read()
+        return Reader(data, preview).read()

@@ -7,7 +7,7 @@ import enum
 import os
 from dataclasses import dataclass, field
 
-from ..versions import V13_1, V13_2, V13_3, V13_4, Version
+from ..versions import DEFAULT_WRITE, V13_1, V13_2, V13_3, V13_4, V13_5, Version
 
 MAGIC = b"\x7fTileIR\x00"
 END, STRING, FUNC, DEBUG, CONSTANT, TYPE, GLOBAL, PRODUCER = range(8)
@@ -21,9 +21,27 @@ REQUIRED_ALIGNMENT = {STRING: 4, FUNC: 8, DEBUG: 8, CONSTANT: 8, TYPE: 4}
 
 
 class FunctionFlags(enum.IntFlag):
+    """The flags byte of a function record.  Before 13.5, bit 2 says an entry carries
+    hints; 13.5 drops that bit (an entry always carries them) and gives bits 2-3 to the
+    function's form (`FORM_MASK`)."""
+
     PRIVATE = 0x01
     ENTRY = 0x02
     HINTS = 0x04
+
+
+#: 13.5's form field of the function flags (bits 2-3): a plain function, an extern
+#: implementation (preview), the testing form, or reserved.
+FORM_MASK = 0x0C
+FORM_EXTERN_IMPL = 0x04
+FORM_TESTING = 0x08
+#: Every bit a 13.5 function flags byte may set.
+KNOWN_FUNCTION_FLAGS_13_5 = 0x0F
+#: The low bit of the header's version tag: the file holds preview content (13.5).
+PREVIEW_TAG = 0x0001
+#: Function records always carry entry hints and an ``arg_attrs`` array, and the flags
+#: byte has the form field, from this release.
+V_FUNCTION_FORMS = V13_5
 
 
 class DebugTag(enum.IntEnum):
@@ -38,7 +56,7 @@ class DebugTag(enum.IntEnum):
 
 #: The releases tileir reads and writes; the testing versions of NVIDIA's suite are
 #: opt-in (``TILEIR_BYTECODE_VERSIONS``, see `supported_versions`).
-RELEASES: tuple[Version, ...] = (V13_1, V13_2, V13_3, V13_4)
+RELEASES: tuple[Version, ...] = (V13_1, V13_2, V13_3, V13_4, V13_5)
 TESTING: tuple[Version, ...] = (Version(250, 0), Version(250, 1))
 
 
@@ -56,13 +74,20 @@ def supported_versions() -> tuple[Version, ...]:
 
 
 def newest_release() -> Version:
-    """The default version to write: the newest non-testing supported version."""
+    """The newest non-testing supported version (the "current version" of the emulated
+    build: the top of its supported range, the only one preview content may have)."""
     releases = [v for v in supported_versions() if v not in TESTING]
     return max(releases) if releases else RELEASES[-1]
 
 
+def default_write_version() -> Version:
+    """The version written when none is asked for: `DEFAULT_WRITE` (13.4), or the newest
+    release where the emulated build is older."""
+    return min(newest_release(), DEFAULT_WRITE)
+
+
 def min_version_text() -> str:
-    """``[13.1 - 13.4]``: the supported range as the reference prints it."""
+    """``[13.1 - 13.5]``: the supported range as the reference prints it."""
     return f"[{supported_versions()[0]} - {newest_release()}]"
 
 
@@ -84,3 +109,8 @@ class Layout:
     #: Whether the Func payload ends padded to 8 bytes (NVIDIA's writer pads it, cuTile's
     #: does not).
     pad_functions: bool = True
+    #: Per function, whether its 13.5 record held an empty ``arg_attrs`` array where
+    #: every argument's dictionary is empty (cuTile's form) rather than one per argument.
+    empty_arg_attrs: list[bool] = field(default_factory=list)
+    #: The header's preview flag (13.5): the file holds preview content.
+    preview: bool = False

@@ -95,6 +95,10 @@ def _ptr_attr_flags(attr: PointerAttribute | None, version: Version, sink: Sink,
 
 def _ptr_attr_tail(attr: PointerAttribute | None, version: Version, sink: Sink) -> None:
     if version >= POINTER_ATTRIBUTE and attr is not None:
+        if attr.since > version:   # 13.5's unicast and multicast
+            raise TypeVersionError(f"enum value '{attr.keyword}' of parameter 'ptrAttr' "
+                                   f"requires bytecode version {attr.since}+, but targeting "
+                                   f"{version}")
         sink.varint(int(attr))
 
 

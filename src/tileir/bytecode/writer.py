@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..attributes import (ArrayAttr, Attribute, BoolAttr, CallSiteLoc,
-                          DenseArrayAttr, DenseElementsAttr, DILocAttr, EnumAttr,
+                          DenseArrayAttr, DictAttr, DenseElementsAttr, DILocAttr, EnumAttr,
                           FileLineColLoc, FusedLoc, IntegerAttr, Location, NameLoc,
                           OpaqueAttr, OptimizationHintsAttr, StringAttr, SymbolRefAttr,
                           UnitAttr, UnknownLoc)
@@ -20,8 +20,9 @@ from . import attrs as A
 from .debug import RECORDS, dependencies
 from .encoding import Sink
 from .ops import Layout, is_default, layout, written_attr
-from .sections import (CONSTANT, DEBUG, END, FUNC, GLOBAL, MAGIC, PRODUCER, STRING, TYPE,
-                       WRITE_ORDER, FunctionFlags, Layout as FileLayout)
+from .sections import (CONSTANT, DEBUG, END, FORM_TESTING, FUNC, GLOBAL, MAGIC,
+                       PREVIEW_TAG, PRODUCER, STRING, TYPE, V_FUNCTION_FORMS, WRITE_ORDER,
+                       FunctionFlags, Layout as FileLayout)
 from .tables import Table, write_offset_table
 from .types import TypeVersionError, encode_type, enum_since
 
@@ -68,9 +69,16 @@ class Writer:
         self.debug_lists: list[list[int]] = []
         self.section_order = list(WRITE_ORDER)
         self.pad_functions = True
+        #: Whether the header says the file holds preview content (13.5).
+        self.preview = False
+        #: Per function, whether a 13.5 record writes an empty ``arg_attrs`` array for
+        #: arguments with no attributes (the read file's choice; cuTile's by default).
+        self.empty_arg_attrs: list[bool] = []
         #: Sections the file this module was read from had, written even when empty.
         self.seeded_sections: set[int] = set()
         if seed is not None and seed.version == version:
+            self.preview = seed.preview
+            self.empty_arg_attrs = list(seed.empty_arg_attrs)
             self.strings.seed(seed.strings)
             self.types.seed(seed.types)
             self.constants.seed(seed.constants, seed.constant_keys or None)
@@ -130,7 +138,7 @@ class Writer:
         out.raw(MAGIC)
         out.byte(self.version.major)
         out.byte(self.version.minor)
-        out.fixed(0, 2)
+        out.fixed(PREVIEW_TAG if self.preview else 0, 2)
         for section in self.section_order:
             if section in payloads:
                 data, alignment = payloads[section]
@@ -212,24 +220,45 @@ class Writer:
     def _func_section(self, functions: list[_Function]) -> bytes:
         sink = Sink()
         sink.varint(len(functions))
-        for fn in functions:
+        for number, fn in enumerate(functions):
             sink.varint(fn.name)
             sink.varint(fn.signature)
-            flags = 0
-            if fn.is_entry:
-                flags |= FunctionFlags.ENTRY
-                if fn.hints is not None:
-                    flags |= FunctionFlags.HINTS
-            sink.byte(flags)
-            sink.varint(fn.debug_index)
-            if flags & FunctionFlags.HINTS:
-                self._self_contained(fn.op, fn.hints, sink)
+            if self.version >= V_FUNCTION_FORMS:
+                self._function_record_13_5(number, fn, sink)
+            else:
+                flags = 0
+                if fn.is_entry:
+                    flags |= FunctionFlags.ENTRY
+                    if fn.hints is not None:
+                        flags |= FunctionFlags.HINTS
+                sink.byte(flags)
+                sink.varint(fn.debug_index)
+                if flags & FunctionFlags.HINTS:
+                    self._self_contained(fn.op, fn.hints, sink)
             body = BodyWriter(self, fn).write()
             sink.varint(len(body))
             sink.raw(body)
         if self.pad_functions:
             sink.pad_to(8)
         return bytes(sink.data)
+
+    def _function_record_13_5(self, number: int, fn: _Function, sink: Sink) -> None:
+        """13.5's flags, debug index, hints and ``arg_attrs``: an entry always carries its
+        hints (empty when it has none), and every function an array of argument
+        attributes (empty when no argument has any, unless the read file wrote one
+        dictionary per argument)."""
+        flags = FunctionFlags.ENTRY if fn.is_entry else FORM_TESTING
+        sink.byte(flags)
+        sink.varint(fn.debug_index)
+        if fn.is_entry:
+            hints = fn.hints if fn.hints is not None else OptimizationHintsAttr(())
+            self._self_contained(fn.op, hints, sink)
+        arg_attrs = fn.op.attributes.get("arg_attrs")
+        dicts = arg_attrs.elements if isinstance(arg_attrs, ArrayAttr) else ()
+        empty = not any(isinstance(d, DictAttr) and d.entries for d in dicts)
+        if empty and (number >= len(self.empty_arg_attrs) or self.empty_arg_attrs[number]):
+            dicts = ()
+        self._self_contained(fn.op, ArrayAttr(tuple(dicts)), sink)
 
     def _self_contained(self, op: Operation, attr: Attribute | None, sink: Sink) -> None:
         try:
@@ -301,6 +330,12 @@ class Writer:
         sink.varint(record.tag)
         encode = {"ref": self._di_index, "str": self.string_ref, "int": int}
         for field in record.fields:
+            if field.since > self.version:
+                if field.get(attr):
+                    raise _fail(None, f"{type(attr).__name__} parameter '{field.what}' "
+                                f"requires bytecode version {field.since}+, but targeting "
+                                f"{self.version}")
+                continue
             sink.varint(encode[field.kind](field.get(attr)))
         return bytes(sink.data)
 

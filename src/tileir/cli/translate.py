@@ -1,7 +1,7 @@
 """``cuda-tile-translate``: convert between Tile IR text and bytecode, as NVIDIA's tool does.
 
-Modes: ``-mlir-to-cudatilebc`` (text to bytecode at ``-bytecode-version``, the newest by
-default), ``-cudatilebc-to-mlir`` (bytecode to text), ``-test-cudatile-roundtrip`` (text
+Modes: ``-mlir-to-cudatilebc`` (text to bytecode at ``-bytecode-version``, 13.4 by
+default: see docs/bytecode.md), ``-cudatilebc-to-mlir`` (bytecode to text), ``-test-cudatile-roundtrip`` (text
 through bytecode and back to text) and ``--list-versions``.  Text input is parsed and
 verified chunk by chunk, with ``-split-input-file`` and ``-verify-diagnostics`` as in
 cuda-tile-opt, so writer errors can be matched against expectations too.

@@ -28,5 +28,5 @@ op("atomic_rmw_tko", "13.1", 0x08, G,
           "custom<CudaTileType>(type($result)) `,` custom<CudaTileType>(type($result_token))")
 op("atomic_red_view_tko", "13.3", 0x75, G,
    operands="view:view index:iN* value:tile token:token?", results="result_token:token",
-   attrs=_ORDER + " mode:rmw_mode", traits="AttrSizedOperandSegments",
+   attrs=_ORDER + " mode:rmw_mode inbounds:boolarr?@13.5", traits="AttrSizedOperandSegments",
    custom="atomic_red_view")

@@ -8,8 +8,8 @@ from typing import Any, Callable
 
 from ..attributes import EnumAttr, IntegerAttr
 from ..enums import (AtomicRMWMode, ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
-                     MemoryOrderingSemantics, MemoryScope, RoundingMode, Signedness,
-                     SymbolVisibility)
+                     MemoryOrderingSemantics, MemoryScope, MultimemReductionKind, RoundingMode,
+                     Signedness, SymbolVisibility)
 from ..types import IntegerType
 from ..versions import Version
 from . import base
@@ -29,6 +29,7 @@ ATTR_KINDS: dict[str, base.AttrKind] = {
     "mem_order": base.enum_kind(MemoryOrderingSemantics),
     "mem_scope": base.enum_kind(MemoryScope), "rmw_mode": base.enum_kind(AtomicRMWMode),
     "visibility": base.enum_kind(SymbolVisibility),
+    "mm_reduction": base.enum_kind(MultimemReductionKind),
     "unit": base.UNIT_KIND, "str": base.STR, "i64": base.I64, "i32": base.I32,
     "i32nn": base.I32, "i64min0": base.I64,
     "bool": base.BOOL, "sym": base.SYMBOL_NAME, "symref": base.SYMBOL_REF,

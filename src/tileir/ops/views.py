@@ -1,4 +1,5 @@
-"""View ops (spec group "Views"): building tensor, partition, strided and gather views."""
+"""View ops (spec group "Views"): building tensor, partition, strided and gather views, and
+the loads, stores and 13.5 multimem accesses through them."""
 
 from .naming import fixed
 from .registry import op
@@ -32,3 +33,25 @@ op("store_view_tko", "13.1", 0x66, G,
          "optimization_hints:hints? inbounds:boolarr?@13.4",
    traits="AttrSizedOperandSegments",
    custom="store_view")
+
+# 13.5: multimem accesses through a multicast-backed partition view (every GPU of an
+# NVSwitch fabric holding the multicast memory at once).
+op("multimem_load_reduce_view_tko", "13.5", 123, G,
+   operands="view:view index:iN* token:token?",
+   results="reduced_values:tile result_token:token",
+   attrs="memory_ordering_semantics:mem_order memory_scope:mem_scope? "
+         "reduction:mm_reduction=add inbounds:boolarr?",
+   traits="AttrSizedOperandSegments AsmNames", custom="multimem_load_reduce",
+   names=fixed("reduced_values", "result_token"),
+   summary="load a tile from every destination of a multicast view, reduced elementwise")
+op("multimem_reduce_view_tko", "13.5", 124, G,
+   operands="view:view tile:tile index:iN* token:token?", results="result_token:token",
+   attrs="memory_ordering_semantics:mem_order memory_scope:mem_scope "
+         "reduction:mm_reduction=add inbounds:boolarr?",
+   traits="AttrSizedOperandSegments", custom="multimem_reduce",
+   summary="reduce a tile atomically into every destination of a multicast view")
+op("multimem_store_view_tko", "13.5", 125, G,
+   operands="view:view tile:tile index:iN* token:token?", results="result_token:token",
+   attrs="memory_ordering_semantics:mem_order memory_scope:mem_scope? inbounds:boolarr?",
+   traits="AttrSizedOperandSegments", custom="multimem_store",
+   summary="store the same tile to every destination of a multicast view")

@@ -421,14 +421,25 @@ def print_atomic_red_view(p: "Printer", op: "Operation") -> str:
     text += op.attr("mode").value.keyword + ", " + p.value(value[0])
     if token:
         text += " token = " + p.value(token[0])
+    text += _inbounds(op, "")     # 13.5
     text += p.attr_dict(op, _VIEW_ELIDED, with_keyword=True)
     text += f" : {_t(value[0].type)}, {_t(view[0].type)}" + _index_types(p, index)
     return text + f" -> {_t(op.results[0].type)}"
 
 
-def _parse_view_tail(parser: "OpParser", state: "OpState", with_hints: bool) -> list:
+def _inbounds(op: "Operation", absent: str) -> str:
+    """`` inbounds = [...]`` when any index is in bounds, else `absent`."""
+    inbounds = op.attributes.get("inbounds")
+    if isinstance(inbounds, DenseArrayAttr) and any(inbounds.values):
+        return " inbounds = " + inbounds.format_short()
+    return absent
+
+
+def _parse_view_tail(parser: "OpParser", state: "OpState", with_hints: bool,
+                     with_inbounds: bool | None = None) -> list:
     """``[token = %t] [optimization_hints = <...>] [inbounds = [b, ...]] [attributes {...}]``
-    (the last two clauses of loads and stores only)."""
+    (hints for loads and stores only; inbounds where `with_inbounds`, by default with the
+    hints)."""
     token = []
     if parser.consume_keyword("token"):
         parser.expect_punct("=")
@@ -436,13 +447,114 @@ def _parse_view_tail(parser: "OpParser", state: "OpState", with_hints: bool) -> 
     if with_hints and parser.consume_keyword("optimization_hints"):
         parser.expect_punct("=")
         state.attributes["optimization_hints"] = parser.parse_optimization_hints()
-    if with_hints and parser.consume_keyword("inbounds"):
+    if (with_hints if with_inbounds is None else with_inbounds) and \
+            parser.consume_keyword("inbounds"):
         parser.expect_punct("=")
         state.attributes["inbounds"] = DenseArrayAttr(
             IntegerType(1), tuple(parser.parse_comma_list(lambda: _bool(parser), "square")))
     if parser.consume_keyword("attributes"):
         parser.parse_attr_dict_body(state.discardable)
     return token
+
+
+# 13.5's multimem accesses: `view[index]` (load-reduce) or `view, tile[index]`, then an
+# optional token and inbounds (an empty slot still spaced, as MLIR prints an empty custom
+# directive), the attribute dictionary (the reduction, when not add) and the types: one for
+# every index, and the token's where there is one.
+
+
+def _multimem_tail(p: "Printer", op: "Operation", token: list) -> str:
+    text = " token = " + p.value(token[0]) if token else ""
+    return text + _inbounds(op, " ") + p.attr_dict(op, _VIEW_ELIDED, with_keyword=True)
+
+
+def _multimem_types(view: list, tile: list, index: list, token: list) -> str:
+    types = [view[0].type] + [t[0].type for t in (tile, index, token) if t]
+    return " : " + ", ".join(_t(t) for t in types)
+
+
+def print_multimem_load_reduce(p: "Printer", op: "Operation") -> str:
+    view, index, token = op.operand_groups()
+    text = _memory(op) + f" {p.value(view[0])}[{p.values(index)}]"
+    text += _multimem_tail(p, op, token) + _multimem_types(view, [], index, token)
+    return text + f" -> {_t(op.results[0].type)}, {_t(op.results[1].type)}"
+
+
+def print_multimem_update(p: "Printer", op: "Operation") -> str:
+    """multimem_reduce_view_tko and multimem_store_view_tko."""
+    view, tile, index, token = op.operand_groups()
+    text = _memory(op) + f" {p.value(view[0])}, {p.value(tile[0])}[{p.values(index)}]"
+    text += _multimem_tail(p, op, token) + _multimem_types(view, tile, index, token)
+    return text + f" -> {_t(op.results[0].type)}"
+
+
+def _parse_multimem_types(parser: "OpParser", with_tile: bool, indices: list, token: list
+                          ) -> tuple[Any, Any, list, int | None]:
+    """``: view[, tile][, index][, token] ->``: the view, tile and index types (one type
+    for every index) with the index type's offset."""
+    parser.expect_punct(":")
+    view_type = parser.parse_cuda_tile_type()
+    tile_type = None
+    if with_tile:
+        parser.expect_punct(",")
+        tile_type = parser.parse_cuda_tile_type()
+    index_types: list = []
+    offset = None
+    if indices:
+        parser.expect_punct(",")
+        offset = parser.token.offset
+        index_types = [parser.parse_cuda_tile_type()] * len(indices)
+    if token:
+        parser.expect_punct(",")
+        parser.parse_cuda_tile_type()
+    parser.expect_punct("->")
+    return view_type, tile_type, index_types, offset
+
+
+def parse_multimem_load_reduce(parser: "OpParser", state: "OpState") -> None:
+    _parse_memory(parser, state)
+    view = parser.parse_ssa_use()
+    indices = _indices(parser)
+    token = _parse_view_tail(parser, state, False, True)
+    view_type, _, index_types, offset = _parse_multimem_types(parser, False, indices, token)
+    tile_type = parser.parse_cuda_tile_type()
+    parser.expect_punct(",")
+    token_type = parser.parse_cuda_tile_type()
+    load_view_values(parser, state, view, indices, token, view_type, index_types, offset,
+                     tile_type, token_type)
+
+
+def _parse_order_and_scope(parser: "OpParser", state: "OpState") -> None:
+    """``relaxed sys``: an ordering and a scope, both required (a reduce's scope is not
+    optional, so any ordering may take one; its verifier judges the pair)."""
+    state.attributes["memory_ordering_semantics"] = parser.parse_enum_keyword(
+        MemoryOrderingSemantics, "invalid memory_ordering_semantics attribute specification. "
+        "Got \"{keyword}\" but expect one of: weak, relaxed, acquire, release, acq_rel")
+    state.attributes["memory_scope"] = parser.parse_enum_keyword(
+        MemoryScope, "invalid memory_scope attribute specification. Got \"{keyword}\" but "
+        "expect one of: tl_blk, device, sys")
+
+
+def parse_multimem_update(parser: "OpParser", state: "OpState") -> None:
+    """multimem_reduce_view_tko and multimem_store_view_tko."""
+    if state.opdef.name == "multimem_reduce_view_tko":
+        _parse_order_and_scope(parser, state)
+    else:
+        _parse_memory(parser, state)
+    view = parser.parse_ssa_use()
+    parser.expect_punct(",")
+    tile = parser.parse_ssa_use()
+    indices = _indices(parser)
+    token = _parse_view_tail(parser, state, False, True)
+    view_type, tile_type, index_types, offset = _parse_multimem_types(parser, True, indices,
+                                                                      token)
+    token_type = parser.parse_cuda_tile_type()
+    view_value = parser.resolve(view, view_type)
+    tile_value = parser.resolve(tile, tile_type)
+    index_values = _resolve_indices(parser, indices, index_types, offset)
+    _set_groups(state, [[view_value], [tile_value], index_values,
+                        [parser.resolve(u, TOKEN) for u in token]])
+    state.result_types = [token_type]
 
 
 def _bool(parser: "OpParser") -> int:
@@ -574,7 +686,7 @@ def parse_atomic_red_view(parser: "OpParser", state: "OpState") -> None:
         raise parser.asm_error(mode_offset, f"unknown atomic RMW mode: '{mode}'; expected one "
                                "of: and, or, xor, add, addf, max, min, umax, umin")
     state.attributes["mode"] = enum_attr(enum_case(AtomicRMWMode, mode))
-    token = _parse_view_tail(parser, state, False)
+    token = _parse_view_tail(parser, state, False, True)
     parser.expect_punct(":")
     offset: int | None = parser.token.offset
     value_type = parser.parse_cuda_tile_type()
@@ -596,12 +708,16 @@ PRINTERS: dict[str, Callable[["Printer", "Operation"], str]] = {
     "make_tensor_view": print_make_tensor_view, "make_view": print_make_view,
     "get_shape": print_get_shape, "load_view": print_load_view,
     "store_view": print_store_view, "atomic_red_view": print_atomic_red_view,
+    "multimem_load_reduce": print_multimem_load_reduce,
+    "multimem_reduce": print_multimem_update, "multimem_store": print_multimem_update,
 }
 PARSERS: dict[str, Callable[["OpParser", "OpState"], None]] = {
     "function": parse_function, "for": parse_for, "loop": parse_loop,
     "make_tensor_view": parse_make_tensor_view, "make_view": parse_make_view,
     "get_shape": parse_get_shape, "load_view": parse_load_view,
     "store_view": parse_store_view, "atomic_red_view": parse_atomic_red_view,
+    "multimem_load_reduce": parse_multimem_load_reduce,
+    "multimem_reduce": parse_multimem_update, "multimem_store": parse_multimem_update,
 }
 
 __all__ = ["PARSERS", "PRINTERS", "Value"]

@@ -15,7 +15,8 @@ from typing import Any, NamedTuple
 from ..attributes import (UNIT, UNKNOWN_LOC, ArrayAttr, Attribute, BoolAttr, BoundedAttr,
                           CallSiteLoc, DenseArrayAttr, DenseElementsAttr, DictAttr,
                           DICompileUnitAttr, DIFileAttr, DILexicalBlockAttr, DILocAttr,
-                          DISubprogramAttr, DivByAttr, EnumAttr, FileLineColLoc, FloatAttr,
+                          DI_SUBPROGRAM_FLAGS, DISubprogramAttr, DivByAttr, EnumAttr,
+                          FileLineColLoc, FloatAttr,
                           FusedLoc, IntegerAttr, Location, NameLoc, OpaqueAttr,
                           OptimizationHintsAttr, SameElementsAttr, SPECIALIZED_ENUMS, StringAttr,
                           SymbolRefAttr, TypeAttr, NestingError, file_line_col)
@@ -1316,6 +1317,8 @@ class OpParser(TypeParser):
                                      f"duplicate or unknown struct parameter name: {key}")
             if kind == "int":
                 values[key] = self.parse_integer()
+            elif kind == "subprogram_flags":
+                values[key] = self._subprogram_flags()
             elif kind == "str":
                 values[key] = self.parse_string()
             else:
@@ -1355,9 +1358,24 @@ class OpParser(TypeParser):
     def _di_subprogram(self) -> DISubprogramAttr:
         v = self._keyword_params({"file": (DIFileAttr,), "line": "int", "name": "str",
                                   "linkageName": "str", "compileUnit": (DICompileUnitAttr,),
-                                  "scopeLine": "int"}, optional=("scopeLine",))
+                                  "scopeLine": "int", "flags": "subprogram_flags"},
+                                 optional=("scopeLine", "flags"))
         return DISubprogramAttr(v["file"], v["line"], v["name"], v.get("linkageName", ""),
-                                v["compileUnit"], v.get("scopeLine", 0))
+                                v["compileUnit"], v.get("scopeLine", 0), v.get("flags", 0))
+
+    def _subprogram_flags(self) -> int:
+        """``declaration`` (13.5's subprogram flags, joined by ``|``) as their bits."""
+        flags = 0
+        while True:
+            at = self.token.offset
+            keyword = self.parse_keyword()
+            bit = DI_SUBPROGRAM_FLAGS.get(keyword)
+            if bit is None:
+                raise self.error_at(at, f"unknown di_subprogram flag '{keyword}', expected "
+                                    f"one of: {', '.join(DI_SUBPROGRAM_FLAGS)}")
+            flags |= bit
+            if not self.consume_punct("|"):
+                return flags
 
     def _di_lexical_block(self) -> DILexicalBlockAttr:
         start = self.token.offset

@@ -16,8 +16,8 @@ from ..attributes import (ASSUME_PREDICATES, ArrayAttr, Attribute, DenseElements
                           DictAttr, EnumAttr, OptimizationHintsAttr, StringAttr,
                           SymbolRefAttr, TypeAttr, UnitAttr)
 from ..enums import (AtomicRMWMode, ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
-                     MemoryOrderingSemantics, MemoryScope, PaddingValue, RoundingMode,
-                     Signedness, SymbolVisibility)
+                     MemoryOrderingSemantics, MemoryScope, MultimemReductionKind, PaddingValue,
+                     RoundingMode, Signedness, SymbolVisibility)
 from ..ops.base import AttrConstraint, AttrDef
 from ..types import FunctionType
 
@@ -34,6 +34,9 @@ ENUM_SUMMARIES: dict[type, str] = {
                    + ", ".join(str(int(m)) for m in AtomicRMWMode),
     SymbolVisibility: "symbol visibility",
     PaddingValue: "load padding value for out of bound access",
+    # 13.5 (NVIDIA's 13.5 tools' words).
+    MultimemReductionKind: "reduction operator for multimem load-reduce and multimem atomic "
+                           "reduce",
 }
 
 

@@ -10,8 +10,9 @@ from ..attributes import BoolAttr, DictAttr, IntegerAttr, OptimizationHintsAttr
 from ..types import IntegerType
 from .registry import Context, op_error
 
+#: The architectures hints may name (sm_107: 13.5, whose tileiras targets it).
 KNOWN_ARCHS = ("sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_100", "sm_103",
-               "sm_110", "sm_120", "sm_121", "default")
+               "sm_107", "sm_110", "sm_120", "sm_121", "default")
 SINGLE_CTA_ARCHS = ("sm_80", "sm_86", "sm_87", "sm_88", "sm_89")
 
 #: The hint keys each op accepts.

@@ -241,6 +241,10 @@ def _function_interface(op: Any, names: Sequence[str]) -> None:
         return
     _attribute_count(op, "arg_attrs", "argument", len(signature.inputs))
     _attribute_count(op, "res_attrs", "result", len(signature.results))
+    for name, what in (("arg_attrs", "arguments"), ("res_attrs", "results")):
+        for entry in getattr(op.attributes.get(name), "elements", ()):
+            if any("." not in key for key, _ in getattr(entry, "entries", ())):
+                raise op_error(op, f"{what} may only have dialect attributes")
     if not op.regions or not op.regions[0].blocks:
         return  # an external function: no body to check
     arguments = op.regions[0].blocks[0].arguments

@@ -13,6 +13,8 @@ from ...types import (BF16, F16, F32, F64, I32, I64, GatherScatterViewType, Inte
                       TiledView, TileType, Type, mlir_bit_width, quoted)
 from ..registry import Context, Failure, op_error, verifier
 from ..text import shape_text
+from .memory import is_multicast
+from .views import inbounds_error, multicast_view_error
 
 
 def _int_32_64(t: Type) -> bool:
@@ -67,6 +69,13 @@ def _pointee_error(op: Any, name: str) -> Failure | None:
     return None
 
 
+def _multicast_error(op: Any, what: str) -> Failure | None:
+    """13.5: no atomic on multicast memory through pointers."""
+    if is_multicast(op.values_named("pointers")[0].type):
+        return op_error(op, f"multicast pointer is not supported for {what}")
+    return None
+
+
 def _mask_error(op: Any, name: str, names: str) -> Failure | None:
     """The optional mask has the shape of operand `name`."""
     mask = op.values_named("mask")
@@ -87,7 +96,8 @@ def _raise_first(*checks: Callable[[], Failure | None]) -> None:
 def atomic_rmw_tko(op: Any, ctx: Context) -> None:
     """Pointee and argument element types agree; mask shape; mode and ordering."""
     element = op.values_named("arg")[0].type.element_type
-    _raise_first(lambda: _pointee_error(op, "arg"),
+    _raise_first(lambda: _multicast_error(op, "atomic_rmw"),
+                 lambda: _pointee_error(op, "arg"),
                  lambda: _mask_error(op, "arg", "pointers, arg, mask"),
                  lambda: mode_error(op, op.enum("mode"), element),
                  lambda: ordering_error(op))
@@ -104,7 +114,8 @@ def _cas_element_error(op: Any) -> Failure | None:
 @verifier("atomic_cas_tko")
 def atomic_cas_tko(op: Any, ctx: Context) -> None:
     """Pointee and value element types agree, 32 or 64 bits; mask shape; ordering."""
-    _raise_first(lambda: _pointee_error(op, "val"),
+    _raise_first(lambda: _multicast_error(op, "atomic_cas"),
+                 lambda: _pointee_error(op, "val"),
                  lambda: _cas_element_error(op),
                  lambda: _mask_error(op, "val", "pointers, val, cmp and mask"),
                  lambda: ordering_error(op))
@@ -184,4 +195,6 @@ def atomic_red_view_tko(op: Any, ctx: Context) -> None:
                  lambda: _red_value_error(op, view),
                  lambda: _red_mode_error(op),
                  lambda: _red_memory_error(op),
-                 lambda: _red_index_error(op, view))
+                 lambda: _red_index_error(op, view),
+                 lambda: inbounds_error(op),                # 13.5
+                 lambda: multicast_view_error(op, view))    # 13.5

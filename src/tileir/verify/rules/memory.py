@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...enums import PointerAttribute
 from ...types import I1, Type, mlir_bit_width, quoted
 from ..registry import Context, op_error, verifier
 from ..hints import verify_optimization_hints
@@ -17,9 +18,18 @@ from .views import memory_model_error
 # ---- pointer loads and stores --------------------------------------------------
 
 
+def is_multicast(pointers: Type) -> bool:
+    """Whether a tile of pointers points into multicast memory (13.5's ptr_attr)."""
+    pointer = getattr(pointers, "element_type", None)
+    return getattr(pointer, "ptr_attr", None) is PointerAttribute.MULTICAST
+
+
 @verifier("load_ptr_tko")
 def load_ptr_tko(op: Any, ctx: Context) -> None:
-    """Hints; a pointer load's ordering is weak, relaxed or acquire, with a scope unless weak."""
+    """No multicast pointer (13.5); hints; a pointer load's ordering is weak, relaxed or
+    acquire, with a scope unless weak."""
+    if is_multicast(op.values_named("source")[0].type):
+        raise op_error(op, "multicast pointer is not allowed")
     verify_optimization_hints(op, ctx)
     failure = memory_model_error(op, "load")
     if failure is not None:
@@ -28,7 +38,10 @@ def load_ptr_tko(op: Any, ctx: Context) -> None:
 
 @verifier("store_ptr_tko")
 def store_ptr_tko(op: Any, ctx: Context) -> None:
-    """Hints; a pointer store's ordering is weak, relaxed or release, with a scope unless weak."""
+    """No multicast pointer (13.5); hints; a pointer store's ordering is weak, relaxed or
+    release, with a scope unless weak."""
+    if is_multicast(op.values_named("destination")[0].type):
+        raise op_error(op, "multicast pointer is not allowed")
     verify_optimization_hints(op, ctx)
     failure = memory_model_error(op, "store")
     if failure is not None:

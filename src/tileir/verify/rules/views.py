@@ -3,12 +3,16 @@ and loading or storing tiles through them (reference CudaTile.cpp, SharedVerifie
 
 from __future__ import annotations
 
+from math import prod
 from typing import Any
 
 from ...enums import MemoryOrderingSemantics as Order
 from ...enums import MemoryScope
+from ...enums import MultimemReductionKind as Reduction
 from ...enums import PointerAttribute
-from ...types import TensorViewType, TiledView, Type, ptr_attr_text, quoted
+from ...types import (BF16, F16, F32, F64, FloatType, IntegerType, PartitionViewType,
+                      TensorViewType, TiledView, TileType, Type, mlir_bit_width,
+                      ptr_attr_text, quoted)
 from ..registry import Context, Failure, op_error, verifier
 from ..hints import verify_optimization_hints
 
@@ -173,11 +177,20 @@ def inbounds_error(op: Any, named: Any = None) -> Failure | None:
                         f"index dimensions ({count})")
 
 
+def multicast_view_error(op: Any, view: Type) -> Failure | None:
+    """13.5: only the multimem ops access a multicast-backed view."""
+    tensor_view = getattr(view, "tensor_view", None)
+    if getattr(tensor_view, "ptr_attr", None) is PointerAttribute.MULTICAST:
+        return op_error(op, "multicast ptr_attr is not allowed")
+    return None
+
+
 def _view_access(kind: str):
     """The verifier of a view load (`kind` "load") or store ("store")."""
     def check(op: Any, ctx: Context) -> None:
         named = _groups_named(op)
-        failure = view_access_error(op, named) or inbounds_error(op, named)
+        failure = view_access_error(op, named) or inbounds_error(op, named) or \
+            multicast_view_error(op, named("view")[0].type)
         if failure is not None:
             raise failure
         verify_optimization_hints(op, ctx)
@@ -185,9 +198,125 @@ def _view_access(kind: str):
         if failure is not None:
             raise failure
     check.__doc__ = (f"A view {kind}: indices and tile fit the view; one inbounds flag per "
-                     "index; hints; ordering and scope agree.")
+                     "index; no multicast view; hints; ordering and scope agree.")
     return check
 
 
 verifier("load_view_tko")(_view_access("load"))
 verifier("store_view_tko")(_view_access("store"))
+
+
+# ---- 13.5: multimem accesses --------------------------------------------------------------
+
+#: The float element types a multimem access moves.
+_MULTIMEM_FLOATS = (F16, BF16, F32, F64)
+#: Reductions that need integer elements.
+_INTEGER_REDUCTIONS = (Reduction.AND, Reduction.OR, Reduction.XOR, Reduction.UMIN,
+                       Reduction.UMAX)
+
+
+def _multimem_element_error(op: Any, tile: TileType) -> Failure | None:
+    """32- or 64-bit integers, or f16, bf16, f32, f64 in tiles of whole 4-byte words."""
+    element = tile.element_type
+    if isinstance(element, IntegerType):
+        if element.width not in (32, 64):
+            return op_error(op, f"multimem requires 32- or 64-bit integer/index element "
+                                f"types; got {element.width} bits")
+        return None
+    if not isinstance(element, FloatType):
+        return op_error(op, "multimem expects integer, index, or standard floating-point "
+                            "tensor elements")
+    if element not in _MULTIMEM_FLOATS:
+        return op_error(op, "multimem supports only f16, bf16, f32, and f64 floating-point "
+                            "element types")
+    count = prod(tile.shape)
+    width = mlir_bit_width(element) or 0
+    if count * width % 32:
+        return op_error(op, f"multimem op requires tile total size to be a multiple of 4 "
+                            f"bytes for float element types; got {count} element(s) of "
+                            f"{width} bits (total {count * width} bits)")
+    return None
+
+
+def _multimem_reduction_error(op: Any, element: Type) -> Failure | None:
+    """Integers take every reduction; floats add, and a load-reduce of f16 or bf16 also
+    min and max."""
+    reduction = op.enum("reduction")
+    if reduction is None or not isinstance(element, FloatType) or reduction is Reduction.ADD:
+        return None
+    if reduction in _INTEGER_REDUCTIONS:
+        return op_error(op, "and/or/xor/umin/umax reductions require integer element types")
+    if op.opdef.name == "multimem_reduce_view_tko":
+        return op_error(op, "supports only add for floating-point element types")
+    if element not in (F16, BF16):
+        return op_error(op, f"min/max supports f16 and bf16 float types only; got "
+                            f"{quoted(element)}")
+    return None
+
+
+def _multicast_error(op: Any, view: Type) -> Failure | None:
+    """The view is backed by multicast memory (its tensor_view's ptr_attr), and is a
+    partition_view; an f16 or bf16 one has exactly one stride known to be 1."""
+    tensor_view = getattr(view, "tensor_view", None)
+    ptr_attr = getattr(tensor_view, "ptr_attr", None)
+    if ptr_attr is not PointerAttribute.MULTICAST:
+        got = ptr_attr.keyword if ptr_attr is not None else "none"
+        return op_error(op, f"expected a multicast pointer, but got {got}")
+    if not isinstance(view, PartitionViewType):
+        return op_error(op, f"multimem view operations support only partition_view; got "
+                            f"{quoted(view)}")
+    if view.element_type in (F16, BF16):
+        unit = sum(stride == 1 for stride in tensor_view.strides)
+        if unit != 1:
+            return op_error(op, f"f16/bf16 multimem views must have exactly one element "
+                                f"stride statically known to equal 1; got {unit}")
+    return None
+
+
+def _multimem_memory_error(op: Any) -> Failure | None:
+    """A load-reduce orders as a load, a store as a store; a reduce is relaxed or release."""
+    name = op.opdef.name
+    if name == "multimem_load_reduce_view_tko":
+        return memory_model_error(op, "load")
+    if name == "multimem_store_view_tko":
+        return memory_model_error(op, "store")
+    if op.enum("memory_ordering_semantics") not in (Order.RELAXED, Order.RELEASE):
+        return op_error(op, "memory ordering semantics must be one of: relaxed, release")
+    return None
+
+
+@verifier("multimem_load_reduce_view_tko", "multimem_reduce_view_tko",
+          "multimem_store_view_tko")
+def multimem_view_access(op: Any, ctx: Context) -> None:
+    """13.5's multimem accesses, in the order NVIDIA's 13.5 verifier reports: the view
+    access rules, the element type, the reduction, a multicast partition_view, the inbounds
+    flags, then the ordering and scope."""
+    named = _groups_named(op)
+    view = named("view")[0].type
+    tile = named("reduced_values" if op.opdef.name == "multimem_load_reduce_view_tko"
+                 else "tile")[0].type
+    if not isinstance(view, TiledView) or not isinstance(tile, TileType):
+        return
+    for check in (lambda: _view_access_with(op, named, view, tile),
+                  lambda: _multimem_element_error(op, tile),
+                  lambda: _multimem_reduction_error(op, tile.element_type),
+                  lambda: _multicast_error(op, view),
+                  lambda: inbounds_error(op, named),
+                  lambda: _multimem_memory_error(op)):
+        failure = check()
+        if failure is not None:
+            raise failure
+
+
+def _view_access_with(op: Any, named: Any, view: TiledView, tile: TileType) -> Failure | None:
+    """`view_access_error` with the tile of a multimem access (a load-reduce's result)."""
+    def with_tile(name: str) -> list[Any]:
+        return [_Typed(tile)] if name == "tile" else named(name)
+    return view_access_error(op, with_tile)
+
+
+class _Typed:
+    """Stands for a value of type `type` where only its type is asked for."""
+
+    def __init__(self, type_: Type) -> None:
+        self.type = type_
