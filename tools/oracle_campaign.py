@@ -1,7 +1,7 @@
 """Random valid kernels against NVIDIA's own tools (issue 16 §2).
 
     python tools/oracle_campaign.py --kernels N [--seed S] [--jobs J] [--out DIR]
-        [--versions 13.1,13.2,13.3,13.4] [--archs sm_90,sm_100]
+        [--versions 13.1,13.2,13.3,13.4,13.5] [--archs sm_90,sm_100]
 
 Each kernel comes from `tileir.generate` (every op checked by our verifier) and must:
 print and parse back to the same text; for every bytecode version our writer takes it
@@ -29,7 +29,7 @@ from pathlib import Path
 import tileir
 from tileir.generate import generate
 
-VERSIONS = ("13.1", "13.2", "13.3", "13.4")
+VERSIONS = ("13.1", "13.2", "13.3", "13.4", "13.5")
 ARCHS = ("sm_90", "sm_100")
 TIMEOUT_S = 120
 #: tileiras's refusal of a type an architecture lacks: not a disagreement (the kernel is

@@ -239,8 +239,12 @@ class DenseElementsAttr(Attribute):
         return self.values
 
     def literal(self) -> str:
-        """The element literal: one value for a splat, else nested lists."""
+        """The element literal: one value for a splat, else nested lists, or the raw
+        buffer in hex past 100 elements (as MLIR prints them)."""
         element = self.type.element_type
+        from .syntax.dense_hex import prints_in_hex, to_hex
+        if prints_in_hex(self.type.num_elements, self.is_splat):
+            return to_hex(self.values, element)
         if isinstance(element, FloatType):
             from .syntax.floats import format_float
 

@@ -849,3 +849,23 @@ if __name__ == "__main__":
     for key, (text, trace) in sorted(found.items()):
         print("=" * 80, "\n", key, "\n", trace[-1500:], "\n", text[:3000])
     print(f"{len(found)} distinct crashes in {2 * n} cases")
+
+
+def test_an_api_built_type_text_could_never_spell_is_refused() -> None:
+    # (found by tools/oracle_campaign.py: a generated constant of three f4E2M1FN elements
+    # verified, then its printed text did not parse)
+    from tileir import VerificationError
+    from tileir.attributes import DenseElementsAttr
+    from tileir.ir import Builder, Module
+    from tileir.types import F4E2M1FN, TileType
+    module = Module()
+    kernel = Builder.at_end(module.body).entry("k", [])
+    b = Builder.at_end(kernel.regions[0].blocks[0])
+    odd = TileType((1,), F4E2M1FN)
+    b.create("constant", (), [odd], {"value": DenseElementsAttr(odd, (1,))})
+    b.create("return")
+    with pytest.raises(VerificationError) as caught:
+        module.verify()
+    assert caught.value.diagnostics[0].message == (
+        "'cuda_tile.constant' op result #0 has an invalid type !cuda_tile.tile<1xf4E2M1FN>: "
+        "F4E2M1FN tiles must have an even number of elements")

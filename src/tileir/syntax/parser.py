@@ -30,6 +30,7 @@ from .base import enum_attr, enum_case, enum_keywords
 from .compiled import compile_parse_plan, run_parse_plan
 from . import fast
 from .custom import PARSERS
+from .dense_hex import from_hex
 from .floats import float_bits_from_hex, parse_float_literal
 from .format import Literal, Optional_, Var, format_of
 from .lexer import (AT_IDENTIFIER, BARE_IDENTIFIER, CARET_IDENTIFIER, EOF, EXCLAMATION_IDENTIFIER,
@@ -1131,6 +1132,10 @@ class OpParser(TypeParser):
             raise self.error_here("expected tile type for dense elements")
         end = self.prev_end
         self.rewind(start)
+        if self.token.kind is STRING:
+            attr = self._dense_hex(self.token, t)
+            self.rewind(end)
+            return attr
         values: list[int] = []
         shape = self._literal(t.element_type, values)
         self.rewind(end)
@@ -1446,7 +1451,8 @@ class OpParser(TypeParser):
         element = self._dense_element_type()
         self.expect_punct(":")
         values: list[int] = []
-        shape = self._literal(element, values)
+        hex_token = self.advance() if self.token.kind is STRING else None
+        shape = self._literal(element, values) if hex_token is None else []
         self.expect_punct(">")
         self.expect_punct(":")
         type_offset = self.token.offset
@@ -1458,7 +1464,16 @@ class OpParser(TypeParser):
             raise self.asm_error(type_offset, "mismatch between the element type: "
                                  f"{quoted(element)} and the tile element type "
                                  f"{quoted(t.element_type)}")
+        if hex_token is not None:
+            return self._dense_hex(hex_token, t)
         return self._dense_value(t, shape, values, type_offset, custom=True)
+
+    def _dense_hex(self, token: Token, t: TileType) -> DenseElementsAttr:
+        """Elements given as MLIR prints large ones: ``"0x..."``, the raw buffer in hex."""
+        found = from_hex(unescape_string(token.spelling), t.element_type, t.num_elements)
+        if isinstance(found, str):
+            raise self.error_at(token.offset, found)
+        return DenseElementsAttr(t, found)
 
     def _dense_element_type(self) -> Type:
         """The element type before the literal; a bad one is reported twice over, as the

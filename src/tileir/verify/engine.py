@@ -12,6 +12,7 @@ independently.  Dominance is checked for each isolated op that verified.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 from ..attributes import DenseArrayAttr
@@ -60,6 +61,7 @@ def _is_isolated(op: Operation) -> bool:
 def _verify_op(op: Operation, ctx: Context) -> None:
     """Verify `op`, then the ops of its regions, then its region checks (raises `Failure`
     at the first problem, `_Failed` when a nested isolated op failed)."""
+    _check_value_types(op)
     _invariants(op, ctx)
     if op.regions:
         isolated: list[Operation] = []
@@ -85,6 +87,32 @@ def _verify_op(op: Operation, ctx: Context) -> None:
             step(op, argument)
         for check in CHECKS["regions"].get(opdef.name, ()):
             check(op, ctx)
+
+
+def _check_value_types(op: Operation) -> None:
+    """Every type `op` defines (results, its blocks' arguments) obeys the type rules the
+    parser and bytecode reader apply as they read a type: an op built through the API can
+    hold a type text could never spell (an odd number of f4E2M1FN elements, say)."""
+    values: list[Any] = list(op.results)
+    for region in op.regions:
+        for block in region.blocks:
+            values.extend(block.arguments)
+    for value in values:
+        try:
+            message = _type_error(value.type)
+        except TypeError:           # (an unhashable type: not remembered)
+            message = _type_error.__wrapped__(value.type)
+        if message is not None:
+            what = (f"result #{value.index}" if isinstance(value, OpResult)
+                    else f"block argument #{value.index}")
+            raise op_error(op, f"{what} has an invalid type {value.type}: {message}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _type_error(t: Any) -> str | None:
+    """The first rule type `t` breaks, remembered per type (types are immutable)."""
+    first = getattr(t, "first_error", None)
+    return first() if first is not None else None
 
 
 # ---- per-op invariants --------------------------------------------------
