@@ -41,6 +41,7 @@ from ..ir import Module, Operation
 from ..numerics import (ENCODINGS, from_float64, from_integers, int_range,
                         numpy_dtype, pack, unpack)
 from ..types import FloatType, IntegerType, PointerType, TileType
+from ..enums import PointerAttribute
 from ..ir import location_of
 from .semantics.core import dense_values
 from .semantics.floating_point import release_work
@@ -279,6 +280,31 @@ def _address_table(memory: Memory, table: AddressTable, t: Any, where: str,
     return np.array(memory.map(np.array(words, np.int64), where), np.int64)
 
 
+def _multicast(memory: Memory, value: Any, e: PointerType, where: str,
+               kernel: Operation) -> np.ndarray:
+    """A multicast pointer (13.5): a list of arrays, one replica of the object per device
+    of its multicast group (one array: a group of one), all of one shape and dtype."""
+    replicas = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not replicas:
+        raise _fail(f"{where} is a multicast pointer: pass a list of arrays, one replica "
+                    "per device (at least one)", kernel)
+    accepted = ENCODINGS[e.pointee].numpy_dtypes if e.pointee in ENCODINGS else ()
+    for i, replica in enumerate(replicas):
+        _buffer(replica, f"{where}, replica {i}", kernel)
+        if replica.dtype not in accepted or element_bits(e.pointee) == 4:
+            raise _fail(f"{where}, replica {i} expects an array of dtype "
+                        f"{', '.join(str(d) for d in accepted)} for {e.pointee}, got "
+                        f"{replica.dtype}", kernel)
+        if replica.shape != replicas[0].shape or replica.dtype != replicas[0].dtype:
+            raise _fail(f"{where}: replica {i} is {replica.dtype}{list(replica.shape)}, "
+                        f"replica 0 {replicas[0].dtype}{list(replicas[0].shape)}; every "
+                        "replica of a multicast object has its shape and dtype", kernel)
+    try:
+        return np.array(memory.map_multicast(replicas, where), np.int64)
+    except ValueError as error:
+        raise _fail(str(error), kernel) from None
+
+
 def _argument(memory: Memory, value: Any, t: Any, where: str, kernel: Operation,
               write_back: list[Callable[[], None]]) -> Any:
     """The run-time value of one kernel argument (buffers are mapped into `memory`)."""
@@ -288,6 +314,8 @@ def _argument(memory: Memory, value: Any, t: Any, where: str, kernel: Operation,
     if isinstance(e, PointerType):
         if t.rank != 0:
             raise _fail(f"{where} is a tile of pointers; pass buffers as tile<ptr<E>>", kernel)
+        if e.ptr_attr == PointerAttribute.MULTICAST:
+            return _multicast(memory, value, e, where, kernel)
         if isinstance(value, AddressTable):
             return _address_table(memory, value, t, where, kernel)
         if isinstance(value, np.ma.MaskedArray):

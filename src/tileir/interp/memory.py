@@ -160,6 +160,9 @@ class Memory:
         self._region_starts: list[int] = []  # the dense number of region 1, 2... 's buffer
         self._shift_array: np.ndarray | None = None
         self._unmapped: list[Buffer] = []   # the latest unmapped buffers, for diagnostics
+        #: Multicast groups (13.5): the region of a group's first replica -> how far each
+        #: replica's base lies from the first's (0 first).  See `replica_shifts`.
+        self.multicast: dict[int, tuple[int, ...]] = {}
         #: Called with the bytes (or a view of them) about to be written, before each
         #: write: a `Journal`, the batched engine's values that view memory.
         self.before_write: list[Callable[[np.ndarray], None]] = []
@@ -264,6 +267,28 @@ class Memory:
             if buffer.base == start:
                 return f"buffer {_named(buffer)}"
         return "an ended alloca" if 1 <= region < self._region else "no allocation"
+
+    def map_multicast(self, replicas: list[np.ndarray], name: str) -> int:
+        """Map the replicas of one multicast object (13.5), each a buffer of its own, and
+        return the first's base: the object's address, which the multimem ops reach every
+        replica through.  Replicas must not share memory (with each other or anything
+        mapped before)."""
+        bases = []
+        for i, replica in enumerate(replicas):
+            before = len(self.buffers)
+            base = self.map(replica, f"{name}, replica {i}")
+            if len(self.buffers) == before:
+                raise ValueError(f"{name}, replica {i} shares memory with a buffer mapped "
+                                 "before: every replica of a multicast object is its own "
+                                 "memory")
+            bases.append(base)
+        self.multicast[region_of(bases[0])] = tuple(b - bases[0] for b in bases)
+        return bases[0]
+
+    def replica_shifts(self, address: int) -> tuple[int, ...]:
+        """How far from `address` each replica of the multicast object it lies in holds the
+        same byte ((0,) outside every multicast object)."""
+        return self.multicast.get(region_of(address), (0,))
 
     # ---- dense numbers, for the race checks ---------------------------------------
 

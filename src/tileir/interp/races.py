@@ -23,7 +23,10 @@ from .semantics.registry import short_name
 
 #: Memory ops and the result or operand whose tile type holds the elements accessed.
 _ACCESSES = {"load_view_tko": ("result", 0), "load_ptr_tko": ("result", 0),
-             "store_view_tko": ("operand", 0), "store_ptr_tko": ("operand", 1)}
+             "store_view_tko": ("operand", 0), "store_ptr_tko": ("operand", 1),
+             "multimem_load_reduce_view_tko": ("result", 0),
+             "multimem_reduce_view_tko": ("operand", 1),
+             "multimem_store_view_tko": ("operand", 1)}
 
 
 def grain_of(kernel: Operation) -> int:

@@ -23,6 +23,9 @@ from ..semantics.registry import short_name
 UNBATCHED = {
     "print_tko": "printing follows the order of tile blocks",
     "alloca": "alloca gives each tile block its own memory",
+    **{name: "multimem accesses run one tile block at a time" for name in
+       ("multimem_load_reduce_view_tko", "multimem_reduce_view_tko",
+        "multimem_store_view_tko")},
 }
 #: Ops whose varying operands the batched engine cannot take (they build views, which
 #: hold one base address and one shape).
