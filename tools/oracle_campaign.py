@@ -14,6 +14,7 @@ smallest kernel written to DIR.  The table at the end is what the closing note q
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import re
 import signal
@@ -25,20 +26,21 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 import tileir
-from tileir.generate import generate
+from tileir.generate import generate, generate_with_arguments
+from tileir.interp import launch
 
 VERSIONS = ("13.1", "13.2", "13.3", "13.4", "13.5")
 ARCHS = ("sm_90", "sm_100")
 TIMEOUT_S = 120
-#: tileiras's refusal of a type an architecture lacks: not a disagreement (the kernel is
-#: valid, for another architecture), counted apart.
-ARCHITECTURE_LIMIT = re.compile(r"Incompatibility with architecture '(\w+)': unsupported "
-                                r"type '(\w+)'")
-#: The element types tileiras 13.5 refuses for each architecture (Blackwell's narrow
-#: floats on Hopper).
-NEWER_TYPES = {"sm_90": ("f4E2M1FN", "f8E8M0FNU", "f8E5M3FNU")}
+#: tileiras's refusal of something an architecture lacks (Blackwell's narrow floats or
+#: multicast memory on Hopper): not a disagreement (the kernel is valid, for another
+#: architecture), counted apart.
+ARCHITECTURE_LIMIT = re.compile(r"Incompatibility with architecture '(\w+)': (.*)")
 
 
 def tool_path(name: str) -> str | None:
@@ -99,12 +101,42 @@ def _run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
                           check=False)
 
 
+def _outcome(module: Any, arguments: list[Any], grid: int, **options: Any) -> tuple[str, Any]:
+    """What one launch did: its error's first line, or the bytes of every buffer after."""
+    buffers = copy.deepcopy(arguments)
+    try:
+        launch(module, None, grid, buffers, **options)
+    except tileir.ExecutionError as error:
+        return "error", str(error).splitlines()[0]
+    return "ran", [b.tobytes() if isinstance(b, np.ndarray) else [r.tobytes() for r in b]
+                   for b in buffers]
+
+
+def _engines_agree(module: Any, arguments: list[Any]) -> list[tuple[str, str]]:
+    """Disagreements between the reference engine and the batched one (same error, or the
+    same bytes in every buffer), and between checks on and off where checks found
+    nothing, on one tile block and on three."""
+    found = []
+    for grid in (1, 3):
+        reference = _outcome(module, arguments, grid, engine="blocks")
+        batched = _outcome(module, arguments, grid, engine="auto")
+        if reference != batched:
+            found.append((f"engines disagree (grid {grid})",
+                          f"blocks: {str(reference[1])[:300]}\nbatched: {str(batched[1])[:300]}"))
+        if reference[0] == "ran":
+            unchecked = _outcome(module, arguments, grid, engine="auto", checks=False)
+            if unchecked != reference:
+                found.append((f"checks off differ (grid {grid})",
+                              f"checks on ran; checks off: {str(unchecked[1])[:300]}"))
+    return found
+
+
 def check_kernel(seed: int, versions: tuple[str, ...] = VERSIONS,
                  archs: tuple[str, ...] = ARCHS, ops: int | None = None) -> Result:
     """Every check of the campaign on the kernel of `seed`."""
     result = Result(seed)
     size = ops if ops is not None else 6 + seed % 15
-    module = generate(seed, ops=size)
+    module, arguments = generate_with_arguments(seed, ops=size)
     text = result.text = module.format()
 
     def finding(check: str, signature: str, detail: str) -> None:
@@ -124,6 +156,10 @@ def check_kernel(seed: int, versions: tuple[str, ...] = VERSIONS,
         return result
     if again != text:
         finding("text round trip", *_first_difference(text, again))
+    for check, detail in _engines_agree(module, arguments):
+        finding(check, _mask(detail.splitlines()[0]), detail)
+        result.counts["runs where engines disagreed"] += 1
+    result.counts["runs compared across engines and checks"] += 2
     disasm, compiler = tool_path("tileirdisasm"), tool_path("tileiras")
     with tempfile.TemporaryDirectory() as scratch:
         newest = None
@@ -158,9 +194,8 @@ def check_kernel(seed: int, versions: tuple[str, ...] = VERSIONS,
                         f"{done.stderr.strip()[:300]}")
             elif done.returncode != 0:
                 first = (done.stderr.strip().splitlines() or ["(no message)"])[0]
-                limit = ARCHITECTURE_LIMIT.search(first)
-                if limit and limit.group(2) in NEWER_TYPES.get(limit.group(1), ()):
-                    result.counts[f"refused by tileiras for a type {arch} lacks"] += 1
+                if ARCHITECTURE_LIMIT.search(first):
+                    result.counts[f"refused by tileiras for what {arch} lacks"] += 1
                 else:
                     finding(f"tileiras refused ({arch})", _mask(first),
                             done.stderr.strip()[:400])

@@ -20,8 +20,9 @@ import numpy as np
 
 from .attributes import (ArrayAttr, BoolAttr, DenseElementsAttr, EnumAttr, FloatAttr,
                          IntegerAttr, TypeAttr)
+from .enums import PointerAttribute
 from .ir import Block, Builder, Module, Operation, Value
-from .numerics import from_float64, to_words
+from .numerics import from_float64, from_words, numpy_dtype, to_words
 from .ops import registry
 from .types import (BF16, F16, F32, F64, F4E2M1FN, F8E4M3FN, F8E5M2, F8E8M0FNU, I1, I8, I16,
                     I32, I64, TF32,
@@ -76,11 +77,13 @@ class KernelGenerator:
         self.kernel = Builder.at_end(self.module.body).entry("kernel", [])
         self.scopes: list[_Scope] = [_Scope(self.kernel.regions[0].blocks[0])]
         self.made: list[Value] = []          # results made at the kernel's top level
+        #: The elements each argument's buffer holds (every argument is a pointer).
+        self.extents: list[int] = []
         self.families: list[Callable[[], bool]] = [
             self._elementwise, self._elementwise, self._elementwise, self._constant,
             self._load, self._compare, self._select, self._convert, self._shape,
             self._reduce, self._if, self._for, self._mma, self._pointers, self._cat,
-            self._extract, self._loop, self._mma_scaled]
+            self._extract, self._loop, self._mma_scaled, self._multimem]
 
     # ---- the kernel --------------------------------------------------------------
 
@@ -205,8 +208,9 @@ class KernelGenerator:
     def _constant(self) -> bool:
         return self._constant_op(self._tile_type()) is not None
 
-    def _argument(self, t: Type) -> Value:
-        """A new kernel argument of type `t`."""
+    def _argument(self, t: Type, elements: int) -> Value:
+        """A new kernel argument of type `t` (a pointer to `elements` elements)."""
+        self.extents.append(elements)
         return self.scopes[0].block.add_argument(t)
 
     def _view(self, t: TileType) -> tuple[Value, Type] | None:
@@ -215,7 +219,7 @@ class KernelGenerator:
         strides = [int(np.prod(shape[k + 1:])) for k in range(len(shape))]
         tv = TensorViewType(t.element_type, tuple(shape), tuple(strides))
         pv = PartitionViewType(tuple(shape), tv, None, None)
-        pointer = self._argument(TileType((), PointerType(t.element_type)))
+        pointer = self._argument(TileType((), PointerType(t.element_type)), int(np.prod(shape)))
         made = self._op("make_tensor_view", [pointer, [], []], [tv], {},
                         block=self.scopes[0].block)
         if made is None:
@@ -417,7 +421,7 @@ class KernelGenerator:
         n = tile.shape[0] * count
         tv = TensorViewType(tile.element_type, (n,), (1,))
         pv = PartitionViewType(tile.shape, tv, None, None)
-        pointer = self._argument(TileType((), PointerType(tile.element_type)))
+        pointer = self._argument(TileType((), PointerType(tile.element_type)), n)
         made = self._op("make_tensor_view", [pointer, [], []], [tv], block=self.scopes[0].block)
         view = made and self._op("make_partition_view", [made.results[0]], [pv],
                                  block=self.scopes[0].block)
@@ -478,6 +482,37 @@ class KernelGenerator:
         return self._op("loop", [[init, zero]], [t, counter], regions=[[t, counter]],
                         fill=body) is not None
 
+    def _multimem(self) -> bool:
+        """A multimem store, load-reduce or reduce through a multicast view (13.5)."""
+        if self.version < Version(13, 5):
+            return False
+        e = self.rng.choice((I32, I64, F32, F64, F16, BF16))
+        n = self.rng.choice((4, 8, 16))
+        tile = TileType((n,), e)
+        tv = TensorViewType(e, (n * 4,), (1,), PointerAttribute.MULTICAST)
+        pv = PartitionViewType((n,), tv, None, None)
+        pointer = self._argument(TileType((), PointerType(e, PointerAttribute.MULTICAST)), n * 4)
+        made = self._op("make_tensor_view", [pointer, [], []], [tv], block=self.scopes[0].block)
+        view = made and self._op("make_partition_view", [made.results[0]], [pv],
+                                 block=self.scopes[0].block)
+        index = self._value(TileType((), I32)) if self.rng.random() < 0.3 else None
+        if not view:
+            return False
+        if index is None:
+            zero = self._zeros(1)
+            if zero is None:
+                return False
+            index = zero[0]
+        kind = self.rng.choice(("store", "load_reduce", "reduce"))
+        name = f"multimem_{kind}_view_tko"
+        attrs = self._attributes(registry.lookup(name))
+        if kind == "load_reduce":
+            return self._op(name, [view.results[0], [index], None], [tile, _token()],
+                            attrs) is not None
+        value = self._value(tile)
+        return value is not None and self._op(name, [view.results[0], value, [index], None],
+                                              [_token()], attrs) is not None
+
     def _mma_scaled(self) -> bool:
         m, n = self.rng.choice((16, 32)), self.rng.choice((16, 32))
         k = self.rng.choice((32, 64, 128))
@@ -503,7 +538,7 @@ class KernelGenerator:
 
     def _pointer_tile(self, element: Type, n: int) -> Value | None:
         """A 1-D tile of `n` pointers to consecutive `element`s of a new argument."""
-        scalar = self._argument(TileType((), PointerType(element)))
+        scalar = self._argument(TileType((), PointerType(element)), n)
         pt = TileType((1,), PointerType(element))
         one = self._op("reshape", [scalar], [pt], block=self.scopes[0].block)
         wide = one and self._op("broadcast", [one.results[0]],
@@ -585,4 +620,30 @@ def generate(seed: int, version: Version = LATEST, ops: int = 12) -> Module:
     return KernelGenerator(random.Random(seed), version, ops).build()
 
 
-__all__ = ["KernelGenerator", "SAME_TYPE_OPS", "generate"]
+def generate_with_arguments(seed: int, version: Version = LATEST, ops: int = 12
+                            ) -> tuple[Module, list[Any]]:
+    """The kernel of `seed` and arguments to launch it with: a buffer of random values
+    for each pointer argument (two replicas for a multicast one), drawn from `seed`."""
+    generator = KernelGenerator(random.Random(seed), version, ops)
+    module = generator.build()
+    rng = np.random.default_rng(seed)
+    arguments: list[Any] = []
+    for value, n in zip(generator.scopes[0].block.arguments, generator.extents):
+        pointer = value.type.element_type
+        e = pointer.pointee
+        if isinstance(e, FloatType):
+            words = to_words(from_float64(rng.choice(np.array(FLOATS), n), e), e)
+            data = from_words(np.asarray(words), e)
+        elif e == I1:
+            data = rng.integers(0, 2, n).astype(np.bool_)
+        else:
+            data = rng.integers(-8, 9, n).astype(numpy_dtype(e))
+        data = np.ascontiguousarray(data)
+        if pointer.ptr_attr == PointerAttribute.MULTICAST:
+            arguments.append([data, data[::-1].copy()])
+        else:
+            arguments.append(data)
+    return module, arguments
+
+
+__all__ = ["KernelGenerator", "SAME_TYPE_OPS", "generate", "generate_with_arguments"]

@@ -1,7 +1,7 @@
 """Random valid kernels (tileir.generate) against NVIDIA's tools (issue 16 §2): for each,
 at every bytecode version our writer takes it at, tileirdisasm prints our bytes exactly as
-tileir does, and tileiras compiles the newest for sm_100, and for sm_90 unless it uses a type
-Hopper lacks.  The same checks as
+tileir does, tileiras compiles the newest for sm_100 (and sm_90 unless it uses what Hopper
+lacks), and the reference and batched engines, checks on and off, run it alike.  The same checks as
 tools/oracle_campaign.py, which runs the long campaign; skipped when the `oracles` extra is
 missing."""
 
@@ -45,9 +45,11 @@ def test_generated_kernel_agrees_with_nvidia_tools(index: int, tally) -> None:
     assert result.counts["texts equal to tileirdisasm's"] == \
         result.counts["files printed by tileirdisasm"] >= 1
     assert result.counts["compiled by tileiras (sm_100)"] == 1
-    # (Hopper lacks Blackwell's narrow floats: tileiras refuses those kernels for sm_90)
+    # (Hopper lacks Blackwell's narrow floats and multicast memory: tileiras refuses those
+    # kernels for sm_90)
     assert result.counts["compiled by tileiras (sm_90)"] + \
-        result.counts["refused by tileiras for a type sm_90 lacks"] == 1
+        result.counts["refused by tileiras for what sm_90 lacks"] == 1
+    assert result.counts["runs compared across engines and checks"] == 2
     tally("generated kernels printed as tileirdisasm prints them, per version",
           result.counts["texts equal to tileirdisasm's"])
     tally("generated kernels compiled by tileiras (sm_90, sm_100)", 2)
