@@ -33,6 +33,7 @@ import numpy as np
 import tileir
 from tileir.generate import generate, generate_with_arguments
 from tileir.interp import launch
+from tileir.ir import OpResult
 
 VERSIONS = ("13.1", "13.2", "13.3", "13.4", "13.5")
 ARCHS = ("sm_90", "sm_100")
@@ -137,22 +138,49 @@ def _engines_agree(module: Any, arguments: list[Any]) -> list[tuple[str, str]]:
 _NARROW_WIDENING = re.compile(
     r"(= ftof %[\w.]+ )rounding<(?:negative_inf|positive_inf|nearest_away)>"
     r"( : tile<[\dx]*x?(?:f8E4M3FN|f8E5M2|f4E2M1FN)> -> tile<[\dx]*x?(?:bf16|tf32)>)")
+#: A multimem store of 16-bit floats (its whole line; its token must have no use).
+_HALF_MULTIMEM_STORE = re.compile(r"^ *%[\w.]+ = multimem_store_view_tko .*x(?:f16|bf16)>, "
+                                  r"tile<i\d+>.*\n", re.M)
+def _unscanned_reshapes(text: str) -> str:
+    """`text` with every reshape of a scan's result reshaping the scan's input instead
+    (one type: a scan keeps its operand's type)."""
+    module = tileir.parse(text)
+    for op in module.items[0].walk():
+        source = op.operands[0] if op.name.endswith(".reshape") and op.operands else None
+        if isinstance(source, OpResult) and source.owner.name.endswith(".scan"):
+            op.operands[0] = source.owner.operands[source.index]
+    return module.format()
+
+
+#: tileiras refusals ("failed to compile", no reason given) of valid kernels, recorded in
+#: docs/nvidia-tools.md, each with the rewrite that shows what alone makes it refuse.
+KNOWN_REFUSALS: dict[str, Callable[[str], str]] = {
+    # (not the same kernel: reshaping the scan's input shows the pair alone is refused)
+    "'failed to compile' for a reshape of a scan's result": _unscanned_reshapes,
+}
 KNOWN_CRASHES: dict[str, Callable[[str], str]] = {
     "SIGILL on an f8/f4 -> bf16/tf32 ftof with a directed or away rounding":
         lambda text: _NARROW_WIDENING.sub(r"\1rounding<nearest_even>\2", text),
+    # (not the same kernel: dropping the stores only shows they alone make tileiras crash)
+    "SIGSEGV on a multimem store of a computed f16/bf16 tile":
+        lambda text: _HALF_MULTIMEM_STORE.sub("", text),
 }
 
 
-def _known_crash(text: str, version: str, arch: str, compiler: str, scratch: Path
-                 ) -> str | None:
-    """The recorded tileiras bug a crash is, if avoiding it alone makes the kernel
-    compile (the widening ftofs rewritten are exact: every rounding gives one value)."""
-    for name, rewrite in KNOWN_CRASHES.items():
+def _known_crash(text: str, version: str, arch: str, compiler: str, scratch: Path,
+                 known: dict[str, Callable[[str], str]] | None = None) -> str | None:
+    """The recorded tileiras bug a crash (or a refusal, with `known` = KNOWN_REFUSALS)
+    is, if avoiding it alone makes the kernel compile (the widening ftofs rewritten are
+    exact: every rounding gives one value; the other rewrites show what alone fails)."""
+    for name, rewrite in (KNOWN_CRASHES if known is None else known).items():
         changed = rewrite(text)
         if changed == text:
             continue
         path = scratch / "rewritten.tileirbc"
-        path.write_bytes(tileir.parse(changed).to_bytecode(version=version))
+        try:
+            path.write_bytes(tileir.parse(changed).to_bytecode(version=version))
+        except tileir.TileIRError:          # (a dropped op's result had a use)
+            continue
         done = _run(compiler, f"--gpu-name={arch}", "-o", str(scratch / "r.cubin"), str(path))
         if done.returncode == 0:
             return name
@@ -228,8 +256,12 @@ def check_kernel(seed: int, versions: tuple[str, ...] = VERSIONS,
                             f"{done.stderr.strip()[:300]}")
             elif done.returncode != 0:
                 first = (done.stderr.strip().splitlines() or ["(no message)"])[0]
+                known = None if ARCHITECTURE_LIMIT.search(first) else _known_crash(
+                    text, newest_version, arch, compiler, Path(scratch), KNOWN_REFUSALS)
                 if ARCHITECTURE_LIMIT.search(first):
                     result.counts[f"refused by tileiras for what {arch} lacks"] += 1
+                elif known is not None:
+                    result.counts[f"tileiras refusals ({arch}) explained: {known}"] += 1
                 else:
                     finding(f"tileiras refused ({arch})", _mask(first),
                             done.stderr.strip()[:400])
