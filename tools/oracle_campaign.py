@@ -136,7 +136,7 @@ def _engines_agree(module: Any, arguments: list[Any]) -> list[tuple[str, str]]:
 #: without changing the kernel's meaning: a crash is explained by one only when the
 #: rewritten kernel compiles.
 _NARROW_WIDENING = re.compile(
-    r"(= ftof %[\w.]+ )rounding<(?:negative_inf|positive_inf|nearest_away)>"
+    r"(= ftof %[\w.#]+ )rounding<(?:negative_inf|positive_inf|nearest_away)>"
     r"( : tile<[\dx]*x?(?:f8E4M3FN|f8E5M2|f4E2M1FN)> -> tile<[\dx]*x?(?:bf16|tf32)>)")
 #: A multimem store of 16-bit floats (its whole line; its token must have no use).
 _HALF_MULTIMEM_STORE = re.compile(r"^ *%[\w.]+ = multimem_store_view_tko .*x(?:f16|bf16)>, "
