@@ -31,7 +31,7 @@ from typing import Any, Callable
 import numpy as np
 
 import tileir
-from tileir.generate import generate, generate_with_arguments
+from tileir.generate import generate_with_arguments
 from tileir.interp import launch
 from tileir.ir import OpResult
 
@@ -326,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     counts, classes = campaign(args.kernels, args.seed, args.jobs, versions, archs, args.out,
                                not args.no_runs)
-    print(f"\n| count | what |\n|------:|------|")
+    print("\n| count | what |\n|------:|------|")
     for what, n in sorted(counts.items()):
         print(f"| {n:,} | {what} |")
     print(f"\n{sum(len(v) for v in classes.values())} findings in {len(classes)} classes "

@@ -26,7 +26,7 @@ from .numerics import from_float64, from_words, numpy_dtype, to_words
 from .ops import registry
 from .types import (BF16, F16, F32, F64, F4E2M1FN, F8E4M3FN, F8E5M2, F8E8M0FNU, I1, I8, I16,
                     I32, I64, TF32,
-                    FloatType, FunctionType, IntegerType, PartitionViewType, PointerType,
+                    FloatType, FunctionType, PartitionViewType, PointerType,
                     TensorViewType, TileType, Type)
 from .verify.engine import verify
 from .versions import LATEST, Version

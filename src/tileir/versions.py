@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import NamedTuple
 
 
@@ -36,3 +37,26 @@ LATEST: Version = V13_5
 #: The version written when none is asked for: 13.4, what cuTile Python 1.7.0 writes by
 #: default (its 13.5 writer is marked dev-only), so files we write load on 13.4 drivers.
 DEFAULT_WRITE: Version = V13_4
+#: The testing versions of NVIDIA's suite build (opt-in, see `supported_versions`).
+TESTING: tuple[Version, ...] = (Version(250, 0), Version(250, 1))
+
+
+def supported_versions() -> tuple[Version, ...]:
+    """The versions the tools accept, oldest first.
+
+    ``TILEIR_BYTECODE_VERSIONS="13.1 13.2 13.3 250.0 250.1"`` narrows or widens the list, so
+    tileir can stand in for a specific build of NVIDIA's tools (the conformance suite runs
+    against a 13.3 build with its testing versions).
+    """
+    text = os.environ.get("TILEIR_BYTECODE_VERSIONS")
+    if not text:
+        return SUPPORTED_VERSIONS
+    return tuple(sorted(Version.parse(v) for v in text.split()))
+
+
+def newest_release() -> Version:
+    """The release of the build tileir stands in for: the newest non-testing supported
+    version (`LATEST` unless ``TILEIR_BYTECODE_VERSIONS`` emulates an older build).  Its
+    verifier rules and wording, and the only version preview content may have."""
+    releases = [v for v in supported_versions() if v not in TESTING]
+    return max(releases) if releases else LATEST

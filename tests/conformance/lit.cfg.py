@@ -21,7 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # also inherited by lit's workers, which unpickle MarkedShTest
 from lit_format import MarkedShTest  # noqa: E402
-from run_lit import EXCLUDES, SUFFIXES, default_suite  # noqa: E402
+from run_lit import EXCLUDES, SUFFIXES, SUITE_VERSIONS, default_suite  # noqa: E402
 
 REPO = HERE.parents[1]
 PYTHON = sys.executable
@@ -58,8 +58,9 @@ config.test_format = MarkedShTest()
 _write_tool_wrappers(exec_root / "bin")
 config.environment["PATH"] = os.pathsep.join([str(exec_root / "bin"), config.environment["PATH"]])
 # The suite is NVIDIA's 13.3 build with its testing versions: its messages name that range
-# ("[13.1 - 13.3]") and its versioning tests write 250.0 and 250.1.
-config.environment["TILEIR_BYTECODE_VERSIONS"] = "13.1 13.2 13.3 250.0 250.1"
+# ("[13.1 - 13.3]"), its versioning tests write 250.0 and 250.1, and its verifier tests
+# expect the 13.3 rules and wording.
+config.environment["TILEIR_BYTECODE_VERSIONS"] = SUITE_VERSIONS
 for name in ("PYTHONPATH", "VIRTUAL_ENV", "TILEIR_SHARED"):
     if name in os.environ:
         config.environment[name] = os.environ[name]

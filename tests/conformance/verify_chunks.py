@@ -15,9 +15,11 @@ failing chunk with its mismatches).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +29,7 @@ SHARED = Path(os.environ.get("TILEIR_SHARED", REPO.parent / "shared"))
 SUITE = SHARED / "conformance" / "cuda-tile" / "test"
 sys.path.insert(0, str(REPO / "src"))
 
+from run_lit import SUITE_VERSIONS  # noqa: E402
 from tileir.cli.expected import check, parse_expectations  # noqa: E402
 from tileir.cli.opt import build_parser, run_chunk, split_chunks  # noqa: E402
 from tileir.diagnostics import Severity  # noqa: E402
@@ -62,7 +65,28 @@ def verify_files() -> list[Path]:
     return found
 
 
+@contextlib.contextmanager
+def suite_build() -> Iterator[None]:
+    """Stand in for the build the suite was written for (`run_lit.SUITE_VERSIONS`), as the
+    lit configuration does for the tools it runs."""
+    saved = os.environ.get("TILEIR_BYTECODE_VERSIONS")
+    os.environ["TILEIR_BYTECODE_VERSIONS"] = SUITE_VERSIONS
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ["TILEIR_BYTECODE_VERSIONS"]
+        else:
+            os.environ["TILEIR_BYTECODE_VERSIONS"] = saved
+
+
 def tally_file(path: Path) -> FileTally:
+    """One file's chunks checked against its expectations, as the suite's 13.3 build."""
+    with suite_build():
+        return _tally_file(path)
+
+
+def _tally_file(path: Path) -> FileTally:
     text = path.read_text(encoding="utf-8")
     words = _RUN.search(text).group(1).split()
     args = build_parser().parse_args([w for w in words if w != "%s"])

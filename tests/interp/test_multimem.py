@@ -42,10 +42,12 @@ def _load_reduce(t: str, reduction: str) -> str:
     attrs = "" if reduction == "add" else \
         f" attributes {{reduction = #cuda_tile.multimem_reduction_kind<{reduction}>}}"
     out = f"tensor_view<64x{t}, strides=[1]>"
-    return _kernel(t, f"""    %r, %t = multimem_load_reduce_view_tko weak %pv[%x]{attrs} : PV, tile<i32> -> tile<16x{t}>, token
+    op = f"partition_view<tile=(16), {out}>"
+    return _kernel(t, f"""    %r, %t = multimem_load_reduce_view_tko weak %pv[%x]{attrs} :
+        PV, tile<i32> -> tile<16x{t}>, token
     %ov = make_tensor_view %out, shape = [64], strides = [1] : {out}
-    %op = make_partition_view %ov : partition_view<tile=(16), {out}>
-    %s = store_view_tko weak %r, %op[%x] : tile<16x{t}>, partition_view<tile=(16), {out}>, tile<i32> -> token""",
+    %op = make_partition_view %ov : {op}
+    %s = store_view_tko weak %r, %op[%x] : tile<16x{t}>, {op}, tile<i32> -> token""",
                    f", %out: tile<ptr<{t}>>")
 
 
@@ -86,7 +88,8 @@ def test_one_array_is_a_group_of_one():
 
 
 REDUCE = _kernel("i32", """    %v = iota : tile<16xi32>
-    %t = multimem_reduce_view_tko relaxed device %pv, %v[%x] : PV, tile<16xi32>, tile<i32> -> token""")
+    %t = multimem_reduce_view_tko relaxed device %pv, %v[%x] :
+        PV, tile<16xi32>, tile<i32> -> token""")
 
 
 def test_a_multimem_reduce_adds_into_every_replica():

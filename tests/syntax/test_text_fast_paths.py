@@ -226,11 +226,11 @@ def test_single_values_step_matches_the_grouped_check() -> None:
         opdef = op.opdef
         for what, declared, split in (("operand", opdef.operands, opdef.split_operands),
                                       ("result", opdef.results, opdef.split_results)):
-            checks = tuple((d.constraint.accepts, d.constraint.summary) for d in declared)
+            checks = tuple((d.constraint.accepts, d.constraint) for d in declared)
             fast = _failure(engine._single_values_step, op, (what, checks))
             slow = _failure(engine._check_values, op, what, declared, split(op))
             assert fast == slow
-    checks = tuple((d.constraint.accepts, d.constraint.summary) for d in addf.opdef.operands)
+    checks = tuple((d.constraint.accepts, d.constraint) for d in addf.opdef.operands)
     assert _failure(engine._single_values_step, addf, ("operand", checks)) == (
         "'cuda_tile.addf' op operand #1 must be tile of f16 or bf16 or f32 or f64 values, but "
         "got '!cuda_tile.tile<64xi1>'")

@@ -49,8 +49,10 @@ PREVIEW_FEATURES = ("simt",)
 
 def parse_preview(text: str | None) -> tuple[str, ...]:
     """``simt`` / ``simt,simt``: the named preview features, else `BytecodeError` with the
-    reference's message."""
-    names = tuple(n for n in (text or "").split(",") if n)
+    reference's message (an empty name, as in ``--preview=`` or ``simt,``, is unknown)."""
+    if text is None:
+        return ()
+    names = tuple(text.split(","))
     for name in names:
         if name not in PREVIEW_FEATURES:
             raise BytecodeError(f"unknown preview feature '{name}'; supported features: "

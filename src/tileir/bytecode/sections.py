@@ -4,10 +4,12 @@ writes, and the `Layout` a reader keeps so a file can be written back byte for b
 from __future__ import annotations
 
 import enum
-import os
 from dataclasses import dataclass, field
 
-from ..versions import DEFAULT_WRITE, V13_1, V13_2, V13_3, V13_4, V13_5, Version
+# (TESTING, newest_release and supported_versions are re-exported: the readers, writers
+# and tools have always found them here)
+from ..versions import (DEFAULT_WRITE, SUPPORTED_VERSIONS, TESTING, V13_5, Version,  # noqa: F401
+                        newest_release, supported_versions)
 
 MAGIC = b"\x7fTileIR\x00"
 END, STRING, FUNC, DEBUG, CONSTANT, TYPE, GLOBAL, PRODUCER = range(8)
@@ -55,29 +57,9 @@ class DebugTag(enum.IntEnum):
 
 
 #: The releases tileir reads and writes; the testing versions of NVIDIA's suite are
-#: opt-in (``TILEIR_BYTECODE_VERSIONS``, see `supported_versions`).
-RELEASES: tuple[Version, ...] = (V13_1, V13_2, V13_3, V13_4, V13_5)
-TESTING: tuple[Version, ...] = (Version(250, 0), Version(250, 1))
-
-
-def supported_versions() -> tuple[Version, ...]:
-    """The versions the tools accept, oldest first.
-
-    ``TILEIR_BYTECODE_VERSIONS="13.1 13.2 13.3 250.0 250.1"`` narrows or widens the list, so
-    tileir can stand in for a specific build of NVIDIA's tools (the conformance suite runs
-    against a 13.3 build with its testing versions).
-    """
-    text = os.environ.get("TILEIR_BYTECODE_VERSIONS")
-    if not text:
-        return RELEASES
-    return tuple(sorted(Version.parse(v) for v in text.split()))
-
-
-def newest_release() -> Version:
-    """The newest non-testing supported version (the "current version" of the emulated
-    build: the top of its supported range, the only one preview content may have)."""
-    releases = [v for v in supported_versions() if v not in TESTING]
-    return max(releases) if releases else RELEASES[-1]
+#: opt-in (``TILEIR_BYTECODE_VERSIONS``, see `supported_versions`, which lives with
+#: `newest_release` in `tileir.versions` so the verifier can follow the same build).
+RELEASES: tuple[Version, ...] = SUPPORTED_VERSIONS
 
 
 def default_write_version() -> Version:

@@ -10,7 +10,8 @@ import os
 import sys
 from typing import Callable
 
-from ..bytecode import is_bytecode
+from ..bytecode import is_bytecode, parse_preview
+from ..diagnostics import BytecodeError
 
 #: The flags cuda-tile-opt and cuda-tile-translate both take: spellings and destination.
 COMMON_FLAGS: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -29,7 +30,23 @@ def tool_parser(prog: str, description: str) -> argparse.ArgumentParser:
     ap.add_argument("-o", dest="output", default="-")
     for spellings, dest in COMMON_FLAGS:
         ap.add_argument(*spellings, dest=dest, action="store_true")
+    ap.add_argument("--preview", "-preview", dest="preview", action="append",
+                    metavar="<feature[,feature...]>",
+                    help="Enable one or more named preview features")
     return ap
+
+
+def preview_features(prog: str, args: argparse.Namespace) -> tuple[str, ...] | None:
+    """The features every ``--preview`` names (each may be given several times, as LLVM's
+    list options may); None, after NVIDIA's message on stderr, when one is unknown."""
+    features: list[str] = []
+    for text in args.preview or ():
+        try:
+            features += parse_preview(text)
+        except BytecodeError as exc:
+            print(f"{prog}: for the --preview option: {exc.message}", file=sys.stderr)
+            return None
+    return tuple(dict.fromkeys(features))
 
 
 class CliError(Exception):

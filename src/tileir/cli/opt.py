@@ -18,7 +18,7 @@ from ..ir import Operation
 from ..api import check_document, has_errors
 from ..syntax.printer import Printer
 from ..verify import Options
-from .common import guarded, read_input, tool_parser, write_output
+from .common import guarded, preview_features, read_input, tool_parser, write_output
 from .expected import check as check_expected
 from .expected import parse_expectations
 
@@ -162,6 +162,8 @@ def _main(args: argparse.Namespace) -> int:
             print(f"cuda-tile-opt: {reason}, which tileir does not implement yet",
                   file=sys.stderr)
             return 2
+    if preview_features("cuda-tile-opt", args) is None:
+        return 1
     source = read_input("cuda-tile-opt", args.input)
     if source is None:
         return 1

@@ -1,10 +1,12 @@
 """``cuda-tile-translate``: convert between Tile IR text and bytecode, as NVIDIA's tool does.
 
 Modes: ``-mlir-to-cudatilebc`` (text to bytecode at ``-bytecode-version``, 13.4 by
-default: see docs/bytecode.md), ``-cudatilebc-to-mlir`` (bytecode to text), ``-test-cudatile-roundtrip`` (text
-through bytecode and back to text) and ``--list-versions``.  Text input is parsed and
+default: see docs/bytecode.md), ``-cudatilebc-to-mlir`` (bytecode to text),
+``-test-cudatile-roundtrip`` (text through bytecode and back to text) and
+``--list-versions``.  Text input is parsed and
 verified chunk by chunk, with ``-split-input-file`` and ``-verify-diagnostics`` as in
 cuda-tile-opt, so writer errors can be matched against expectations too.
+``--preview=simt`` enables the preview feature a preview-flagged file needs.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from ..bytecode import from_bytecode, parse_version, supported_versions, to_byte
 from ..diagnostics import BytecodeError, Diagnostic, TileIRError
 from ..ir import Module, Operation
 from ..syntax.printer import Printer
-from .common import guarded, read_bytes, read_input, tool_parser, write_output
+from .common import (guarded, preview_features, read_bytes, read_input, tool_parser,
+                     write_output)
 from .opt import read_ops, run
 
 #: The translation modes, one at a time: spellings and destination.
@@ -78,10 +81,11 @@ def _list_versions() -> int:
     return 0
 
 
-def _from_bytecode(args: argparse.Namespace) -> int:
+def _from_bytecode(args: argparse.Namespace, preview: tuple[str, ...]) -> int:
+    """``-cudatilebc-to-mlir``: read (with the ``--preview`` features), verify, print."""
     data = read_bytes(args.input)
     try:
-        module = from_bytecode(data)
+        module = from_bytecode(data, preview=preview)
     except TileIRError as exc:
         for diagnostic in exc.diagnostics:
             print(diagnostic, file=sys.stderr)
@@ -107,8 +111,11 @@ def _main(args: argparse.Namespace) -> int:
             print(f"cuda-tile-translate: for the --bytecode-version option: {exc.message}",
                   file=sys.stderr)
             return 1
+    preview = preview_features("cuda-tile-translate", args)
+    if preview is None:
+        return 1
     if args.from_bytecode:
-        return _from_bytecode(args)
+        return _from_bytecode(args, preview)
     source = read_input("cuda-tile-translate", args.input)
     if source is None:
         return 1

@@ -4,9 +4,9 @@ with nothing to order them (the kernel has no atomic or non-weak access).
 `BlockRaces` remembers, per mapped buffer and per *grain* (the gcd of the kernel's access
 sizes, so every access covers whole grains), which tile block wrote it, which block first
 read it, and whether several blocks read it.  Grains are numbered in the launch's dense
-numbering of mapped bytes (`Memory.dense`), not by address.  Both engines feed it: the reference engine a
-tile block's accesses once the block has run, the batched engine each access of every
-block at once.
+numbering of mapped bytes (`Memory.dense`), not by address.  Both engines feed it: the
+reference engine a tile block's accesses once the block has run, the batched engine each
+access of every block at once.
 """
 
 from __future__ import annotations

@@ -25,15 +25,25 @@ class TypeConstraint:
     """A set of types an operand or result accepts, with the reference's summary text.
 
     `buildable` is the one type the parser can infer when the syntax omits it (MLIR's
-    buildable types: ``token``, a rank-0 ``i32`` tile).
+    buildable types: ``token``, a rank-0 ``i32`` tile).  `older` holds the wording of
+    builds that predate a member type, newest first: ``(V13_4, text)`` is what a build
+    older than 13.4 prints (it does not list fnv8E5M3FNU).
     """
 
     summary: str
     predicate: Callable[[Type], bool] = field(compare=False)
     buildable: Type | None = None
+    older: tuple[tuple[Version, str], ...] = ()
 
     def accepts(self, t: Type) -> bool:
         return self.predicate(t)
+
+    def summary_at(self, release: Version) -> str:
+        """The summary a build of `release` prints (its own types only)."""
+        for since, text in reversed(self.older):      # oldest first
+            if release < since:
+                return text
+        return self.summary
 
 
 ANY_TYPE = TypeConstraint("any type", lambda t: True)

@@ -3,9 +3,10 @@
 Each constraint carries the summary MLIR prints in ``operand #0 must be <summary>``.
 Tile constraints follow ODS's ``ShapedContainerType``: ``<what> of <element summaries>
 values``, where `<what>` is ``tile``, a rank list (``0D tile``) or an op-specific name
-(``mmaf operand tile type``).  Element types introduced after 13.3 (fnv8E5M3FNU) are
-accepted where the reference's lists take every float, but left out of the summaries:
-those are the reference's exact words, which its tests and users match.
+(``mmaf operand tile type``).  A summary names each member type a build knows:
+13.4 and later builds list fnv8E5M3FNU after f4E2M1FN (tileirdisasm 13.5), a 13.3 build
+(NVIDIA's open reference and its test suite) does not; `TypeConstraint.summary_at` picks
+the wording of the build tileir stands in for.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ..types import (BF16, ELEMENT_INFO, F16, F32, F64, TF32, F8E4M3FN, F8E5M2, 
                      F8E5M3FNU, F8E8M0FNU, FLOAT_TYPES, I1, I4, I8, I16, I32, I64, TOKEN,
                      GatherScatterViewType, PartitionViewType, PointerType, StridedViewType,
                      IntegerType, TensorViewType, TileType, TiledView, TokenType, Type)
-from ..versions import V13_3
+from ..versions import LATEST, V13_1, V13_3, Version
 from .base import ANY_TYPE, AttrConstraint, RegionConstraint, TypeConstraint
 
 # ---- element type lists (ODS's AnyTypeOf lists, in their order) ---------------------------
@@ -40,11 +41,30 @@ TILE_NUMBERS = ANY_INT + TILE_FLOATS
 MMA_FLOATS = (F16, BF16, F32, F64, TF32, F8E4M3FN, F8E5M2)
 
 
-def _element_summary(elements: Sequence[Type | str]) -> str:
-    """ODS's AnyTypeOf summary: the members' summaries joined with `` or `` (the
-    reference's members only)."""
+def _since(element: Type | str) -> Version:
+    """The release that introduced an element type (pointers: the first)."""
+    info = ELEMENT_INFO.get(element) if not isinstance(element, str) else None
+    return info.since if info is not None else V13_1
+
+
+def _element_summary(elements: Sequence[Type | str], release: Version = LATEST) -> str:
+    """ODS's AnyTypeOf summary: the summaries of the members a `release` build knows,
+    joined with `` or ``."""
     return " or ".join(e if isinstance(e, str) else e.format() for e in elements
-                       if e not in _LATER_FLOATS)
+                       if _since(e) <= release)
+
+
+def _summaries(elements: Sequence[Type | str], text: Callable[[str], str]
+               ) -> tuple[str, tuple[tuple[Version, str], ...]]:
+    """A constraint's summary (`text` of the element summary) and the wording of each
+    older build that lacks some member, newest first (`TypeConstraint.older`)."""
+    newest = text(_element_summary(elements))
+    older = []
+    for since in sorted({_since(e) for e in elements if not isinstance(e, str)}, reverse=True):
+        wording = text(_element_summary(elements, Version(since.major, since.minor - 1)))
+        if since > V13_1 and wording != (older[-1][1] if older else newest):
+            older.append((since, wording))
+    return newest, tuple(older)
 
 
 #: Stands for any pointer type in an element list (ODS's CudaTile_PointerType).
@@ -79,7 +99,8 @@ def tile_of(elements: Sequence[Type | str], what: str = "tile",
     def predicate(t: Type) -> bool:
         return (isinstance(t, TileType) and accepts_element(t.element_type)
                 and (allowed_ranks is None or t.rank in allowed_ranks))
-    return TypeConstraint(f"{what} of {_element_summary(elements)} values", predicate, buildable)
+    summary, older = _summaries(elements, lambda listed: f"{what} of {listed} values")
+    return TypeConstraint(summary, predicate, buildable, older)
 
 
 def scalar_of(elements: Sequence[Type | str], buildable: Type | None = None) -> TypeConstraint:
@@ -131,8 +152,9 @@ GATHER_SCATTER_VIEW = _kind(GatherScatterViewType, "gather/scatter view type")
 TILE_VIEW = _kind(TiledView, "TileView instance")
 #: CudaTile_AnyType: a number type or any cuda_tile type (the latter's summary is empty,
 #: hence the trailing " or ").
-CUDA_TILE_ANY = TypeConstraint(_element_summary(NUMBER) + " or ",
-                               lambda t: t in NUMBER or _is_cuda_tile_type(t))
+_ANY_SUMMARY, _ANY_OLDER = _summaries(NUMBER, lambda listed: listed + " or ")
+CUDA_TILE_ANY = TypeConstraint(_ANY_SUMMARY, lambda t: t in NUMBER or _is_cuda_tile_type(t),
+                               older=_ANY_OLDER)
 ANY = ANY_TYPE
 
 #: Shorthand codes used by the op tables.

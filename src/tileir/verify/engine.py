@@ -21,6 +21,7 @@ from ..recursion import deep_recursion
 from ..ir import Block, BlockArgument, OpResult, Operation
 from ..ops.base import OPTIONAL, SINGLE, VARIADIC
 from ..types import I32
+from ..versions import newest_release
 from . import rules  # noqa: F401  (registers every op's checks)
 from . import traits
 from .attr_kinds import constraint_of
@@ -162,7 +163,7 @@ def _invariant_plan(opdef: Any) -> tuple[Step, ...]:
             steps.append((_grouped_values_step, (what, declared, split)))
         else:
             # (the predicate itself: `TypeConstraint.accepts` only calls it)
-            checks = tuple((decl.constraint.predicate, decl.constraint.summary)
+            checks = tuple((decl.constraint.predicate, decl.constraint)
                            for decl in declared)
             steps.append((_single_values_step, (what, checks)))
     steps += _trait_steps(traits.PREDICATES, opdef)
@@ -213,11 +214,12 @@ def _grouped_values_step(op: Operation, argument: tuple) -> None:
 def _single_values_step(op: Operation, argument: tuple) -> None:
     """`_check_values` when every group is single: the counts were checked first, so value
     i belongs to declaration i, and no group can be empty or oversized.  `argument` holds
-    each declaration's constraint test and summary."""
+    each declaration's constraint test and constraint."""
     what, checks = argument
     values = op.operands if what == "operand" else op.results
-    for index, ((accepts, summary), value) in enumerate(zip(checks, values)):
+    for index, ((accepts, constraint), value) in enumerate(zip(checks, values)):
         if not accepts(value.type):
+            summary = constraint.summary_at(newest_release())
             raise op_error(op, f"{what} #{index} must be {summary}, but got "
                                f"'{value.type.format()}'")
 
@@ -313,7 +315,7 @@ def _check_values(op: Operation, what: str, declared: tuple[Any, ...],
                                "found 0")
         for value in group:
             if not decl.constraint.accepts(value.type):
-                summary = decl.constraint.summary
+                summary = decl.constraint.summary_at(newest_release())
                 if decl.arity == VARIADIC:
                     summary = f"variadic of {summary}"
                 raise op_error(op, f"{what} #{index} must be {summary}, but got "

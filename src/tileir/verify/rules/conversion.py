@@ -10,8 +10,9 @@ from typing import Any
 
 from ...enums import RoundingMode
 from ...numerics.formats import FORMATS
-from ...types import (F4E2M1FN, F8E4M3FN, F8E5M2, F8E8M0FNU, F32, F64, TF32, mlir_bit_width,
-                      quoted)
+from ...types import (F4E2M1FN, F8E4M3FN, F8E5M2, F8E5M3FNU, F8E8M0FNU, F32, F64, TF32,
+                      mlir_bit_width, quoted)
+from ...versions import V13_5, newest_release
 from ..registry import Context, op_error, verifier
 
 R = RoundingMode
@@ -51,7 +52,8 @@ def _width_change(op: Any, ctx: Context) -> None:
 
 def _exactly_representable(source: Any, target: Any) -> bool:
     """Every value of float type `source` (NaN and infinities included) is one of `target`:
-    the spec's "strict widening" conversions (f16 -> f32, bf16 -> f32, f32 -> f64, ...)."""
+    the spec's "strict widening" conversions (f16 -> f32, bf16 -> f32, f32 -> f64, ...), as
+    a 13.3 build tells them."""
     src, dst = FORMATS.get(source), FORMATS.get(target)
     if src is None or dst is None:
         return False
@@ -64,16 +66,55 @@ def _exactly_representable(source: Any, target: Any) -> bool:
 
 
 _ONLY_NEAREST_EVEN = "invalid rounding mode specified. Only 'nearest_even' is supported"
+_TO_F8E8M0FNU = ("invalid rounding mode specified for conversion to f8E8M0FNU. Only 'zero' and "
+                 "'positive_inf' are supported")
+_IEEE_MODES = (R.NEAREST_EVEN, R.ZERO, R.NEGATIVE_INF, R.POSITIVE_INF, R.NEAREST_AWAY)
+_LOW_PRECISION = (F8E4M3FN, F8E5M2, F4E2M1FN, F8E5M3FNU)
 
-#: ftof's rounding rules (spec 13.4), first matching row wins: (does the row apply to
-#: (source, target) element types, the modes it allows, the message otherwise).
-#: The strict-widening row keeps the 13.3 set (plus 13.4's nearest_away): NVIDIA's 13.3
-#: tests reject f32 -> f64 with negative_inf with the 13.3 message.  The messages of the
-#: f64 -> f32 and f32 -> tf32 rows were not observed; they follow the narrowing wording.
+
+def _widening(source: Any, target: Any) -> bool:
+    """13.5's widening conversions: every finite `source` value is a normal `target` value
+    (LLVM's ``APFloat::isRepresentableBy``: precision and normal exponent range), so
+    f8E8M0FNU widens to f64 only and fnv8E5M3FNU not to f16."""
+    src, dst = FORMATS.get(source), FORMATS.get(target)
+    if src is None or dst is None:
+        return False
+    return ((dst.signed or not src.signed)
+            and dst.mantissa_bits >= src.mantissa_bits
+            and dst.max_finite >= src.max_finite
+            and dst.emin <= src.emin)
+
+
+#: ftof's rounding rules as NVIDIA's 13.5 tools apply them (tileirdisasm 13.5), first
+#: matching row wins: (does the row apply to (source, target) element types, the modes it
+#: allows, the message otherwise).  A widening conversion takes any IEEE mode.
 FTOF_ROUNDING = (
-    (lambda s, t: t == F8E8M0FNU, (R.ZERO, R.POSITIVE_INF),
-     "invalid rounding mode specified for conversion to f8E8M0FNU. Only 'zero' and "
-     "'positive_inf' are supported"),
+    (lambda s, t: t == F8E8M0FNU, (R.ZERO, R.POSITIVE_INF), _TO_F8E8M0FNU),
+    (lambda s, t: t in _LOW_PRECISION, (R.NEAREST_EVEN,),
+     "invalid rounding mode specified for conversion to low-precision type. Only "
+     "'nearest_even' is supported"),
+    (_widening, _IEEE_MODES,
+     "invalid rounding mode specified for widening conversion. Only IEEE float rounding "
+     "modes are supported: 'nearest_even', 'zero', 'negative_inf', 'positive_inf', "
+     "'nearest_away'"),
+    (lambda s, t: (s, t) == (F64, F32),
+     (R.NEAREST_EVEN, R.ZERO, R.NEGATIVE_INF, R.POSITIVE_INF),
+     "invalid rounding mode specified for conversion from f64 to f32. Only 'nearest_even', "
+     "'zero', 'negative_inf', and 'positive_inf' are supported"),
+    (lambda s, t: (s, t) == (F32, TF32), (R.NEAREST_EVEN, R.ZERO, R.NEAREST_AWAY),
+     "invalid rounding mode specified for conversion from f32 to tf32. Only 'nearest_even', "
+     "'zero', and 'nearest_away' are supported"),
+    (lambda s, t: True, (R.NEAREST_EVEN, R.ZERO),
+     "invalid rounding mode specified. Only 'nearest_even' and 'zero' are supported for "
+     "narrowing conversions to standard types"),
+)
+
+#: The same rules as a 13.3 build (NVIDIA's open reference, whose tests reject f32 -> f64
+#: with negative_inf) words and applies them, with 13.4's nearest_away: a strictly
+#: widening conversion rounds to nearest only.  The f64 -> f32 and f32 -> tf32 messages
+#: are ours, in the narrowing wording (no 13.3 or 13.4 tool was seen giving them).
+FTOF_ROUNDING_13_3 = (
+    (lambda s, t: t == F8E8M0FNU, (R.ZERO, R.POSITIVE_INF), _TO_F8E8M0FNU),
     (lambda s, t: t in (F8E4M3FN, F8E5M2, F4E2M1FN), (R.NEAREST_EVEN,), _ONLY_NEAREST_EVEN),
     (_exactly_representable, (R.NEAREST_EVEN, R.NEAREST_AWAY), _ONLY_NEAREST_EVEN),
     (lambda s, t: (s, t) == (F64, F32),
@@ -91,13 +132,15 @@ FTOF_ROUNDING = (
 
 @verifier("ftof")
 def _ftof(op: Any, ctx: Context) -> None:
-    """FToFOp::verify: not a no-op; the rounding mode the conversion's row allows."""
+    """FToFOp::verify: not a no-op; the rounding mode the conversion's row allows (the
+    rules of the build tileir stands in for: 13.5's, or a 13.3 build's)."""
     source, result = _source_result(op)
     if source == result:
         raise op_error(op, "converting tiles must not be a no-op")
     rounding = op.enum("rounding_mode")
     src, dst = source.element_type, result.element_type
-    for applies, allowed, message in FTOF_ROUNDING:
+    table = FTOF_ROUNDING if newest_release() >= V13_5 else FTOF_ROUNDING_13_3
+    for applies, allowed, message in table:
         if applies(src, dst):
             if rounding not in allowed:
                 raise op_error(op, message)
