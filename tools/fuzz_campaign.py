@@ -203,7 +203,7 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 #: The versions of a reader built as NVIDIA's test build is (the suite's testing versions
 #: added): it reads non-entry functions (``testing$func``), which the released reader refuses.
-WITH_TESTING = "13.1 13.2 13.3 13.4 250.0 250.1"
+WITH_TESTING = "13.1 13.2 13.3 13.4 13.5 250.0 250.1"
 VERSIONS_VARIABLE = "TILEIR_BYTECODE_VERSIONS"
 
 
