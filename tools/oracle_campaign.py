@@ -152,6 +152,27 @@ def _unscanned_reshapes(text: str) -> str:
     return module.format()
 
 
+def _for_bodies_without_view_accesses(text: str) -> str:
+    """`text` with the view loads and stores of every `for` body dropped, and what only
+    they feed (a kernel whose loop yields a loaded value keeps them)."""
+    module = tileir.parse(text)
+    for op in list(module.items[0].walk()):
+        if not op.name.endswith(".for"):
+            continue
+        block = op.regions[0].blocks[0]
+        dropped: set[Any] = set()
+        for inner in block.operations:
+            if inner.name.endswith(("load_view_tko", "store_view_tko")) or \
+                    any(v.owner in dropped for v in inner.operands
+                        if isinstance(v, OpResult)):
+                dropped.add(inner)
+        if any(v.owner in dropped for inner in block.operations if inner not in dropped
+               for v in inner.operands if isinstance(v, OpResult)):
+            continue
+        block.operations = [inner for inner in block.operations if inner not in dropped]
+    return module.format()
+
+
 #: tileiras refusals ("failed to compile", no reason given) of valid kernels, recorded in
 #: docs/nvidia-tools.md, each with the rewrite that shows what alone makes it refuse.
 KNOWN_REFUSALS: dict[str, Callable[[str], str]] = {
@@ -164,6 +185,9 @@ KNOWN_CRASHES: dict[str, Callable[[str], str]] = {
     # (not the same kernel: dropping the stores only shows they alone make tileiras crash)
     "SIGSEGV on a multimem store of a computed f16/bf16 tile":
         lambda text: _HALF_MULTIMEM_STORE.sub("", text),
+    # (not the same kernel either: the loop without its loads and stores compiles)
+    "SIGSEGV on a for shifting its carried values while its body loads and stores":
+        _for_bodies_without_view_accesses,
 }
 
 
