@@ -44,11 +44,14 @@ def test_generated_kernel_agrees_with_nvidia_tools(index: int, tally) -> None:
         f"{f.check}: {f.detail}" for f in result.findings) + "\n" + result.text
     assert result.counts["texts equal to tileirdisasm's"] == \
         result.counts["files printed by tileirdisasm"] >= 1
-    assert result.counts["compiled by tileiras (sm_100)"] == 1
-    # (Hopper lacks Blackwell's narrow floats and multicast memory: tileiras refuses those
-    # kernels for sm_90)
-    assert result.counts["compiled by tileiras (sm_90)"] + \
-        result.counts["refused by tileiras for what sm_90 lacks"] == 1
+    # (a kernel meeting a tileiras bug recorded in docs/nvidia-tools.md counts as
+    # explained only when avoiding the bug alone makes tileiras compile it; Hopper lacks
+    # Blackwell's narrow floats and multicast memory: tileiras refuses those for sm_90)
+    for arch, lacking in (("sm_100", 0), ("sm_90", 1)):
+        explained = sum(n for what, n in result.counts.items()
+                        if what.startswith("tileiras ") and f"({arch}) explained" in what)
+        limited = result.counts[f"refused by tileiras for what {arch} lacks"] if lacking else 0
+        assert result.counts[f"compiled by tileiras ({arch})"] + explained + limited == 1
     assert result.counts["runs compared across engines and checks"] == 2
     tally("generated kernels printed as tileirdisasm prints them, per version",
           result.counts["texts equal to tileirdisasm's"])
