@@ -137,7 +137,7 @@ def _engines_agree(module: Any, arguments: list[Any]) -> list[tuple[str, str]]:
 #: rewritten kernel compiles.
 _NARROW_WIDENING = re.compile(
     r"(= ftof %[\w.#]+ )rounding<(?:negative_inf|positive_inf|nearest_away)>"
-    r"( : tile<[\dx]*x?(?:f8E4M3FN|f8E5M2|f4E2M1FN)> -> tile<[\dx]*x?(?:bf16|tf32)>)")
+    r"( : tile<[\dx]*x?(?:f16|bf16|f8E4M3FN|f8E5M2|f4E2M1FN)> -> tile<[\dx]*x?(?:bf16|tf32)>)")
 #: A multimem store of 16-bit floats (its whole line; its token must have no use).
 _HALF_MULTIMEM_STORE = re.compile(r"^ *%[\w.]+ = multimem_store_view_tko .*x(?:f16|bf16)>, "
                                   r"tile<i\d+>.*\n", re.M)
@@ -173,14 +173,50 @@ def _for_bodies_without_view_accesses(text: str) -> str:
     return module.format()
 
 
+def _i1_ifs_through_i8(text: str) -> str:
+    """`text` with every `if` that yields an i1 tile yielding it widened to i8 (exti) and
+    truncated back after the `if` (trunci): the same values, through an i8 `if`."""
+    from tileir.ir import Builder
+    from tileir.types import I1, I8, TileType
+    module = tileir.parse(text)
+    for op in list(module.items[0].walk()):
+        if not op.name.endswith(".if") or not any(
+                isinstance(r.type, TileType) and r.type.element_type == I1 for r in op.results):
+            continue
+        for k, result in enumerate(op.results):
+            t = result.type
+            if not (isinstance(t, TileType) and t.element_type == I1):
+                continue
+            wide = TileType(t.shape, I8)
+            for region in op.regions:
+                block = region.blocks[0]
+                terminator = block.operations.pop()
+                ext = Builder(block).create("exti", [terminator.operands[k]], [wide],
+                                            {"signedness": "unsigned"})
+                terminator.operands[k] = ext.results[0]
+                block.append(terminator)
+            users = [(u, i) for u in module.items[0].walk() for i, v in enumerate(u.operands)
+                     if v is result]
+            result.type = wide
+            trunc = Builder(None).create("trunci", [result], [t])
+            block = op.parent
+            block.operations.insert(block.operations.index(op) + 1, trunc)
+            trunc.parent = block
+            for user, i in users:
+                user.operands[i] = trunc.results[0]
+    return module.format()
+
+
 #: tileiras refusals ("failed to compile", no reason given) of valid kernels, recorded in
 #: docs/nvidia-tools.md, each with the rewrite that shows what alone makes it refuse.
 KNOWN_REFUSALS: dict[str, Callable[[str], str]] = {
     # (not the same kernel: reshaping the scan's input shows the pair alone is refused)
     "'failed to compile' for a reshape of a scan's result": _unscanned_reshapes,
+    # (the same kernel: i1 values carried through an i8 `if` and back)
+    "'failed to compile' for an i1 tile yielded by an if": _i1_ifs_through_i8,
 }
 KNOWN_CRASHES: dict[str, Callable[[str], str]] = {
-    "SIGILL on an f8/f4 -> bf16/tf32 ftof with a directed or away rounding":
+    "SIGILL on a widening ftof to bf16/tf32 with a directed or away rounding":
         lambda text: _NARROW_WIDENING.sub(r"\1rounding<nearest_even>\2", text),
     # (not the same kernel: dropping the stores only shows they alone make tileiras crash)
     "SIGSEGV on a multimem store of a computed f16/bf16 tile":
@@ -311,8 +347,8 @@ def campaign(kernels: int, seed: int, jobs: int, versions: tuple[str, ...],
             counts.update(result.counts)
             for f in result.findings:
                 key = (f.check, f.signature)
-                if key not in classes:
-                    print(f"  new class: {f.check}: {f.signature} (seed {f.seed})", flush=True)
+                print(f"  finding: {f.check}: {f.signature} (seed {f.seed})"
+                      f"{'' if key in classes else ' (a new class)'}", flush=True)
                 classes.setdefault(key, []).append(f)
                 if key not in smallest or len(result.text) < len(smallest[key]):
                     smallest[key] = result.text
