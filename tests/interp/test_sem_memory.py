@@ -582,3 +582,27 @@ def test_memory_nibbles_low_first():
     memory.store(np.array([base, base]), np.array([-1, 7], ml_dtypes.int4), I4,
                  nibbles=np.array([1, 0]))
     assert data.tolist() == [0xF7, 0xF2]
+
+
+@pytest.mark.parametrize("inbounds, column_3_outside", [("[false, false]", False),
+                                                        ("[false, true]", True)])
+def test_an_atomic_reduction_keeps_its_inbounds_promise(inbounds, column_3_outside):
+    # tile (1, 1) covers rows 2-3, columns 2-3 of a 4x3 tensor: column 3 lies outside, so
+    # marking dimension 1 inbounds (13.5) is undefined behaviour, not a skipped element
+    pv = "partition_view<tile=(2x2), tensor_view<4x3xi32, strides=[3,1]>>"
+    body = f"""
+    %tv = make_tensor_view %dst, shape = [4, 3], strides = [3, 1] : tensor_view<4x3xi32, strides=[3,1]>
+    %p = make_partition_view %tv : {pv}
+    %one = constant <i32: 1> : tile<i32>
+    %v = constant <i32: [[1, 2], [3, 4]]> : tile<2x2xi32>
+    %t = atomic_red_view_tko relaxed device %p[%one, %one], add, %v inbounds = {inbounds} : tile<2x2xi32>, {pv}, tile<i32> -> token
+"""
+    dst = np.zeros(12, np.int32)
+    if column_3_outside:
+        with pytest.raises(ExecutionError, match="marks dimension 1 inbounds but the tile "
+                                                 "leaves the tensor along it"):
+            launch(kernel(body, "%dst: tile<ptr<i32>>"), "k", 1, [dst])
+        assert not dst.any()
+    else:
+        launch(kernel(body, "%dst: tile<ptr<i32>>"), "k", 1, [dst])
+        assert dst.reshape(4, 3).tolist() == [[0, 0, 0], [0, 0, 0], [0, 0, 1], [0, 0, 3]]

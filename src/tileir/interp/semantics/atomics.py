@@ -27,7 +27,7 @@ from ..values import Token
 from .common import group_types, named_operands, single
 from .memory import checked_access
 from .registry import semantics
-from .views import tile_coordinates, view_base
+from .views import view_base, view_tile
 
 
 def _unsigned_pick(pick: Callable) -> Callable:
@@ -119,13 +119,12 @@ def atomic_cas_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
 @semantics("atomic_red_view_tko")
 def atomic_red_view_tko(step: Step, *operands: Any) -> Token:
     """Atomically combine the value tile into the view's tile at the index (out-of-bounds
-    elements skipped); nothing is returned but the token."""
+    elements skipped, unless ``inbounds`` (13.5) says there are none); nothing is returned
+    but the token."""
     groups = named_operands(step, operands)
     view, value, token = single(groups, "view"), single(groups, "value"), single(groups, "token")
     value_type = group_types(step, "value")[0]
-    index_types = group_types(step, "index")
-    addresses, _, inside, _ = tile_coordinates(step, view, groups["index"], index_types,
-                                               value_type.shape)
+    addresses, _, inside = view_tile(step, view, groups["index"], value_type.shape)
     t = value_type.element_type
     mode = MODES[step.op.enum("mode")]
     result_token = checked_access(step, addresses, t, inside, True, token, view_base(view))

@@ -29,11 +29,11 @@ from ...types import FloatType
 from ..step import Step
 from ..values import Token
 from .atomics import MODES, apply_atomically
-from .common import group_types, named_operands, single
+from .common import named_operands, single
 from .floating_point import _pick
 from .memory import checked_access, fill
 from .registry import semantics
-from .views import _check_inbounds, _padding, tile_coordinates, view_base
+from .views import padding_value, view_base, view_tile
 
 
 def _float_pick(beats: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
@@ -72,10 +72,7 @@ def _access(step: Step, view: Any, indices: list[Any], shape: tuple[int, ...],
             lead: tuple[int, ...] = ()) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
     """Addresses of the tile at `indices` in the first replica, the in-bounds mask, and
     each replica's shift from the first."""
-    addresses, nibbles, inside, outside = tile_coordinates(
-        step, view, indices, group_types(step, "index"), shape, lead)
-    if step.checks:
-        _check_inbounds(step, outside)
+    addresses, _, inside = view_tile(step, view, indices, shape, lead)
     return addresses, inside, step.machine.memory.replica_shifts(view_base(view))
 
 
@@ -108,7 +105,7 @@ def multimem_load_reduce_view_tko(step: Step, *operands: Any) -> tuple[np.ndarra
     values = memory.load(addresses, t, inside)
     for shift in shifts[1:]:
         values = combine(values, memory.load(addresses + shift, t, inside))
-    return fill(values, inside, _padding(step, view, t, inside)), result_token
+    return fill(values, inside, padding_value(step, view, t, inside)), result_token
 
 
 @semantics("multimem_reduce_view_tko")

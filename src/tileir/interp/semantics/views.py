@@ -18,7 +18,7 @@ them unspecified); those of a store are not written.  A dimension marked ``inbou
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -237,6 +237,18 @@ _START_STEP = {
 }
 
 
+def view_tile(step: Step, view: Any, indices: list[np.ndarray], shape: Sequence[int],
+              lead: tuple[int, ...] = ()) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """What every access through a view starts with: the byte addresses (and nibbles) of
+    the tile of `shape` at the op's `indices`, its in-bounds mask, and, with checks on,
+    the op's ``inbounds`` dimensions checked."""
+    addresses, nibbles, inside, outside = tile_coordinates(
+        step, view, indices, group_types(step, "index"), shape, lead)
+    if step.checks:
+        _check_inbounds(step, outside)
+    return addresses, nibbles, inside
+
+
 def _check_inbounds(step: Step, outside_by_dim: list[np.ndarray]) -> None:
     """A dimension marked ``inbounds`` must have no out-of-bounds element."""
     attr = step.op.attributes.get("inbounds")
@@ -247,7 +259,7 @@ def _check_inbounds(step: Step, outside_by_dim: list[np.ndarray]) -> None:
                             "along it")
 
 
-def _padding(step: Step, view: Any, t: Any, inside: np.ndarray | None) -> np.ndarray | None:
+def padding_value(step: Step, view: Any, t: Any, inside: np.ndarray | None) -> np.ndarray | None:
     """The view's padding value as a scalar of element type `t`, or None.  A value `t`
     cannot hold (``pos_inf`` in f8E4M3FN, ``zero`` in f8E8M0FNU) is an error once an
     element needs it: the spec gives such an element no value, and tileir invents none."""
@@ -271,15 +283,11 @@ def load_view_tko(step: Step, *operands: Any) -> tuple[np.ndarray, Token]:
     groups = named_operands(step, operands)
     view, token = single(groups, "view"), single(groups, "token")
     result = step.result_type(0)
-    index_types = group_types(step, "index")
-    addresses, nibbles, inside, outside = tile_coordinates(step, view, groups["index"],
-                                                           index_types, result.shape)
-    if step.checks:
-        _check_inbounds(step, outside)
+    addresses, nibbles, inside = view_tile(step, view, groups["index"], result.shape)
     t = result.element_type
     result_token = checked_access(step, addresses, t, inside, False, token, view_base(view))
     values = step.machine.memory.load(addresses, t, inside, nibbles)
-    return fill(values, inside, _padding(step, view, t, inside)), result_token
+    return fill(values, inside, padding_value(step, view, t, inside)), result_token
 
 
 @semantics("store_view_tko")
@@ -288,16 +296,12 @@ def store_view_tko(step: Step, *operands: Any) -> Token:
     groups = named_operands(step, operands)
     tile, view, token = single(groups, "tile"), single(groups, "view"), single(groups, "token")
     tile_type = step.op.operands[0].type
-    index_types = group_types(step, "index")
     lead = np.shape(tile)[:np.ndim(tile) - tile_type.rank]     # a batch of tiles
-    addresses, nibbles, inside, outside = tile_coordinates(step, view, groups["index"],
-                                                           index_types, tile_type.shape, lead)
-    if step.checks:
-        _check_inbounds(step, outside)
+    addresses, nibbles, inside = view_tile(step, view, groups["index"], tile_type.shape, lead)
     t = tile_type.element_type
     result_token = checked_access(step, addresses, t, inside, True, token, view_base(view))
     step.machine.memory.store(addresses, tile, t, inside, nibbles)
     return result_token
 
 
-__all__ = ["PADDING", "tile_coordinates", "view_base"]
+__all__ = ["PADDING", "padding_value", "tile_coordinates", "view_base", "view_tile"]
