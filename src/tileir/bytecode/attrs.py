@@ -8,14 +8,13 @@ from typing import Protocol
 from ..attributes import (ArrayAttr, Attribute, BoolAttr, BoundedAttr, DenseElementsAttr,
                           DictAttr, DivByAttr, FloatAttr, IntegerAttr, OptimizationHintsAttr,
                           SameElementsAttr, StringAttr, TypeAttr)
-from ..types import I1, TF32, FloatType, IntegerType, TileType, Type
+from ..numerics.raw import code_bits, element_bytes, from_code, from_raw, to_code, to_raw
+from ..types import I1, FloatType, IntegerType, TileType, Type
 from .encoding import ReadError, Sink, Source
 
 INTEGER, FLOAT, BOOL, TYPE, STRING, ARRAY, DENSE, DIV_BY, SAME_ELEMENTS = range(1, 10)
 DICTIONARY, OPTIMIZATION_HINTS, BOUNDED = 10, 11, 12
 _MASK64 = (1 << 64) - 1
-#: tf32 lives in the top 19 bits of a 32-bit word in tileir; MLIR holds the 19 bits.
-_TF32_SHIFT = 13
 #: Nesting allowed inside one self-contained attribute (arrays of dictionaries ...).
 MAX_DEPTH = 64
 
@@ -41,18 +40,6 @@ class UnencodableAttr(Exception):
 
 
 # ---- scalars as MLIR's APInt --------------------------------------------------
-
-
-def _mlir_bits(bits: int, t: Type) -> int:
-    return bits >> _TF32_SHIFT if t == TF32 else bits
-
-
-def _tileir_bits(bits: int, t: Type) -> int:
-    return bits << _TF32_SHIFT if t == TF32 else bits
-
-
-def _width(t: Type) -> int:
-    return 19 if t == TF32 else t.bit_width  # type: ignore[attr-defined]
 
 
 def write_apint(value: int, width: int, sink: Sink) -> None:
@@ -105,7 +92,7 @@ def _enc_bool(attr: BoolAttr, tables: Tables, sink: Sink) -> None:
 def _enc_float(attr: FloatAttr, tables: Tables, sink: Sink) -> None:
     sink.varint(FLOAT)
     sink.varint(tables.type_ref(attr.type))
-    write_apint(_mlir_bits(attr.bits, attr.type), _width(attr.type), sink)
+    write_apint(to_code(attr.bits, attr.type), code_bits(attr.type), sink)
 
 
 def _enc_type(attr: TypeAttr, tables: Tables, sink: Sink) -> None:
@@ -226,7 +213,7 @@ def _dec_float(source: Source, lookup: Lookup, depth: int) -> Attribute:
     t = lookup.read_type(source)
     if not isinstance(t, FloatType):
         raise ReadError(f"expected a float type for a float attribute, got {t.format()}", at)
-    return FloatAttr(_tileir_bits(read_apint(_width(t), source), t), t)
+    return FloatAttr(from_code(read_apint(code_bits(t), source), t), t)
 
 
 def _dec_bool(source: Source, lookup: Lookup, depth: int) -> Attribute:
@@ -320,32 +307,18 @@ _DECODERS = {
 # ---- dense element data (the Constant section) ------------------------------------------
 
 
-def element_bytes(t: Type) -> int:
-    """Bytes per element in a constant blob: ceil(bit width / 8) (tf32 takes 3)."""
-    return (_width(t) + 7) // 8
-
-
 def encode_dense(attr: DenseElementsAttr) -> bytes:
     """A constant blob: varint raw size, then the little-endian elements (one if splat; i1
     elements bit-packed, low bit first, as MLIR and NVIDIA's tools keep them)."""
     t = attr.element_type
-    size = element_bytes(t)
-    mask = (1 << (8 * size)) - 1
     sink = Sink()
-    raw = bytearray()
-    if t == I1 and not attr.is_splat:       # MLIR packs i1 elements, bit i of byte i // 8
-        packed = 0
-        for i, value in enumerate(attr.values):
-            packed |= (1 if value else 0) << i
-        raw += packed.to_bytes((len(attr.values) + 7) // 8, "little")
-    for value in () if raw else attr.values:
-        if isinstance(t, FloatType):
-            bits = _mlir_bits(value, t)
-        elif t == I1 and attr.is_splat:
-            bits = 0xFF if value else 0  # MLIR keeps a true i1 splat as an all-ones byte
-        else:
-            bits = value
-        raw += (bits & mask).to_bytes(size, "little")
+    if t != I1:
+        raw = to_raw(attr.values, t)
+    elif attr.is_splat:                     # MLIR keeps a true i1 splat as an all-ones byte
+        raw = b"\xff" if attr.values[0] else b"\x00"
+    else:                                   # and packs other i1 data, bit i of byte i // 8
+        packed = sum(1 << i for i, value in enumerate(attr.values) if value)
+        raw = packed.to_bytes((len(attr.values) + 7) // 8, "little")
     sink.varint(len(raw))
     sink.raw(raw)
     return bytes(sink.data)
@@ -363,19 +336,10 @@ def decode_dense(raw: bytes, t: TileType, at: int) -> DenseElementsAttr:
     size = element_bytes(element)
     if len(raw) not in (size, size * count):
         raise ReadError("failed to validate buffer size and format", at)
-    values = []
-    for i in range(0, len(raw), size):
-        bits = int.from_bytes(raw[i:i + size], "little")
-        if isinstance(element, FloatType):
-            if bits >> _width(element):     # (a 4-bit float's byte with its high nibble set)
-                raise ReadError(f"constant element {i // size} has bits {bits:#x}, more than "
-                                f"the {_width(element)} bits of {element.format()}", at)
-            values.append(_tileir_bits(bits, element))
-        else:
-            width = element.width
-            bits &= (1 << width) - 1
-            values.append(bits - (1 << width) if bits >> (width - 1) else bits)
-    return DenseElementsAttr(t, tuple(values))
+    try:
+        return DenseElementsAttr(t, from_raw(raw, element))
+    except ValueError as error:             # (a 4-bit float's byte with its high nibble set)
+        raise ReadError(f"constant {error}", at) from None
 
 
 def _decode_i1(raw: bytes, count: int, at: int) -> tuple[int, ...]:
