@@ -24,7 +24,7 @@ from .enums import PointerAttribute
 from .ir import Block, Builder, Module, Operation, Value
 from .numerics import from_float64, from_words, numpy_dtype, to_words
 from .ops import registry
-from .types import (BF16, F16, F32, F64, F4E2M1FN, F8E4M3FN, F8E5M2, F8E8M0FNU, I1, I8, I16,
+from .types import (TOKEN, BF16, F16, F32, F64, F4E2M1FN, F8E4M3FN, F8E5M2, F8E8M0FNU, I1, I8, I16,
                     I32, I64, TF32,
                     FloatType, FunctionType, PartitionViewType, PointerType,
                     TensorViewType, TileType, Type)
@@ -213,20 +213,24 @@ class KernelGenerator:
         self.extents.append(elements)
         return self.scopes[0].block.add_argument(t)
 
-    def _view(self, t: TileType) -> tuple[Value, Type] | None:
+    def _partition(self, element: Type, shape: tuple[int, ...], tile: tuple[int, ...],
+                   ptr_attr: PointerAttribute | None = None) -> Value | None:
+        """A partition view in tiles of `tile` over a dense row-major tensor of `shape`,
+        whose pointer is a new kernel argument (made at the kernel's top level)."""
+        strides = tuple(int(np.prod(shape[k + 1:])) for k in range(len(shape)))
+        tv = TensorViewType(element, shape, strides, ptr_attr)
+        pointer = self._argument(TileType((), PointerType(element, ptr_attr)),
+                                 int(np.prod(shape)))
+        top = self.scopes[0].block
+        made = self._op("make_tensor_view", [pointer, [], []], [tv], block=top)
+        view = made and self._op("make_partition_view", [made.results[0]],
+                                 [PartitionViewType(tile, tv, None, None)], block=top)
+        return view.results[0] if view else None
+
+    def _view(self, t: TileType) -> Value | None:
         """A partition view of one tile of `t`'s shape over a new pointer argument."""
         shape = t.shape or (1,)
-        strides = [int(np.prod(shape[k + 1:])) for k in range(len(shape))]
-        tv = TensorViewType(t.element_type, tuple(shape), tuple(strides))
-        pv = PartitionViewType(tuple(shape), tv, None, None)
-        pointer = self._argument(TileType((), PointerType(t.element_type)), int(np.prod(shape)))
-        made = self._op("make_tensor_view", [pointer, [], []], [tv], {},
-                        block=self.scopes[0].block)
-        if made is None:
-            return None
-        view = self._op("make_partition_view", [made.results[0]], [pv],
-                        block=self.scopes[0].block)
-        return (view.results[0], pv) if view is not None else None
+        return self._partition(t.element_type, shape, shape)
 
     def _zeros(self, rank: int) -> list[Value] | None:
         index = TileType((), I32)
@@ -235,25 +239,22 @@ class KernelGenerator:
 
     def _load(self) -> bool:
         t = self._tile_type(shapes=[s for s in SHAPES if s])
-        found = self._view(t)
+        view = self._view(t)
         indices = self._zeros(t.rank)
-        if found is None or indices is None:
+        if view is None or indices is None:
             return False
-        view, _ = found
-        return self._op("load_view_tko", [view, indices, None],
-                        [t, registry.lookup("load_view_tko").results[1].constraint.buildable
-                         or _token()],
+        return self._op("load_view_tko", [view, indices, None], [t, TOKEN],
                         {"memory_ordering_semantics": "weak"}) is not None
 
     def _store(self, value: Value) -> None:
         t = value.type
         if not isinstance(t, TileType) or not t.shape:
             return
-        found = self._view(t)
+        view = self._view(t)
         indices = self._zeros(t.rank)
-        if found is None or indices is None:
+        if view is None or indices is None:
             return
-        self._op("store_view_tko", [value, found[0], indices, None], [_token()],
+        self._op("store_view_tko", [value, view, indices, None], [TOKEN],
                  {"memory_ordering_semantics": "weak"}, block=self.scopes[0].block)
 
     def _compare(self) -> bool:
@@ -384,10 +385,10 @@ class KernelGenerator:
                         {"value": DenseElementsAttr(TileType((), I32), (1,))})
         if None in (start, bound, step, *inits):
             return False
-        view = None
+        view, tile = None, None
         if self.rng.random() < 0.5:
             tile = self._tile_type(elements=(F32, I32, F16), shapes=((4,), (8,), (16,)))
-            view = self._strip(tile, 8)
+            view = self._partition(tile.element_type, (tile.shape[0] * 8,), tile.shape)
 
         def body(op: Operation) -> bool:
             block = op.regions[0].blocks[0]
@@ -397,7 +398,7 @@ class KernelGenerator:
                 for arg in args:
                     self.scope.values.setdefault(arg.type, []).append(arg)
                 if view is not None:
-                    self._loop_access(view, index)
+                    self._loop_access(view, tile, index)
                 for _ in range(self.rng.randint(0, 2)):
                     self._elementwise()
                 nexts = []
@@ -415,22 +416,9 @@ class KernelGenerator:
         return self._op("for", [start, bound.results[0], step.results[0], inits], carried,
                         regions=[[TileType((), I32), *carried]], fill=body) is not None
 
-    def _strip(self, tile: TileType, count: int) -> tuple[Value, Type, TileType] | None:
-        """A partition view of `count` tiles shaped `tile`, side by side, over a new
-        pointer argument (for accesses at a loop index in [0, count))."""
-        n = tile.shape[0] * count
-        tv = TensorViewType(tile.element_type, (n,), (1,))
-        pv = PartitionViewType(tile.shape, tv, None, None)
-        pointer = self._argument(TileType((), PointerType(tile.element_type)), n)
-        made = self._op("make_tensor_view", [pointer, [], []], [tv], block=self.scopes[0].block)
-        view = made and self._op("make_partition_view", [made.results[0]], [pv],
-                                 block=self.scopes[0].block)
-        return (view.results[0], pv, tile) if view else None
-
-    def _loop_access(self, strip: tuple[Value, Type, TileType], index: Value) -> None:
-        """Load the tile at `index` of a strip, compute on it, store it back."""
-        view, pv, tile = strip
-        loaded = self._op("load_view_tko", [view, [index], None], [tile, _token()],
+    def _loop_access(self, view: Value, tile: TileType, index: Value) -> None:
+        """Load the `tile` at `index` of a partition view, compute on it, store it back."""
+        loaded = self._op("load_view_tko", [view, [index], None], [tile, TOKEN],
                           {"memory_ordering_semantics": "weak"})
         if loaded is None:
             return
@@ -440,7 +428,7 @@ class KernelGenerator:
             name = "addf" if isinstance(tile.element_type, FloatType) else "addi"
             done = same is not None and self._op(name, [value, same], [tile])
             value = done.results[0] if done else value
-        self._op("store_view_tko", [value, view, [index], loaded.results[1]], [_token()],
+        self._op("store_view_tko", [value, view, [index], loaded.results[1]], [TOKEN],
                  {"memory_ordering_semantics": "weak"})
 
     def _loop(self) -> bool:
@@ -489,14 +477,9 @@ class KernelGenerator:
         e = self.rng.choice((I32, I64, F32, F64, F16, BF16))
         n = self.rng.choice((4, 8, 16))
         tile = TileType((n,), e)
-        tv = TensorViewType(e, (n * 4,), (1,), PointerAttribute.MULTICAST)
-        pv = PartitionViewType((n,), tv, None, None)
-        pointer = self._argument(TileType((), PointerType(e, PointerAttribute.MULTICAST)), n * 4)
-        made = self._op("make_tensor_view", [pointer, [], []], [tv], block=self.scopes[0].block)
-        view = made and self._op("make_partition_view", [made.results[0]], [pv],
-                                 block=self.scopes[0].block)
+        view = self._partition(e, (n * 4,), (n,), PointerAttribute.MULTICAST)
         index = self._value(TileType((), I32)) if self.rng.random() < 0.3 else None
-        if not view:
+        if view is None:
             return False
         if index is None:
             zero = self._zeros(1)
@@ -507,11 +490,11 @@ class KernelGenerator:
         name = f"multimem_{kind}_view_tko"
         attrs = self._attributes(registry.lookup(name))
         if kind == "load_reduce":
-            return self._op(name, [view.results[0], [index], None], [tile, _token()],
+            return self._op(name, [view, [index], None], [tile, TOKEN],
                             attrs) is not None
         value = self._value(tile)
-        return value is not None and self._op(name, [view.results[0], value, [index], None],
-                                              [_token()], attrs) is not None
+        return value is not None and self._op(name, [view, value, [index], None],
+                                              [TOKEN], attrs) is not None
 
     def _mma_scaled(self) -> bool:
         m, n = self.rng.choice((16, 32)), self.rng.choice((16, 32))
@@ -565,17 +548,17 @@ class KernelGenerator:
         if kind == "load":
             padding = self._value(t) if mask is not None and self.rng.random() < 0.5 else None
             attrs = self._attributes(registry.lookup("load_ptr_tko"))
-            return self._op("load_ptr_tko", [pointers, mask, padding, None], [t, _token()],
+            return self._op("load_ptr_tko", [pointers, mask, padding, None], [t, TOKEN],
                             attrs) is not None
         value = self._value(t)
         if value is None:
             return False
         if kind == "store":
             attrs = self._attributes(registry.lookup("store_ptr_tko"))
-            return self._op("store_ptr_tko", [pointers, value, mask, None], [_token()],
+            return self._op("store_ptr_tko", [pointers, value, mask, None], [TOKEN],
                             attrs) is not None
         attrs = self._attributes(registry.lookup("atomic_rmw_tko"))
-        return self._op("atomic_rmw_tko", [pointers, value, mask, None], [t, _token()],
+        return self._op("atomic_rmw_tko", [pointers, value, mask, None], [t, TOKEN],
                         attrs) is not None
 
     def _cat(self) -> bool:
@@ -605,11 +588,6 @@ class KernelGenerator:
             indices.append(made.results[0])
         return self._op("extract", [source, indices], [TileType(shape, t.element_type)]) \
             is not None
-
-
-def _token() -> Type:
-    from .types import TOKEN
-    return TOKEN
 
 
 SAME_TYPE_OPS = _same_type_ops()
