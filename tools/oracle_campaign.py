@@ -227,12 +227,12 @@ KNOWN_CRASHES: dict[str, Callable[[str], str]] = {
 }
 
 
-def _known_crash(text: str, version: str, arch: str, compiler: str, scratch: Path,
-                 known: dict[str, Callable[[str], str]] | None = None) -> str | None:
-    """The recorded tileiras bug a crash (or a refusal, with `known` = KNOWN_REFUSALS)
+def _known_bug(text: str, version: str, arch: str, compiler: str, scratch: Path,
+               known: dict[str, Callable[[str], str]]) -> str | None:
+    """Which recorded tileiras bug of `known` (KNOWN_CRASHES or KNOWN_REFUSALS) a failure
     is, if avoiding it alone makes the kernel compile (the widening ftofs rewritten are
     exact: every rounding gives one value; the other rewrites show what alone fails)."""
-    for name, rewrite in (KNOWN_CRASHES if known is None else known).items():
+    for name, rewrite in known.items():
         changed = rewrite(text)
         if changed == text:
             continue
@@ -308,7 +308,8 @@ def check_kernel(seed: int, versions: tuple[str, ...] = VERSIONS,
                 number = -done.returncode if done.returncode < 0 else done.returncode - 128
                 name = signal.Signals(number).name if number in signal.valid_signals() \
                     else str(number)
-                known = _known_crash(text, newest_version, arch, compiler, Path(scratch))
+                known = _known_bug(text, newest_version, arch, compiler, Path(scratch),
+                                   KNOWN_CRASHES)
                 if known is not None:
                     result.counts[f"tileiras crashes ({arch}) explained: {known}"] += 1
                 else:
@@ -316,7 +317,7 @@ def check_kernel(seed: int, versions: tuple[str, ...] = VERSIONS,
                             f"{done.stderr.strip()[:300]}")
             elif done.returncode != 0:
                 first = (done.stderr.strip().splitlines() or ["(no message)"])[0]
-                known = None if ARCHITECTURE_LIMIT.search(first) else _known_crash(
+                known = None if ARCHITECTURE_LIMIT.search(first) else _known_bug(
                     text, newest_version, arch, compiler, Path(scratch), KNOWN_REFUSALS)
                 if ARCHITECTURE_LIMIT.search(first):
                     result.counts[f"refused by tileiras for what {arch} lacks"] += 1
@@ -381,6 +382,24 @@ def main(argv: list[str] | None = None) -> int:
               "(pip install -e '.[oracles]')", file=sys.stderr)
         return 2
     versions, archs = tuple(args.versions.split(",")), tuple(args.archs.split(","))
+    known = {str(v) for v in tileir.SUPPORTED_VERSIONS}
+    if not set(versions) <= known or args.jobs < 1 or args.kernels < 0:
+        print(f"oracle_campaign: --versions takes some of {', '.join(sorted(known))}, "
+              "--jobs at least 1, --kernels at least 0", file=sys.stderr)
+        return 2
+    try:
+        return _report(args, versions, archs)
+    except KeyboardInterrupt:
+        print("oracle_campaign: interrupted", file=sys.stderr)
+        return 130
+    except OSError as error:
+        print(f"oracle_campaign: {error}", file=sys.stderr)
+        return 1
+
+
+def _report(args: argparse.Namespace, versions: tuple[str, ...], archs: tuple[str, ...]
+            ) -> int:
+    """Run the campaign `args` describe and print its table; 1 when anything disagreed."""
     print(f"oracle campaign: {args.kernels:,} kernels, seed {args.seed}, versions "
           f"{', '.join(versions)}, tileiras for {', '.join(archs)}", flush=True)
     start = time.monotonic()

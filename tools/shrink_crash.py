@@ -47,6 +47,10 @@ def _signal(text: str, arch: str, version: str, scratch: Path) -> int | str | No
 
 def shrink(text: str, arch: str, version: str) -> str:
     """The smallest kernel found that crashes like `text`."""
+    try:
+        tileir.parse(text).verify()
+    except tileir.TileIRError as error:
+        raise SystemExit(f"shrink_crash: the kernel is not valid Tile IR:\n{error}") from None
     with tempfile.TemporaryDirectory() as scratch:
         target = _signal(text, arch, version, Path(scratch))
         if target is None:
@@ -88,11 +92,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", default="13.5")
     parser.add_argument("-o", "--output", type=Path)
     args = parser.parse_args(argv)
-    small = shrink(args.kernel.read_text(encoding="utf-8"), args.arch, args.version)
-    if args.output:
-        args.output.write_text(small, encoding="utf-8")
-    else:
-        sys.stdout.write(small)
+    if tool_path("tileiras") is None:
+        print("shrink_crash: NVIDIA's tileiras is not installed (pip install -e "
+              "'.[oracles]')", file=sys.stderr)
+        return 2
+    try:
+        small = shrink(args.kernel.read_text(encoding="utf-8"), args.arch, args.version)
+        if args.output:
+            args.output.write_text(small, encoding="utf-8")
+        else:
+            sys.stdout.write(small)
+    except KeyboardInterrupt:
+        print("shrink_crash: interrupted", file=sys.stderr)
+        return 130
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"shrink_crash: {error}", file=sys.stderr)
+        return 1
     return 0
 
 
