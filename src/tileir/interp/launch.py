@@ -280,6 +280,23 @@ def _address_table(memory: Memory, table: AddressTable, t: Any, where: str,
     return np.array(memory.map(np.array(words, np.int64), where), np.int64)
 
 
+def _pointee_buffer(value: Any, pointee: Any, where: str, kernel: Operation) -> None:
+    """Check that `value` can be mapped as the buffer of a pointer to `pointee`: an
+    unmasked, C-contiguous, writable NumPy array of a dtype the element type takes."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise _fail(f"{where} is a masked array; a buffer has no mask (pass its data, "
+                    "e.g. a.filled(0))", kernel)
+    if not isinstance(value, np.ndarray):
+        raise _fail(f"{where} expects a NumPy array of {pointee}, got "
+                    f"{type(value).__name__}", kernel)
+    accepted = ENCODINGS[pointee].numpy_dtypes if pointee in ENCODINGS else ()
+    if value.dtype not in accepted:
+        names = ", ".join(str(d) for d in accepted)
+        raise _fail(f"{where} expects an array of dtype {names} for {pointee}, got "
+                    f"{value.dtype}", kernel)
+    _buffer(value, where, kernel)
+
+
 def _multicast(memory: Memory, value: Any, e: PointerType, where: str,
                kernel: Operation) -> np.ndarray:
     """A multicast pointer (13.5): a list of arrays, one replica of the object per device
@@ -288,13 +305,10 @@ def _multicast(memory: Memory, value: Any, e: PointerType, where: str,
     if not replicas:
         raise _fail(f"{where} is a multicast pointer: pass a list of arrays, one replica "
                     "per device (at least one)", kernel)
-    accepted = ENCODINGS[e.pointee].numpy_dtypes if e.pointee in ENCODINGS else ()
+    if element_bits(e.pointee) == 4:
+        raise _fail(f"{where}: 4-bit buffers cannot be multicast objects", kernel)
     for i, replica in enumerate(replicas):
-        _buffer(replica, f"{where}, replica {i}", kernel)
-        if replica.dtype not in accepted or element_bits(e.pointee) == 4:
-            raise _fail(f"{where}, replica {i} expects an array of dtype "
-                        f"{', '.join(str(d) for d in accepted)} for {e.pointee}, got "
-                        f"{replica.dtype}", kernel)
+        _pointee_buffer(replica, e.pointee, f"{where}, replica {i}", kernel)
         if replica.shape != replicas[0].shape or replica.dtype != replicas[0].dtype:
             raise _fail(f"{where}: replica {i} is {replica.dtype}{list(replica.shape)}, "
                         f"replica 0 {replicas[0].dtype}{list(replicas[0].shape)}; every "
@@ -318,22 +332,7 @@ def _argument(memory: Memory, value: Any, t: Any, where: str, kernel: Operation,
             return _multicast(memory, value, e, where, kernel)
         if isinstance(value, AddressTable):
             return _address_table(memory, value, t, where, kernel)
-        if isinstance(value, np.ma.MaskedArray):
-            raise _fail(f"{where} is a masked array; a buffer has no mask (pass its data, "
-                        "e.g. a.filled(0))", kernel)
-        if not isinstance(value, np.ndarray):
-            raise _fail(f"{where} expects a NumPy array of {e.pointee}, got "
-                        f"{type(value).__name__}", kernel)
-        accepted = ENCODINGS[e.pointee].numpy_dtypes if e.pointee in ENCODINGS else ()
-        if value.dtype not in accepted:
-            names = ", ".join(str(d) for d in accepted)
-            raise _fail(f"{where} expects an array of dtype {names} for {e.pointee}, got "
-                        f"{value.dtype}", kernel)
-        if not value.flags.c_contiguous:
-            raise _fail(f"{where} must be a C-contiguous array", kernel)
-        if not value.flags.writeable:
-            raise _fail(f"{where} is a read-only array; the kernel's memory must be "
-                        "writable (pass a writable copy, e.g. numpy.array(a))", kernel)
+        _pointee_buffer(value, e.pointee, where, kernel)
         if element_bits(e.pointee) == 4:
             return np.array(from_byte_address(
                 _map_packed(memory, value, e.pointee, where, write_back), e.pointee), np.int64)
