@@ -71,17 +71,22 @@ def test_corpus_at_13_5(corpus_13_5: Path, tmp_path: Path, name: str, tally) -> 
     assert _printed(data) == item.text
     assert _printed(data, True) == item.debug_text
     assert tileir.from_bytecode(data).to_bytecode("13.5") == data
-    written = tileir.parse(item.debug_text).to_bytecode("13.5")
-    source = tmp_path / "k.tileirbc"
-    source.write_bytes(written)
+    _written_back_and_compiled(item.debug_text, tmp_path)
+    tally("13.5 corpus files printed, written back and compiled (sm_100)", 1)
+
+
+def _written_back_and_compiled(text: str, tmp_path: Path) -> None:
+    """tileirdisasm's `-g` text parsed and written by tileir at 13.5: tileirdisasm prints it
+    back as it was, and tileiras compiles it for sm_100."""
+    source = tmp_path / "ours.tileirbc"
+    source.write_bytes(tileir.parse(text).to_bytecode("13.5"))
     done = corpus.run_tool("tileirdisasm", "-g", str(source))
     assert done.returncode == 0, done.stderr
-    assert done.stdout == item.debug_text
+    assert done.stdout == text
     cubin = tmp_path / "k.cubin"
     done = corpus.compile_cubin(source, "sm_100", cubin)
     assert done.returncode == 0, f"tileiras rc {done.returncode}: {done.stderr}"
     assert cubin.read_bytes()[:4] == b"\x7fELF"
-    tally("13.5 corpus files printed, written back and compiled (sm_100)", 1)
 
 
 # ---- multimem kernels written with cuTile's 13.5 encoders ---------------------------------
@@ -183,15 +188,7 @@ def test_multimem_kernels(tmp_path: Path, name: str, tally) -> None:
     assert _printed(data) == plain.stdout
     assert _printed(data, True) == debug.stdout
     assert tileir.from_bytecode(data).to_bytecode("13.5") == data
-    ours = tmp_path / "ours.tileirbc"
-    ours.write_bytes(tileir.parse(debug.stdout).to_bytecode("13.5"))
-    again = corpus.run_tool("tileirdisasm", "-g", str(ours))
-    assert again.returncode == 0, again.stderr
-    assert again.stdout == debug.stdout
-    cubin = tmp_path / "k.cubin"
-    done = corpus.compile_cubin(ours, "sm_100", cubin)
-    assert done.returncode == 0, f"tileiras rc {done.returncode}: {done.stderr}"
-    assert cubin.read_bytes()[:4] == b"\x7fELF"
+    _written_back_and_compiled(debug.stdout, tmp_path)
     tally("13.5 multimem kernels printed, written back and compiled (sm_100)", 1)
 
 

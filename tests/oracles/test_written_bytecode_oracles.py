@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import corpus
+from syntax.test_identities import reduce_kernel
 import tileir
 
 pytestmark = pytest.mark.skipif(corpus.tool_path("tileirdisasm") is None,
@@ -17,27 +18,11 @@ pytestmark = pytest.mark.skipif(corpus.tool_path("tileirdisasm") is None,
                                        "(pip install -e '.[oracles]')")
 
 
-def _reduce(t: str, values: str, identity: str, combine: str) -> str:
-    """A kernel reducing a constant 4-element tile of type `t` and storing the result."""
-    return f"""cuda_tile.module @kernels {{
-  entry @k(%out: tile<ptr<{t}>>) {{
-    %c = constant <{t}: [{values}]> : tile<4x{t}>
-    %r = reduce %c dim=0 identities=[{identity}] : tile<4x{t}> -> tile<{t}>
-    (%x: tile<{t}>, %y: tile<{t}>) {{
-      %o = {combine} %x, %y : tile<{t}>
-      yield %o : tile<{t}>
-    }}
-    %s = store_ptr_tko weak %out, %r : tile<ptr<{t}>>, tile<{t}> -> token
-    return
-  }}
-}}"""
-
-
 KERNELS = {
-    "i1 or, identity false": _reduce("i1", "false, false, true, false", "false", "ori"),
-    "i1 and, identity true": _reduce("i1", "true, true, false, true", "-1 : i1", "andi"),
-    "f64 sum": _reduce("f64", "1.0, 2.0, 3.0, 4.0", "0.000000e+00", "addf"),
-    "i64 sum": _reduce("i64", "1, 2, 3, 4", "0 : i64", "addi"),
+    "i1 or, identity false": reduce_kernel("i1", "false, false, true, false", "false", "ori"),
+    "i1 and, identity true": reduce_kernel("i1", "true, true, false, true", "-1 : i1", "andi"),
+    "f64 sum": reduce_kernel("f64", "1.0, 2.0, 3.0, 4.0", "0.000000e+00", "addf"),
+    "i64 sum": reduce_kernel("i64", "1, 2, 3, 4", "0 : i64", "addi"),
 }
 
 

@@ -11,25 +11,33 @@ import pytest
 import tileir
 from tileir.interp import launch
 
-KERNEL = """cuda_tile.module @kernels {
-  entry @k(%out: tile<ptr<i1>>) {
-    %c = constant <i1: [false, false, true, false]> : tile<4xi1>
-    %r = reduce %c dim=0 identities=[IDENTITY] : tile<4xi1> -> tile<i1>
-    (%x: tile<i1>, %y: tile<i1>) {
-      %o = COMBINE %x, %y : tile<i1>
-      yield %o : tile<i1>
-    }
-    %t = store_ptr_tko weak %out, %r : tile<ptr<i1>>, tile<i1> -> token
+def reduce_kernel(t: str, values: str, identity: str, combine: str) -> str:
+    """A kernel reducing the constant 4-element tile `values` of type `t` with `combine`
+    and `identity`, storing the result through its argument."""
+    return f"""cuda_tile.module @kernels {{
+  entry @k(%out: tile<ptr<{t}>>) {{
+    %c = constant <{t}: [{values}]> : tile<4x{t}>
+    %r = reduce %c dim=0 identities=[{identity}] : tile<4x{t}> -> tile<{t}>
+    (%x: tile<{t}>, %y: tile<{t}>) {{
+      %o = {combine} %x, %y : tile<{t}>
+      yield %o : tile<{t}>
+    }}
+    %t = store_ptr_tko weak %out, %r : tile<ptr<{t}>>, tile<{t}> -> token
     return
-  }
-}"""
+  }}
+}}"""
+
+
+def i1_kernel(identity: str, combine: str = "ori") -> str:
+    """An i1 reduction of [false, false, true, false]."""
+    return reduce_kernel("i1", "false, false, true, false", identity, combine)
 
 
 @pytest.mark.parametrize("identity, printed", [
     ("false", "false"), ("0 : i1", "false"), ("true", "true"), ("1 : i1", "true"),
     ("-1 : i1", "true")])
 def test_an_i1_identity_prints_as_mlir_does_and_round_trips(identity, printed):
-    module = tileir.parse(KERNEL.replace("IDENTITY", identity).replace("COMBINE", "ori"))
+    module = tileir.parse(i1_kernel(identity))
     module.verify()
     text = module.format()
     assert f"identities=[{printed}]" in text
@@ -41,28 +49,14 @@ def test_an_i1_identity_prints_as_mlir_does_and_round_trips(identity, printed):
     ("ori", "false", True), ("andi", "true", False), ("xori", "0 : i1", True)])
 def test_an_i1_reduction_runs_with_its_identity(combine, identity, expected):
     out = np.zeros(1, np.bool_)
-    launch(KERNEL.replace("IDENTITY", identity).replace("COMBINE", combine), None, 1, [out])
+    launch(i1_kernel(identity, combine), None, 1, [out])
     assert out.tolist() == [expected]
 
 
 def test_an_i1_literal_out_of_range_is_refused():
     with pytest.raises(tileir.ParseError, match="integer constant out of range for "
                                                 "attribute"):
-        tileir.parse(KERNEL.replace("IDENTITY", "2 : i1").replace("COMBINE", "ori"))
-
-
-F64_KERNEL = """cuda_tile.module @kernels {
-  entry @k(%out: tile<ptr<TYPE>>) {
-    %c = constant <TYPE: [VALUES]> : tile<4xTYPE>
-    %r = reduce %c dim=0 identities=[IDENTITY] : tile<4xTYPE> -> tile<TYPE>
-    (%x: tile<TYPE>, %y: tile<TYPE>) {
-      %o = COMBINE %x, %y : tile<TYPE>
-      yield %o : tile<TYPE>
-    }
-    %t = store_ptr_tko weak %out, %r : tile<ptr<TYPE>>, tile<TYPE> -> token
-    return
-  }
-}"""
+        tileir.parse(i1_kernel("2 : i1"))
 
 
 @pytest.mark.parametrize("t, combine, identity, printed", [
@@ -74,8 +68,7 @@ def test_array_elements_leave_out_the_types_mlir_elides(t, combine, identity, pr
     # MLIR prints an array's i64 and f64 elements without their type (tileirdisasm's
     # `identities=[0.000000e+00]`), and a bare literal reads as i64 or f64
     values = "1.0, 2.0, 3.0, 4.0" if t == "f64" else "1, 2, 3, 4"
-    text = F64_KERNEL.replace("COMBINE", combine).replace("TYPE", t) \
-        .replace("IDENTITY", identity).replace("VALUES", values)
+    text = reduce_kernel(t, values, identity, combine)
     module = tileir.parse(text)
     module.verify()
     printed_text = module.format()
