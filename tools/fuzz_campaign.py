@@ -593,25 +593,34 @@ def _timed(outcome: Outcome, kind: str, index: int, step: str, data: bytes, suff
             f"took {elapsed:.1f} s (limit {slow:g} s), {len(data)} bytes of input"))
 
 
+#: What `_attempt` returns when its step raised.
+_FAILED = object()
+
+
+def _attempt(fail: Callable[[str, BaseException], None], what: str,
+             step: Callable[[], Any]) -> Any:
+    """`step()`'s value, or `_FAILED` once `fail` has reported `what` with what it raised."""
+    try:
+        return step()
+    except Exception as exc:
+        fail(what, exc)
+        return _FAILED
+
+
 def _reprints(module: Any, fail: Callable[[str, BaseException], None], out: Outcome,
               kind: str, index: int, data: bytes, suffix: str, differs: str) -> str | None:
     """Print `module`, parse the text back and print it again: a finding (named `differs`)
     when the two texts differ, one through `fail` when a step raises; the printed text, or
     None when a step raised (the checks after it cannot go on)."""
-    try:
-        printed = str(module)
-    except Exception as exc:
-        fail("str(module) raised", exc)
+    printed = _attempt(fail, "str(module) raised", lambda: str(module))
+    if printed is _FAILED:
         return None
-    try:
-        again = tileir.parse(printed, "p.mlir")
-    except Exception as exc:
-        fail("printed text does not parse", exc)
+    again = _attempt(fail, "printed text does not parse",
+                     lambda: tileir.parse(printed, "p.mlir"))
+    if again is _FAILED:
         return None
-    try:
-        reprinted = str(again)
-    except Exception as exc:
-        fail("str(module) raised on the re-parsed module", exc)
+    reprinted = _attempt(fail, "str(module) raised on the re-parsed module", lambda: str(again))
+    if reprinted is _FAILED:
         return None
     if reprinted != printed:
         out.findings.append(property_finding(kind, index, differs, _diff(printed, reprinted),
@@ -772,15 +781,11 @@ def _check_bytecode(data: bytes, index: int, slow: float) -> Outcome:
     except Exception as exc:
         fail("to_bytecode raised", exc)
         return out
-    try:
-        read = tileir.from_bytecode(written)
-    except Exception as exc:
-        fail("the written bytecode does not read back", exc)
-        return out
-    try:
-        text = str(read)
-    except Exception as exc:
-        fail("str(module) raised on the re-read module", exc)
+    read = _attempt(fail, "the written bytecode does not read back",
+                    lambda: tileir.from_bytecode(written))
+    text = _FAILED if read is _FAILED else _attempt(
+        fail, "str(module) raised on the re-read module", lambda: str(read))
+    if text is _FAILED:
         return out
     if text != printed:
         out.findings.append(property_finding(kind, index, "re-read module prints differently",
