@@ -5,6 +5,7 @@ them and says so."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import ml_dtypes
@@ -98,6 +99,25 @@ def test_an_interrupted_or_failing_launch_restores_memory(monkeypatch, exception
     with pytest.raises(caught):
         launch(_text(), None, N // 16, [a, b, q, r, N], engine="blocks")
     assert [x.tobytes() for x in (q, r)] == before
+
+
+@pytest.mark.parametrize("on_error", ["restore", "keep"])
+def test_a_bug_outside_every_op_is_a_diagnostic_and_restores_memory(monkeypatch, on_error):
+    # (the cross-block race record runs between tile blocks, outside any op's guard)
+    launching = sys.modules["tileir.interp.launch"]    # (the package's `launch` is the function)
+    calls = []
+
+    def broken(self, machine):
+        calls.append(machine.block_id)
+        if len(calls) == 3:
+            raise RuntimeError("a bug in the race record")
+    monkeypatch.setattr(launching._CrossBlockRaces, "add", broken)
+    a, b, q, r = _division(zero_at=None)
+    before = [x.tobytes() for x in (q, r)]
+    with pytest.raises(ExecutionError, match="internal error: RuntimeError: a bug in the "
+                                             "race record"):
+        launch(_text(), None, N // 16, [a, b, q, r, N], engine="blocks", on_error=on_error)
+    assert ([x.tobytes() for x in (q, r)] == before) == (on_error == "restore")
 
 
 PACKED = """cuda_tile.module @m {

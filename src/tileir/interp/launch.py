@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 
 import numpy as np
 
-from ..diagnostics import ExecutionError, error, note
+from ..diagnostics import ExecutionError, TileIRError, error, note
 from ..ir import Module, Operation
 from ..numerics import (ENCODINGS, from_float64, from_integers, int_range,
                         numpy_dtype, pack, unpack)
@@ -513,12 +513,16 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     except BaseException as exc:
         if journal is not None:
             journal.restore()
-            raise
-        for copy_back in write_back:    # (packed 4-bit buffers, as the kernel left them)
-            copy_back()
-        if isinstance(exc, ExecutionError):
-            raise _kept(exc) from None
-        raise
+        else:
+            for copy_back in write_back:    # (packed 4-bit buffers, as the kernel left them)
+                copy_back()
+        if isinstance(exc, Exception) and not isinstance(exc, TileIRError):
+            # a bug outside any op (the race record, the schedule): a diagnostic, not a
+            # traceback
+            exc = _fail(f"internal error: {type(exc).__name__}: {exc}", kernel)
+        elif not isinstance(exc, ExecutionError):
+            raise                           # (Ctrl-C, and other TileIRErrors, as they are)
+        raise (exc if journal is not None else _kept(exc)) from None
     finally:
         memory.before_write.clear()
     for copy_back in write_back:
