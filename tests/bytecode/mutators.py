@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 import tileir
 from tileir.bytecode import from_bytecode, to_bytecode
 from tileir.bytecode.encoding import ReadError
-from tileir.bytecode.sections import TESTING, supported_versions
+from tileir.versions import TESTING, supported_versions
 from tileir.diagnostics import TileIRError
 
 REPO = Path(__file__).resolve().parents[2]

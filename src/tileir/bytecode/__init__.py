@@ -14,8 +14,8 @@ from ..verify import check
 from ..versions import Version
 from .encoding import ReadError
 from .reader import read_bytecode
-from .sections import (MAGIC, TESTING, default_write_version, min_version_text, newest_release,
-                       supported_versions)
+from ..versions import TESTING, newest_release, supported_versions
+from .sections import MAGIC, default_write_version, min_version_text
 from .writer import WriteError, write_bytecode
 
 #: Raised (a `BytecodeError`) when a read module breaks the spec's rules.

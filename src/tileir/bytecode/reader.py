@@ -18,12 +18,11 @@ from .debug import BY_TAG, KNOWN_SUBPROGRAM_FLAGS
 from .encoding import ReadError, Source
 from .tables import read_offset_table
 from .ops import layout, opdef_for_opcode
-from .sections import (CONSTANT, DEBUG, END, FUNC, GLOBAL, MAGIC, NUM_SECTIONS, PRODUCER,
-                       PREVIEW_TAG, REQUIRED_ALIGNMENT, STRING, TESTING, TYPE,
-                       FORM_EXTERN_IMPL, FORM_MASK, FORM_TESTING, KNOWN_FUNCTION_FLAGS_13_5,
-                       V_FUNCTION_FORMS, FunctionFlags,
-                       Layout, min_version_text, newest_release,
-                       supported_versions)
+from ..versions import TESTING, newest_release, supported_versions
+from .sections import (CONSTANT, DEBUG, END, FORM_EXTERN_IMPL, FORM_MASK, FORM_TESTING, FUNC,
+                       GLOBAL, KNOWN_FUNCTION_FLAGS_13_5, MAGIC, NUM_SECTIONS, PREVIEW_TAG,
+                       PRODUCER, REQUIRED_ALIGNMENT, STRING, TYPE, V_FUNCTION_FORMS,
+                       FunctionFlags, Layout, min_version_text)
 from .types import TypeTable, _enum
 
 _I32_LIMITS = (-(1 << 31), (1 << 31) - 1)

@@ -6,10 +6,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-# (TESTING, newest_release and supported_versions are re-exported: the readers, writers
-# and tools have always found them here)
-from ..versions import (DEFAULT_WRITE, SUPPORTED_VERSIONS, TESTING, V13_5, Version,  # noqa: F401
-                        newest_release, supported_versions)
+from ..versions import DEFAULT_WRITE, V13_5, Version, newest_release, supported_versions
 
 MAGIC = b"\x7fTileIR\x00"
 END, STRING, FUNC, DEBUG, CONSTANT, TYPE, GLOBAL, PRODUCER = range(8)
@@ -54,12 +51,6 @@ class DebugTag(enum.IntEnum):
     LOC = 4
     SUBPROGRAM = 5
     CALL_SITE = 6
-
-
-#: The releases tileir reads and writes; the testing versions of NVIDIA's suite are
-#: opt-in (``TILEIR_BYTECODE_VERSIONS``, see `supported_versions`, which lives with
-#: `newest_release` in `tileir.versions` so the verifier can follow the same build).
-RELEASES: tuple[Version, ...] = SUPPORTED_VERSIONS
 
 
 def default_write_version() -> Version:
