@@ -519,10 +519,11 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
         if isinstance(exc, Exception) and not isinstance(exc, TileIRError):
             # a bug outside any op (the race record, the schedule): a diagnostic, not a
             # traceback
-            exc = _fail(f"internal error: {type(exc).__name__}: {exc}", kernel)
-        elif not isinstance(exc, ExecutionError):
-            raise                           # (Ctrl-C, and other TileIRErrors, as they are)
-        raise (exc if journal is not None else _kept(exc)) from None
+            failure = _fail(f"internal error: {type(exc).__name__}: {exc}", kernel)
+            raise (failure if journal is not None else _kept(failure)) from exc
+        if journal is not None or not isinstance(exc, ExecutionError):
+            raise                           # (Ctrl-C and TileIRErrors as they are)
+        raise _kept(exc) from None
     finally:
         memory.before_write.clear()
     for copy_back in write_back:
