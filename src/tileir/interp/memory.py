@@ -66,6 +66,11 @@ def region_base(region: int) -> int:
     return region << REGION_BITS
 
 
+def _buffer_bases(regions: int) -> np.ndarray:
+    """Where the buffer of each of regions 0 .. `regions` - 1 starts, as int64."""
+    return (np.arange(regions, dtype=np.int64) << REGION_BITS) + PLACEMENT
+
+
 class MemoryFault(Exception):
     """An access the spec leaves undefined (out of bounds, misaligned, unmapped)."""
 
@@ -156,8 +161,9 @@ class Memory:
         self._arrays: tuple[np.ndarray, ...] | None = None   # the three lists as int64
         self._region = 1                    # the next region to hand out
         self._dense_next = 0                # the next free dense number
-        self._shift: list[int] = [0]        # per region ever mapped: dense - address
-        self._region_starts: list[int] = []  # the dense number of region 1, 2... 's buffer
+        #: The dense number of the first byte of region 1, 2 ...'s buffer (every region
+        #: handed out, unmapped ones too), and dense minus address per region as int64.
+        self._region_starts: list[int] = []
         self._shift_array: np.ndarray | None = None
         self._unmapped: list[Buffer] = []   # the latest unmapped buffers, for diagnostics
         #: Multicast groups (13.5): the region of a group's first replica -> how far each
@@ -195,7 +201,6 @@ class Memory:
         base = region_base(self._region) + PLACEMENT
         self._region += 1
         self._dense_next = -(-(dense + max(data.size, 1)) // ALIGNMENT) * ALIGNMENT
-        self._shift.append(dense - base)
         self._region_starts.append(dense)
         self._shift_array = None
         self.buffers.append(Buffer(base, data, name))
@@ -298,7 +303,8 @@ class Memory:
         addresses = np.asarray(addresses, np.int64)
         shift = self._shift_array
         if shift is None:
-            shift = self._shift_array = np.array(self._shift, np.int64)
+            starts = np.array([0] + self._region_starts, np.int64)
+            shift = self._shift_array = starts - _buffer_bases(starts.size)
         regions = addresses >> REGION_BITS
         if regions.size and (int(regions.min()) < 1 or int(regions.max()) >= shift.size):
             raise MemoryFault("a race check was given an address in no allocation's region")
@@ -319,7 +325,7 @@ class Memory:
     def address_of(self, number: int) -> int:
         """The byte address of dense `number` (for messages), in a live buffer or not."""
         region = max(bisect.bisect_right(self._region_starts, number), 1)
-        return number - self._shift[region]
+        return number - self._region_starts[region - 1] + region_base(region) + PLACEMENT
 
     def buffer_at(self, address: int) -> Buffer | None:
         """The buffer containing byte `address`, if any."""
