@@ -157,7 +157,9 @@ def pair_keys(blocks: np.ndarray, addresses: np.ndarray, grain: int, size: int) 
     if keys.size > 1:
         step = keys[1:] > keys[:-1]
         if not step.all():          # views in grid order usually give sorted keys already
-            keys = np.sort(keys)
+            # (a stable sort: several times faster on the ascending runs of a transposed
+            # view, and faster on random keys too)
+            keys = np.sort(keys, kind="stable")
             step = keys[1:] != keys[:-1]
         keys = keys[np.r_[True, step]]
     return keys

@@ -125,11 +125,12 @@ def _element_facts(step: Step) -> tuple[Any, int | None, np.dtype | None, tuple[
 
 
 def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[Any],
-           tile_shape: tuple[int, ...]) -> tuple[np.ndarray, Box] | None:
+           tile_shape: tuple[int, ...]) -> tuple[np.ndarray, Box | None] | None:
     """Every tile block's tile as one strided window onto the buffer (writable), and its
-    footprint, when the view is a partition view of whole tiles indexed affinely by the
-    tile block id and the tiles all lie inside the tensor and inside one mapped buffer at
-    aligned addresses (so no check of the reference path can fail); else None."""
+    footprint in dense numbers (None with checks off: nothing is logged), when the view is
+    a partition view of whole tiles indexed affinely by the tile block id and the tiles
+    all lie inside the tensor and inside one mapped buffer at aligned addresses (so no
+    check of the reference path can fail); else None."""
     machine = step.machine
     if not isinstance(view, TiledView) or \
             not isinstance(view.type, PartitionViewType):
@@ -173,6 +174,8 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
         whole = np.ndarray(shape, typed.dtype, typed, first * size, strides)
     else:
         whole = np.lib.stride_tricks.as_strided(typed[first:], shape, strides, writeable=True)
+    if not machine.checks:
+        return whole, None                                  # (nothing is logged)
     shift = int(machine.memory.dense(np.array(buffer.base))) - buffer.base
     return whole, replace(box, start=box.start + shift)     # (footprints: dense numbers)
 
@@ -219,7 +222,7 @@ def store_view_tko(step: Step, *operands: Any) -> Token:
 
 
 def _window(step: Step, groups: dict[str, list[Any]], tile_shape: tuple[int, ...]
-            ) -> tuple[np.ndarray, Box] | None:
+            ) -> tuple[np.ndarray, Box | None] | None:
     """`window` for a view access whose operands vary between tile blocks."""
     if not _varying(step):
         return None
@@ -227,7 +230,7 @@ def _window(step: Step, groups: dict[str, list[Any]], tile_shape: tuple[int, ...
     return window(step, single(groups, "view"), groups["index"], index_types, tile_shape)
 
 
-def _log(step: Step, groups: dict[str, list[Any]], box: Box, write: bool) -> Token:
+def _log(step: Step, groups: dict[str, list[Any]], box: Box | None, write: bool) -> Token:
     """The access's result token: logged for the race checks when they are on, else its
     input token."""
     token = single(groups, "token")
