@@ -34,6 +34,8 @@ class Type:
     """Base of every type; subclasses are frozen dataclasses."""
 
     __slots__ = ()
+    #: Whether the type stands for a not-yet-resolved element type (13.5 preview `sym_t`).
+    parametric_element = False
 
     def format(self, qualified: bool = True) -> str:
         """The textual spelling; `qualified` adds the ``!cuda_tile.`` prefix to dialect types."""
@@ -342,7 +344,7 @@ class TileType(Type):
 
     def own_error(self) -> str | None:
         e = self.element_type
-        if not (e in ELEMENT_INFO or (isinstance(e, PointerType))):
+        if not (e in ELEMENT_INFO or isinstance(e, PointerType) or e.parametric_element):
             return _constraint_error("elementType", TILE_ELEMENT_SUMMARY)
         return _tile_error(self.shape, e)
 

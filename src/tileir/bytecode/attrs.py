@@ -8,6 +8,7 @@ from typing import Protocol
 from ..attributes import (ArrayAttr, Attribute, BoolAttr, BoundedAttr, DenseElementsAttr,
                           DictAttr, DivByAttr, FloatAttr, IntegerAttr, OptimizationHintsAttr,
                           SameElementsAttr, StringAttr, TypeAttr)
+from .. import preview as P
 from ..numerics.raw import code_bits, element_bytes, from_code, from_raw, to_code, to_raw
 from ..types import I1, FloatType, IntegerType, TileType, Type
 from .encoding import ReadError, Sink, Source
@@ -70,6 +71,9 @@ def read_apint(width: int, source: Source) -> int:
 
 def encode_attr(attr: Attribute, tables: Tables, sink: Sink) -> None:
     """The tagged, self-contained encoding of `attr`."""
+    if isinstance(attr, P.PreviewAttr):
+        _enc_preview(attr, tables, sink)
+        return
     encoder = _ENCODERS.get(type(attr))
     if encoder is None:
         raise UnencodableAttr(f"attribute {attr.format()}")
@@ -169,6 +173,31 @@ def _enc_bounded(attr: BoundedAttr, tables: Tables, sink: Sink) -> None:
             sink.svarint(part)
 
 
+def _enc_preview(attr: P.PreviewAttr, tables: Tables, sink: Sink) -> None:
+    definition = attr.definition
+    sink.varint(definition.tag)
+    for param, value in zip(definition.params, attr.values):
+        write_preview_param(attr.mnemonic, param.kind, value, tables, sink)
+
+
+def write_preview_param(mnemonic: str, kind: str, value, tables: Tables, sink: Sink) -> None:
+    """One parameter of a preview attribute or type, as its declaration's kind says."""
+    if kind == "int":
+        sink.svarint(value)
+    elif kind in ("var", "builtin", "str"):
+        sink.varint(tables.string_ref(value))
+    elif kind == "type":
+        sink.varint(tables.type_ref(value))
+    elif kind == "tuple":
+        sink.varint(len(value))
+        for element in value:
+            encode_attr(element, tables, sink)
+    elif kind == "enum":
+        sink.byte(P.ENUMS[mnemonic].index(value))
+    else:
+        encode_attr(value, tables, sink)
+
+
 _ENCODERS = {
     IntegerAttr: _enc_integer, BoolAttr: _enc_bool, FloatAttr: _enc_float, TypeAttr: _enc_type,
     StringAttr: _enc_string, ArrayAttr: _enc_array, DenseElementsAttr: _enc_dense,
@@ -183,10 +212,54 @@ def decode_attr(source: Source, lookup: Lookup, depth: int = 0) -> Attribute:
     if depth > MAX_DEPTH:
         raise ReadError("attribute nesting is too deep", at)
     tag = source.varint("an attribute tag")
+    preview = P.ATTR_BY_TAG.get(tag)
+    if preview is not None:
+        return _dec_preview(preview, source, lookup, depth, at)
     decoder = _DECODERS.get(tag)
     if decoder is None:
         raise ReadError(f"unknown attribute tag {tag}", at)
     return decoder(source, lookup, depth)
+
+
+def _dec_preview(definition: P.PreviewAttrDef, source: Source, lookup: Lookup, depth: int,
+                 at: int) -> Attribute:
+    if not getattr(lookup, "preview_content", False):
+        raise ReadError(f"public-preview attribute tag {definition.tag} in a file whose header "
+                        f"does not advertise preview content", at)
+    values = tuple(read_preview_param(definition.mnemonic, p, source, lookup, depth)
+                   for p in definition.params)
+    attr = P.PreviewAttr(definition.mnemonic, values)
+    message = P.attr_error(attr)
+    if message is not None:
+        raise ReadError(message, at)
+    return attr
+
+
+def read_preview_param(mnemonic: str, param: P.Param, source: Source, lookup: Lookup,
+                       depth: int = 0):
+    """One parameter of a preview attribute or type (see `write_preview_param`)."""
+    kind, at = param.kind, source.offset
+    if kind == "int":
+        return source.svarint("an integer")
+    if kind in ("var", "builtin", "str"):
+        return lookup.read_string(source)
+    if kind == "type":
+        return lookup.read_type(source)
+    if kind == "enum":
+        names = P.ENUMS[mnemonic]
+        index = source.byte("an enum value")
+        if index >= len(names):
+            raise ReadError(f"invalid enum value for value: {index}", at)
+        return names[index]
+    if kind == "tuple":
+        n = source.count("number of tuple elements")
+        value = tuple(decode_attr(source, lookup, depth + 1) for _ in range(n))
+    else:
+        value = decode_attr(source, lookup, depth + 1)
+    message = P.param_error(param, value)
+    if message is not None:
+        raise ReadError(message, at)
+    return value
 
 
 def _dec_integer(source: Source, lookup: Lookup, depth: int) -> Attribute:

@@ -15,6 +15,7 @@ from ..types import FunctionType, IntegerType, TileType, Type
 from ..versions import V13_4, V13_5, Version
 from . import attrs as A
 from .debug import BY_TAG, KNOWN_SUBPROGRAM_FLAGS
+from .preview import read_extern_impl
 from .encoding import ReadError, Source
 from .tables import read_offset_table
 from .ops import layout, opdef_for_opcode
@@ -205,6 +206,11 @@ class Reader:
         self.string_spans = spans
         self.strings = [None] * len(spans)  # type: ignore[list-item]
 
+    @property
+    def preview_content(self) -> bool:
+        """Whether the header says the file holds preview content (preview tags allowed)."""
+        return self.layout is not None and self.layout.preview
+
     def read_string(self, source: Source) -> str:
         at = source.offset
         index = source.varint("a string index")
@@ -229,6 +235,7 @@ class Reader:
             source = _source(self.data, start, end)
             spans = read_offset_table(source, 4, "types")
         self.types = TypeTable(self.data, spans, 0, self.version)
+        self.types.lookup = self
 
     def read_type(self, source: Source) -> Type:
         assert self.types is not None
@@ -301,12 +308,16 @@ class Reader:
             info["flags"] = source.byte("function flags")
             info["debug"] = source.varint("a debug index")
             info["hints"] = info["arg_attrs"] = None
+            info["impl"] = info["const_params"] = None
             if self.version >= V_FUNCTION_FORMS:
                 self._function_form(info["flags"], flags_at)
-                if info["flags"] & FunctionFlags.ENTRY:
-                    info["hints"] = A.decode_attr(source, self)
-                info["arg_attrs_at"] = source.offset
-                info["arg_attrs"] = A.decode_attr(source, self)
+                if info["flags"] & FORM_MASK == FORM_EXTERN_IMPL:
+                    info["impl"] = read_extern_impl(source, self)
+                else:
+                    if info["flags"] & FunctionFlags.ENTRY:
+                        info["hints"] = A.decode_attr(source, self)
+                    info["arg_attrs_at"] = source.offset
+                    info["arg_attrs"] = A.decode_attr(source, self)
             elif info["flags"] & FunctionFlags.ENTRY and info["flags"] & FunctionFlags.HINTS:
                 hints = A.decode_attr(source, self)
                 info["hints"] = hints
@@ -316,6 +327,17 @@ class Reader:
                                   f"data ({source.remaining()} bytes)")
             info["body"] = (source.offset, source.offset + length)
             source.pos += length
+            if info["impl"] is not None and length:
+                raise source.fail(f"extern implementation entry has non-zero body length "
+                                  f"({length}); bodiless extern implementations must have "
+                                  f"body length 0")
+            if self._is_preview_func(info) and not length:
+                at = source.offset
+                params = A.decode_attr(source, self)
+                if not isinstance(params, ArrayAttr):
+                    raise ReadError("extern function const params payload is not an ArrayAttr",
+                                    at)
+                info["const_params"] = params
             infos.append(info)
         return infos
 
@@ -334,7 +356,18 @@ class Reader:
         if form == FORM_EXTERN_IMPL:
             if flags & FunctionFlags.ENTRY:
                 raise ReadError("function entry cannot be both kernel and extern impl", at)
-            raise ReadError("extern implementations (preview) are not supported", at)
+            if not self.preview_content:
+                raise ReadError("extern implementation in a file whose header does not "
+                                "advertise preview content", at)
+            if not flags & FunctionFlags.PRIVATE:
+                raise ReadError("'cuda_tile.preview$extern_impl' op symbol declaration cannot "
+                                "have public visibility", at)
+
+    def _is_preview_func(self, info: dict) -> bool:
+        """Whether a record is a `preview$func`: a plain non-entry function of a file
+        holding preview content."""
+        return (self.version >= V_FUNCTION_FORMS and self.preview_content and
+                not info["flags"] & (FunctionFlags.ENTRY | FORM_MASK))
 
     def _function(self, info: dict) -> Operation:
         name = info["name"]
@@ -346,11 +379,12 @@ class Reader:
             raise ReadError(f"function signature index {info['signature']} does not refer to a "
                             f"function type for function '{name}', got type: "
                             f"{signature.format()}", info["signature_at"])
+        if info["impl"] is not None or self._is_preview_func(info):
+            return self._preview_function(info, name, signature)
         is_entry = bool(info["flags"] & FunctionFlags.ENTRY)
         if self.version >= V_FUNCTION_FORMS:
             if not is_entry and not info["flags"] & FORM_TESTING:
-                raise ReadError(f"un-expected non-entry function '{name}' (preview$func is "
-                                f"not supported)", info["at"])
+                raise ReadError(f"un-expected non-entry function '{name}'", info["at"])
         elif not is_entry and not set(TESTING) & set(supported_versions()):
             raise ReadError(f"un-expected non-entry function '{name}'", info["at"])
         locations = self.debug.function_locations(info["debug"], info["at"])
@@ -382,6 +416,28 @@ class Reader:
             block.append(body.op(values, 0))
         return op
 
+
+    def _preview_function(self, info: dict, name: str, signature: FunctionType) -> Operation:
+        """A `preview$func` (private, bodiless) or `preview$extern_impl` record."""
+        locations = self.debug.function_locations(info["debug"], info["at"])
+        if info["impl"] is not None:
+            definition = lookup("cuda_tile.preview$extern_impl")
+            attrs = dict(info["impl"])
+        else:
+            if not info["flags"] & FunctionFlags.PRIVATE:
+                raise ReadError("'cuda_tile.preview$func' op symbol declaration cannot have "
+                                "public visibility", info["at"])
+            definition = lookup("cuda_tile.preview$func")
+            attrs = {"sym_name": StringAttr(name), "function_type": TypeAttr(signature)}
+            arg_attrs = self._arg_attrs(info)
+            if arg_attrs is not None:
+                attrs["arg_attrs"] = arg_attrs
+            if info["const_params"].elements:
+                attrs["const_params"] = info["const_params"]
+        assert definition is not None
+        op = _make(definition, [], [], attrs, next(locations))
+        op.regions.append(Region(op))
+        return op
 
     def _arg_attrs(self, info: dict) -> ArrayAttr | None:
         """A 13.5 record's ``arg_attrs``: None for an empty array (no argument has any),

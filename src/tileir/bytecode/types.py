@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from .. import preview as P
 from ..enums import PaddingValue, PointerAttribute
 from ..types import (BF16, F8E4M3FN, F8E5M2, F8E5M3FNU, F8E8M0FNU, F16, F32, F4E2M1FN, F64,
                      I1, I4, I8, I16, I32, I64, TF32, TOKEN, FunctionType,
                      GatherScatterViewType, PartitionViewType, PointerType, StridedViewType,
                      TensorViewType, TileType, Type)
-from ..versions import V13_1, V13_2, V13_3, V13_4, Version
+from ..versions import V13_1, V13_2, V13_3, V13_4, V13_5, Version
+from .attrs import read_preview_param, write_preview_param
 from .encoding import ReadError, Sink, Source
 
 #: Scalar types: tag, the reference's name for version messages, and the first release.
@@ -106,9 +108,20 @@ def _dim_map(view) -> tuple[int, ...]:
     return view.dim_map if view.dim_map is not None else tuple(range(len(view.tile_shape)))
 
 
-def encode_type(t: Type, version: Version, ref: TypeRef) -> bytes:
-    """The Type-section entry of `t`; `ref` interns nested types (dependencies first)."""
+def encode_type(t: Type, version: Version, ref: TypeRef, tables=None) -> bytes:
+    """The Type-section entry of `t`; `ref` interns nested types (dependencies first), and
+    `tables` (the writer) interns what a preview type's parameters refer to."""
     sink = Sink()
+    preview_tag = _preview_tag(t)
+    if preview_tag is not None:
+        if version < V13_5:
+            raise TypeVersionError(f"type '{t.format()}' requires bytecode version 13.5+, "
+                                   f"but targeting {version}")
+        sink.varint(preview_tag)
+        if isinstance(t, P.PreviewType):
+            for param, value in zip(t.definition.params, t.values):
+                write_preview_param(t.mnemonic, param.kind, value, tables, sink)
+        return bytes(sink.data)
     scalar = SCALARS.get(t)
     if scalar is not None:
         tag, name, since = scalar
@@ -120,6 +133,16 @@ def encode_type(t: Type, version: Version, ref: TypeRef) -> bytes:
         raise TypeVersionError("unsupported type in bytecode writer")
     encoder(t, version, ref, sink)
     return bytes(sink.data)
+
+
+def _preview_tag(t: Type) -> int | None:
+    """The preview type tag of `t` (a ``preview$`` type, ``index`` or ``none``), or None."""
+    if isinstance(t, P.PreviewType):
+        return t.definition.tag
+    for tag, builtin in P.BUILTIN_TAGS.items():
+        if t == builtin:
+            return tag
+    return None
 
 
 def _enc_ptr(t: PointerType, version: Version, ref: TypeRef, sink: Sink) -> None:
@@ -216,6 +239,8 @@ class TypeTable:
         self.version = version
         self.cache: dict[int, Type] = {}
         self.busy: set[int] = set()
+        #: The reader: strings and attributes a preview type's parameters refer to.
+        self.lookup = None
 
     def __len__(self) -> int:
         return len(self.spans)
@@ -258,6 +283,8 @@ class TypeTable:
             _, name, since = SCALARS[scalar]
             self._since(name, since, source, at)
             return scalar
+        if tag in P.TYPE_BY_TAG or tag in P.BUILTIN_TAGS:
+            return self._preview(tag, source, at)
         composite = COMPOSITES.get(tag)
         if composite is None:
             raise ReadError(f"unknown type tag {tag}", at)
@@ -267,6 +294,23 @@ class TypeTable:
         except ValueError as exc:  # a type constructor refusing its parameters
             raise ReadError(f"invalid type: {exc}", at) from None
         problem = result.own_error()    # nested types were checked when they were read
+        if problem is not None:
+            raise ReadError(problem, at)
+        return result
+
+    def _preview(self, tag: int, source: Source, at: int) -> Type:
+        """A preview type tag: only in a file whose header says it holds preview content."""
+        if self.lookup is None or not getattr(self.lookup, "preview_content", False):
+            raise ReadError("preview type extension requires the header to advertise preview "
+                            "content", at)
+        builtin = P.BUILTIN_TAGS.get(tag)
+        if builtin is not None:
+            return builtin
+        definition = P.TYPE_BY_TAG[tag]
+        values = tuple(read_preview_param(definition.mnemonic, param, source, self.lookup)
+                       for param in definition.params)
+        result = P.PreviewType(definition.mnemonic, values)
+        problem = P.type_error(result)
         if problem is not None:
             raise ReadError(problem, at)
         return result

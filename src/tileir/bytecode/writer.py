@@ -20,7 +20,8 @@ from . import attrs as A
 from .debug import RECORDS, dependencies
 from .encoding import Sink
 from .ops import Layout, is_default, layout, written_attr
-from .sections import (CONSTANT, DEBUG, END, FORM_TESTING, FUNC, GLOBAL, MAGIC,
+from .preview import write_extern_impl
+from .sections import (CONSTANT, FORM_EXTERN_IMPL, DEBUG, END, FORM_TESTING, FUNC, GLOBAL, MAGIC,
                        PREVIEW_TAG, PRODUCER, STRING, TYPE, V_FUNCTION_FORMS, WRITE_ORDER,
                        FunctionFlags, Layout as FileLayout)
 from .tables import Table, write_offset_table
@@ -98,7 +99,7 @@ class Writer:
         known = self._type_refs.get(id(t))
         if known is not None and known[0] is t:
             return known[1]
-        index = self.types.intern(t, lambda: encode_type(t, self.version, self.type_ref))
+        index = self.types.intern(t, lambda: encode_type(t, self.version, self.type_ref, self))
         self._type_refs[id(t)] = (t, index)
         return index
 
@@ -203,6 +204,9 @@ class Writer:
     # ---- functions --------------------------------------------------
 
     def _register_function(self, op: Operation) -> _Function:
+        if op.opdef is not None and op.opdef.since > self.version:
+            raise _fail(op, f"operation '{op.name}' is not available in bytecode version "
+                        f"{self.version}")
         name = self.string_ref(op.attributes["sym_name"].value)  # type: ignore[attr-defined]
         signature = op.attributes["function_type"].value  # type: ignore[attr-defined]
         index = self._type_at(op, signature)
@@ -235,6 +239,9 @@ class Writer:
                 sink.varint(fn.debug_index)
                 if flags & FunctionFlags.HINTS:
                     self._self_contained(fn.op, fn.hints, sink)
+            if fn.op.opdef is not None and fn.op.opdef.name.startswith("preview$"):
+                self._preview_tail(fn.op, sink)
+                continue
             body = BodyWriter(self, fn).write()
             sink.varint(len(body))
             sink.raw(body)
@@ -242,12 +249,31 @@ class Writer:
             sink.pad_to(8)
         return bytes(sink.data)
 
+    def _preview_tail(self, op: Operation, sink: Sink) -> None:
+        """A preview function's empty body, then a `preview$func`'s ``const_params``."""
+        if op.regions and op.regions[0].blocks:
+            raise _fail(op, f"'{op.name}' op must be extern when serialized to bytecode")
+        sink.varint(0)
+        if op.opdef is not None and op.opdef.name == "preview$func":
+            params = op.attributes.get("const_params")
+            self._self_contained(op, params if isinstance(params, ArrayAttr) else ArrayAttr(()),
+                                 sink)
+
     def _function_record_13_5(self, number: int, fn: _Function, sink: Sink) -> None:
         """13.5's flags, debug index, hints and ``arg_attrs``: an entry always carries its
         hints (empty when it has none), and every function an array of argument
         attributes (empty when no argument has any, unless the read file wrote one
         dictionary per argument)."""
-        flags = FunctionFlags.ENTRY if fn.is_entry else FORM_TESTING
+        name = fn.op.opdef.name if fn.op.opdef is not None else ""
+        if name.startswith("preview$"):
+            self.preview = True
+        if name == "preview$extern_impl":
+            sink.byte(FunctionFlags.PRIVATE | FORM_EXTERN_IMPL)
+            sink.varint(fn.debug_index)
+            self._guarded(fn.op, lambda: write_extern_impl(fn.op.attributes, self, sink))
+            return
+        flags = FunctionFlags.ENTRY if fn.is_entry else \
+            FunctionFlags.PRIVATE if name == "preview$func" else FORM_TESTING
         sink.byte(flags)
         sink.varint(fn.debug_index)
         if fn.is_entry:
@@ -259,6 +285,13 @@ class Writer:
         if empty and (number >= len(self.empty_arg_attrs) or self.empty_arg_attrs[number]):
             dicts = ()
         self._self_contained(fn.op, ArrayAttr(tuple(dicts)), sink)
+
+    def _guarded(self, op: Operation, write) -> None:
+        """Run `write`, reporting an attribute it cannot encode against `op`."""
+        try:
+            write()
+        except (A.UnencodableAttr, TypeVersionError) as exc:
+            raise _fail(op, f"failed to serialize attribute: {exc}") from None
 
     def _self_contained(self, op: Operation, attr: Attribute | None, sink: Sink) -> None:
         try:

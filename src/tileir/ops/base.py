@@ -121,6 +121,11 @@ TYPE = _passthrough("type")
 OPT_HINTS = _passthrough("optimization_hints")
 ASSUME_PREDICATE = _passthrough("assume_predicate")
 DICT_ARRAY = _passthrough("dict_array")
+#: 13.5 preview kinds: an untagged dictionary, the two expressions of a scratch request,
+#: and a preview synchronization enum (a `tileir.preview.PreviewAttr`).
+DICT = _passthrough("dict")
+SCRATCH = _passthrough("scratch")
+SYNCHRONIZATION = _passthrough("synchronization")
 
 
 @dataclass(frozen=True)

@@ -222,4 +222,5 @@ def _block_count(region: object) -> int:
 REGION_CODES: dict[str, RegionConstraint] = {
     "sized": RegionConstraint("region with 1 blocks", lambda r: _block_count(r) == 1),
     "max": RegionConstraint("region with at most 1 blocks", lambda r: _block_count(r) <= 1),
+    "none": RegionConstraint("region with 0 blocks", lambda r: _block_count(r) == 0),
 }

@@ -36,7 +36,8 @@ ATTR_KINDS: dict[str, base.AttrKind] = {
     "i32arr": base.DENSE_I32_ARRAY, "boolarr": base.DENSE_BOOL_ARRAY, "array": base.ARRAY,
     "dense": base.DENSE,
     "type": base.TYPE, "hints": base.OPT_HINTS, "assume": base.ASSUME_PREDICATE,
-    "dicts": base.DICT_ARRAY,
+    "dicts": base.DICT_ARRAY, "dict": base.DICT, "scratch": base.SCRATCH,
+    "sync": base.SYNCHRONIZATION,
 }
 
 
@@ -185,7 +186,8 @@ def _load() -> None:
         _loading = True
         try:
             from . import (atomics, bitwise, control_flow, conversion, core,  # noqa: F401
-                           floating_point, integer, memory, misc, testing, views)
+                           floating_point, integer, memory, misc, preview, testing,
+                           views)
             from .classes import make_op_classes
             make_op_classes(list(_OPS.values()))
             _loaded = True

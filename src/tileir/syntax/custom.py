@@ -13,6 +13,7 @@ from ..attributes import (ArrayAttr, DenseArrayAttr, DictAttr, EnumAttr, StringA
 from ..diagnostics import ParseError
 from ..enums import AtomicRMWMode, MemoryOrderingSemantics, MemoryScope
 from ..types import TOKEN, FunctionType, IntegerType, TensorViewType, TiledView, quoted
+from . import preview
 from .base import enum_attr, enum_case, enum_keywords
 from .directives import type_text
 from .lexer import PERCENT_IDENTIFIER
@@ -710,6 +711,7 @@ PRINTERS: dict[str, Callable[["Printer", "Operation"], str]] = {
     "store_view": print_store_view, "atomic_red_view": print_atomic_red_view,
     "multimem_load_reduce": print_multimem_load_reduce,
     "multimem_reduce": print_multimem_update, "multimem_store": print_multimem_update,
+    **preview.PRINTERS,
 }
 PARSERS: dict[str, Callable[["OpParser", "OpState"], None]] = {
     "function": parse_function, "for": parse_for, "loop": parse_loop,
@@ -718,6 +720,7 @@ PARSERS: dict[str, Callable[["OpParser", "OpState"], None]] = {
     "store_view": parse_store_view, "atomic_red_view": parse_atomic_red_view,
     "multimem_load_reduce": parse_multimem_load_reduce,
     "multimem_reduce": parse_multimem_update, "multimem_store": parse_multimem_update,
+    **preview.PARSERS,
 }
 
 __all__ = ["PARSERS", "PRINTERS", "Value"]

@@ -39,7 +39,7 @@ from .lexer import (AT_IDENTIFIER, BARE_IDENTIFIER, CARET_IDENTIFIER, EOF, EXCLA
 from .type_parser import TypeParser
 
 #: Items tileirdisasm prints at top level without their module.
-TOP_LEVEL_ITEMS = ("entry", "global", "testing$func")
+TOP_LEVEL_ITEMS = ("entry", "global", "testing$func", "preview$func", "preview$extern_impl")
 #: The element types a typed dense literal may have, as the reference lists them.
 _DENSE_ELEMENTS = ("i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or "
                    "f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN")
@@ -1174,6 +1174,11 @@ class OpParser(TypeParser):
     def _hash_attribute(self) -> Attribute:
         token = self.advance()
         name = token.spelling[1:]
+        if name == "cuda_tile" and self.token.is_punct("<"):
+            self.advance()
+            from .preview import parse_preview_attr
+            with self.asm_context(""):
+                return parse_preview_attr(self, token.offset)
         if "." not in name:
             if name not in self.attr_aliases:
                 raise self.error_at(token.offset, f"undefined symbol alias id '{name}'")
@@ -1669,8 +1674,7 @@ def parse(text: str, filename: str | None = None, *,
     modules = [op for op in ops if isinstance(op, Module)]
     if len(modules) == 1 and len(ops) == 1:
         return modules[0]
-    items = [op for op in ops if op.name in ("cuda_tile.entry", "cuda_tile.global",
-                                             "cuda_tile.testing$func")]
+    items = [op for op in ops if op.name in ["cuda_tile." + n for n in TOP_LEVEL_ITEMS]]
     if modules or len(items) != len(ops):
         raise ParseError(error("expected one cuda_tile.module (or top-level entry and global "
                                f"ops), found {len(ops)} top-level operations",

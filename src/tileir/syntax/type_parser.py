@@ -143,6 +143,9 @@ class TypeParser(BaseParser):
         parsed = self.parse_optional_type()
         if parsed is not None:
             return parsed
+        if self.token.spelling.startswith("preview$"):
+            from .preview import parse_preview_type
+            return parse_preview_type(self, qualified=False)
         mnemonic = self.parse_keyword()
         parser = self._dialect_parsers.get(mnemonic)
         if parser is None:
@@ -192,6 +195,10 @@ class TypeParser(BaseParser):
     def _extended_type(self) -> Type:
         token = self.advance()
         name = token.spelling[1:]
+        if name == DIALECT and self.token.is_punct("<"):
+            self.advance()
+            from .preview import parse_preview_type
+            return parse_preview_type(self, qualified=True)
         dialect, dot, mnemonic = name.partition(".")
         if not dot:
             if name not in self.type_aliases:
