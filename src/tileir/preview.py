@@ -42,6 +42,8 @@ class Param:
     name: str
     kind: str
     key: str | None = None
+    #: The enum (a key of `ENUMS`) an "enum" parameter holds, when not the mnemonic's own.
+    enum: str | None = None
 
 
 @dataclass(frozen=True)
@@ -257,6 +259,13 @@ class PreviewTypeDef:
 
 TYPES: tuple[PreviewTypeDef, ...] = (
     PreviewTypeDef("sym_t", 0xD1, (Param("expr", "expr"),)),
+    # The shape is written with its concrete cache (each extent, or INT64_MIN where it is
+    # symbolic): derived from the shape, so not held.
+    PreviewTypeDef("fragment", 0xD2, (
+        Param("shape", "shape"), Param("element_type", "type"),
+        Param("memory_space", "enum", enum="memory_space"),
+        Param("mem_layout", "layout", "mem_layout"), Param("fragmap", "layout", "fragmap"),
+        Param("alignment", "expr", "alignment"))),
     PreviewTypeDef("Datatype", 0xD3),
     PreviewTypeDef("shape", 0xD4),
     PreviewTypeDef("string", 0xD5),
@@ -293,6 +302,8 @@ class PreviewType(Type):
             return ""
         if self.mnemonic == "sym_t":            # the variable's bare name: sym_t<N>
             return f"<{self.values[0]['name']}>"
+        if self.mnemonic == "fragment":
+            return f"<{fragment_text(self)}>"
         return "<" + ", ".join(format_param(p.kind, v) for p, v in
                                zip(self.definition.params, self.values)) + ">"
 
@@ -358,9 +369,138 @@ def _layout_error(shapes: tuple, strides: tuple) -> str | None:
     return None
 
 
+def fragment_text(t: PreviewType) -> str:
+    """``4x[N]xi32, local, mem_layout = <(4):(1)>, fragmap = <...>[, alignment = 4]``."""
+    shape, element, space, mem_layout, fragmap, alignment = t.values
+    dims = "".join((str(d["value"]) if d.mnemonic == "expr_int" else f"[{compact_text(d)}]")
+                   + "x" for d in shape)
+    text = (f"{dims}{element.format(qualified=False)}, {space}, mem_layout = "
+            f"{mem_layout.body()}, fragmap = {fragmap.body()}")
+    if not (alignment.mnemonic == "expr_int" and alignment["value"] == 1):
+        text += f", alignment = {compact_text(alignment)}"
+    return text
+
+
+#: The concrete extent a symbolic dimension has in a fragment's shape cache.
+DYNAMIC = -(1 << 63)
+
+
+def concrete_shape(shape: tuple) -> tuple[int, ...]:
+    """A fragment's concrete shape cache: integer extents, `DYNAMIC` for the others."""
+    return tuple(d["value"] if d.mnemonic == "expr_int" else DYNAMIC for d in shape)
+
+
 def type_error(t: PreviewType) -> str | None:
     """The first of a preview type's own rules it breaks."""
     if t.mnemonic == "sym_t" and t.values[0].mnemonic != "expr_var":
         return (f"symbolic type expression must be a SymbolicExprVarAttr, got "
                 f"{t.values[0].format()}")
+    if t.mnemonic == "fragment":
+        return _fragment_error(t)
+    return None
+
+
+_INTEGER_VALUED = ("expr_int", "expr_var", "expr_builtin", "expr_add", "expr_sub", "expr_mul",
+                   "expr_neg")
+
+
+def _fragment_error(t: PreviewType) -> str | None:
+    shape, _, _, mem_layout, fragmap, alignment = t.values
+    for i, d in enumerate(shape):
+        if d.mnemonic not in _INTEGER_VALUED or not _integer_valued(d):
+            return f"shape dimension {i} must be an integer-valued expression"
+        if d.mnemonic == "expr_int" and d["value"] <= 0:
+            return f"fragment shape dimension {i} must be positive, got {d['value']}"
+    if alignment.mnemonic == "expr_int":
+        value = alignment["value"]
+        if value <= 0:
+            return "fragment alignment must be a positive number of elements"
+        if value & (value - 1):
+            return f"fragment alignment must be a power of two number of elements, got {value}"
+    return None
+
+
+def _integer_valued(expr: PreviewAttr) -> bool:
+    if expr.mnemonic not in _INTEGER_VALUED:
+        return False
+    return all(_integer_valued(v) for p, v in zip(expr.definition.params, expr.values)
+               if p.kind == "expr")
+
+
+# ---- constant arguments of a call ---------------------------------------------------------
+
+
+def _variables(value: Any) -> list[str]:
+    """The symbolic variables `value` (an attribute, a type) refers to, in order."""
+    if isinstance(value, PreviewAttr):
+        if value.mnemonic == "expr_var":
+            return [value["name"]]
+        found: list[str] = []
+        for param, v in zip(value.definition.params, value.values):
+            items = v if param.kind == "tuple" else (v,)
+            for item in items:
+                found += _variables(item)
+        return found
+    if isinstance(value, PreviewType) and value.mnemonic == "sym_t":
+        return [value.values[0]["name"]]
+    element = getattr(value, "element_type", None)
+    return _variables(element) if element is not None else []
+
+
+def _integer_problem(expr: PreviewAttr) -> str | None:
+    """Why `expr` is no integer expression a call may pass (None when it is one)."""
+    m = expr.mnemonic
+    if m == "symbolic_tuple":
+        return "expected integer expression, got tuple"
+    if m == "concrete_type":
+        return f"expected integer expression, got {expr['type'].format()}"
+    if m == "expr_div":
+        return "unsupported expression in integer context"
+    if not expr.definition.is_expr or m == "expr_const_str":
+        return "unknown expression in integer context"
+    for param, v in zip(expr.definition.params, expr.values):
+        if param.kind == "expr":
+            problem = _integer_problem(v)
+            if problem is not None:
+                return problem
+    return None
+
+
+def _spelled(value: PreviewAttr) -> str:
+    """How a 'got ...' message names a constant argument."""
+    if value.mnemonic == "concrete_type":
+        return value["type"].format()
+    if value.mnemonic == "expr_const_str":
+        return quote_string(value["value"])
+    return value.format()
+
+
+def const_arg_error(arg: Any, param_type: Type) -> str | None:
+    """Why `arg` cannot be passed for a constant parameter of `param_type` (the message's
+    tail after "constant argument #i for constant parameter 'N' "), or None."""
+    if not isinstance(arg, PreviewAttr):
+        return None
+    names = _variables(arg)
+    if names:
+        return f"must be statically known; references symbolic variable '{names[0]}'"
+    if param_type == INDEX:
+        problem = _integer_problem(arg)
+        return None if problem is None else f"must be a valid integer expression: {problem}"
+    if param_type == SHAPE:
+        if arg.mnemonic != "symbolic_tuple":
+            return (f"must be a valid shape expression: expected tuple expression, got "
+                    f"{arg.format()}")
+        if not arg["elements"]:
+            return "must be statically known; empty tuple is not supported"
+        for element in arg["elements"]:
+            problem = _integer_problem(element)
+            if problem is not None:
+                return f"must be a valid shape expression: {problem}"
+        return None
+    if param_type == STRING and arg.mnemonic != "expr_const_str":
+        return (f"must be a valid string expression: expected string expression, got "
+                f"{_spelled(arg)}")
+    if param_type == DATATYPE and arg.mnemonic != "concrete_type":
+        return (f"must be a valid datatype expression: expected datatype expression, got "
+                f"{_spelled(arg)}")
     return None

@@ -177,10 +177,11 @@ def _enc_preview(attr: P.PreviewAttr, tables: Tables, sink: Sink) -> None:
     definition = attr.definition
     sink.varint(definition.tag)
     for param, value in zip(definition.params, attr.values):
-        write_preview_param(attr.mnemonic, param.kind, value, tables, sink)
+        write_preview_param(attr.mnemonic, param.kind, value, tables, sink, param.enum)
 
 
-def write_preview_param(mnemonic: str, kind: str, value, tables: Tables, sink: Sink) -> None:
+def write_preview_param(mnemonic: str, kind: str, value, tables: Tables, sink: Sink,
+                        enum: str | None = None) -> None:
     """One parameter of a preview attribute or type, as its declaration's kind says."""
     if kind == "int":
         sink.svarint(value)
@@ -193,7 +194,12 @@ def write_preview_param(mnemonic: str, kind: str, value, tables: Tables, sink: S
         for element in value:
             encode_attr(element, tables, sink)
     elif kind == "enum":
-        sink.byte(P.ENUMS[mnemonic].index(value))
+        sink.byte(P.ENUMS[enum or mnemonic].index(value))
+    elif kind == "shape":                   # the symbolic tuple, then its concrete cache
+        encode_attr(P.PreviewAttr("symbolic_tuple", (value,)), tables, sink)
+        sink.varint(len(value))
+        for extent in P.concrete_shape(value):
+            sink.fixed(extent, 8)
     else:
         encode_attr(value, tables, sink)
 
@@ -246,20 +252,50 @@ def read_preview_param(mnemonic: str, param: P.Param, source: Source, lookup: Lo
     if kind == "type":
         return lookup.read_type(source)
     if kind == "enum":
-        names = P.ENUMS[mnemonic]
+        names = P.ENUMS[param.enum or mnemonic]
         index = source.byte("an enum value")
         if index >= len(names):
             raise ReadError(f"invalid enum value for value: {index}", at)
         return names[index]
+    if kind == "shape":
+        return _read_fragment_shape(source, lookup, depth)
     if kind == "tuple":
         n = source.count("number of tuple elements")
         value = tuple(decode_attr(source, lookup, depth + 1) for _ in range(n))
+    elif kind == "layout":
+        value = decode_attr(source, lookup, depth + 1)
+        if not isinstance(value, P.PreviewAttr) or value.mnemonic != "layout":
+            raise ReadError(f"expected a layout for parameter '{param.name}', got "
+                            f"{value.format()}", at)
+        return value
     else:
         value = decode_attr(source, lookup, depth + 1)
     message = P.param_error(param, value)
     if message is not None:
         raise ReadError(message, at)
     return value
+
+
+def _read_fragment_shape(source: Source, lookup: Lookup, depth: int) -> tuple:
+    """A fragment's symbolic shape and its concrete cache, which must agree."""
+    at = source.offset
+    shape = decode_attr(source, lookup, depth + 1)
+    if not isinstance(shape, P.PreviewAttr) or shape.mnemonic != "symbolic_tuple":
+        raise ReadError("symbolic shape must be a SymbolicTupleAttr", at)
+    dims = shape["elements"]
+    at = source.offset
+    rank = source.count("the concrete shape cache rank", 8)
+    cache = [source.fixed(8, "a concrete extent", signed=True) for _ in range(rank)]
+    if rank != len(dims):
+        raise ReadError(f"concrete shape cache rank ({rank}) does not match symbolic shape "
+                        f"rank ({len(dims)})", at)
+    for i, (found, expected) in enumerate(zip(cache, P.concrete_shape(dims))):
+        if found != expected:
+            message = (f"concrete shape cache dimension {i} must be dynamic for a symbolic "
+                       f"shape dimension" if expected == P.DYNAMIC else
+                       f"concrete shape cache dimension {i} does not match symbolic shape")
+            raise ReadError(message, at)
+    return dims
 
 
 def _dec_integer(source: Source, lookup: Lookup, depth: int) -> Attribute:

@@ -120,7 +120,7 @@ def encode_type(t: Type, version: Version, ref: TypeRef, tables=None) -> bytes:
         sink.varint(preview_tag)
         if isinstance(t, P.PreviewType):
             for param, value in zip(t.definition.params, t.values):
-                write_preview_param(t.mnemonic, param.kind, value, tables, sink)
+                write_preview_param(t.mnemonic, param.kind, value, tables, sink, param.enum)
         return bytes(sink.data)
     scalar = SCALARS.get(t)
     if scalar is not None:

@@ -233,10 +233,8 @@ def parse_preview_type(parser: "OpParser", qualified: bool) -> Type:
         name = parser.parse_keyword()
         parser.expect_punct(">")
         values = (P.PreviewAttr("expr_var", (name,)),)
-    elif definition.params:
-        parser.expect_punct("<")
-        values = tuple(_parse_value(parser, mnemonic, p) for p in definition.params)
-        parser.expect_punct(">")
+    elif mnemonic == "fragment":
+        values = _parse_fragment(parser)
     if qualified:
         parser.expect_punct(">")
     result = P.PreviewType(mnemonic, values)
@@ -244,6 +242,85 @@ def parse_preview_type(parser: "OpParser", qualified: bool) -> Type:
     if message is not None:
         raise parser.error_at(token.offset, message)
     return result
+
+
+_DIM = re.compile(r"\s*(\d+|\[[^\]]*\])x")
+
+
+def _parse_fragment(parser) -> tuple:
+    """``<4x[N]xi32, local, mem_layout = <L>, fragmap = <L>[, alignment = A]>``."""
+    parser.expect_punct("<")
+    text, pos = parser.source.text, parser.token.offset
+    dims = []
+    while True:
+        match = _DIM.match(text, pos)
+        if match is None:
+            break
+        spelled = match.group(1)
+        if spelled.startswith("["):
+            reader = _Infix(spelled[1:-1], match.start(1) + 1, parser)
+            dims.append(reader.expr())
+            if reader.peek() is not None:
+                reader.fail("expected ']'")
+        else:
+            dims.append(P.PreviewAttr("expr_int", (int(spelled),)))
+        pos = match.end()
+    parser.rewind(pos)
+    element = parser.parse_cuda_tile_type()
+    parser.expect_punct(",")
+    space = parser.parse_keyword()
+    if space not in P.ENUMS["memory_space"]:
+        raise parser.error_at(parser.prev_end - len(space), f"invalid memory space '{space}'")
+    layouts = []
+    for key in ("mem_layout", "fragmap"):
+        parser.expect_punct(",")
+        _expect_key(parser, key)
+        parser.expect_punct("=")
+        layouts.append(_layout_body(parser))
+    alignment = P.PreviewAttr("expr_int", (1,))
+    if parser.consume_punct(","):
+        _expect_key(parser, "alignment")
+        parser.expect_punct("=")
+        start = parser.token.offset
+        end = text.find(">", start)
+        reader = _Infix(text[start:end if end >= 0 else len(text)], start, parser)
+        alignment = reader.expr()
+        parser.rewind(reader.tokens[reader.i - 1][1] + len(reader.tokens[reader.i - 1][0]))
+    parser.expect_punct(">")
+    return (tuple(dims), element, space, layouts[0], layouts[1], alignment)
+
+
+def _layout_body(parser) -> P.PreviewAttr:
+    """``<(4):(1)>`` or ``<shapes = ..., strides = ...>``: a layout without its mnemonic
+    (a fragment's mem_layout and fragmap)."""
+    if not hasattr(parser, "parse_attribute"):     # a type parser: read it as an attribute
+        from .parser import OpParser
+        sub = OpParser(parser.source.text, parser.source.filename)
+        sub.rewind(parser.token.offset)
+        attr = _layout_body(sub)
+        parser.rewind(sub.token.offset)
+        return attr
+    at = parser.token.offset
+    parser.expect_punct("<")
+    if parser.token.is_punct("("):
+        attr = _parse_infix_layout(parser)
+    else:
+        attr = P.PreviewAttr("layout", tuple(
+            _keyed_value(parser, "layout", param, i) for i, param in
+            enumerate(P.ATTR_BY_NAME["layout"].params)))
+    parser.expect_punct(">")
+    message = P.attr_error(attr)
+    if message is not None:
+        raise parser.error_at(at, message)
+    return attr
+
+
+def _keyed_value(parser, mnemonic: str, param: P.Param, index: int) -> Any:
+    if index:
+        parser.expect_punct(",")
+    _expect_key(parser, param.key)
+    parser.expect_punct("=")
+    return _parse_value(parser, mnemonic, param)
 
 
 # ---- preview$func -------------------------------------------------------------------------

@@ -4,4 +4,4 @@ Importing this package registers every check with `tileir.verify.registry.verifi
 """
 
 from . import (atomics, control_flow, conversion, core, floating_point,  # noqa: F401
-               integer, memory, misc, views)
+               integer, memory, misc, preview, views)
