@@ -179,10 +179,23 @@ def compact_text(value: "PreviewAttr") -> str:
     """A call's constant argument as tileirdisasm prints it: compact infix (``(2+3)*4``,
     ``(4,)``), a string, a type; in full when it holds something compact infix cannot
     spell (a builtin, ``expr_div``)."""
+    if "expr_builtin" in _mnemonics(value):
+        return value.format()
     try:
         return _compact(value)
     except _NoInfix:
         return value.format()
+
+
+def _mnemonics(value: Any) -> set[str]:
+    """Every preview attribute mnemonic inside `value` (itself included)."""
+    if not isinstance(value, PreviewAttr):
+        return set()
+    found = {value.mnemonic}
+    for param, v in zip(value.definition.params, value.values):
+        for item in (v if param.kind == "tuple" else (v,)):
+            found |= _mnemonics(item)
+    return found
 
 
 def _compact(value: "PreviewAttr") -> str:
@@ -475,6 +488,21 @@ def _spelled(value: PreviewAttr) -> str:
     return value.format()
 
 
+def _shape_problem(shape: PreviewAttr) -> str | None:
+    """Why a (possibly nested) tuple is no shape a call may pass."""
+    if not shape["elements"]:
+        return "statically known; empty tuple is not supported"
+    for element in shape["elements"]:
+        if element.mnemonic == "symbolic_tuple":
+            problem = _shape_problem(element)
+        else:
+            problem = _integer_problem(element)
+            problem = None if problem is None else f"a valid shape expression: {problem}"
+        if problem is not None:
+            return problem
+    return None
+
+
 def const_arg_error(arg: Any, param_type: Type) -> str | None:
     """Why `arg` cannot be passed for a constant parameter of `param_type` (the message's
     tail after "constant argument #i for constant parameter 'N' "), or None."""
@@ -490,13 +518,8 @@ def const_arg_error(arg: Any, param_type: Type) -> str | None:
         if arg.mnemonic != "symbolic_tuple":
             return (f"must be a valid shape expression: expected tuple expression, got "
                     f"{arg.format()}")
-        if not arg["elements"]:
-            return "must be statically known; empty tuple is not supported"
-        for element in arg["elements"]:
-            problem = _integer_problem(element)
-            if problem is not None:
-                return f"must be a valid shape expression: {problem}"
-        return None
+        problem = _shape_problem(arg)
+        return None if problem is None else f"must be {problem}"
     if param_type == STRING and arg.mnemonic != "expr_const_str":
         return (f"must be a valid string expression: expected string expression, got "
                 f"{_spelled(arg)}")

@@ -845,7 +845,8 @@ _ATTR_READERS = {
     "i64": _read_integer(64), "i32": _read_integer(32), "bool": _read_bool,
     "str": _read_string, "symbol_name": _read_string, "symbol_ref": _read_symbol,
     "dense_i32_array": _read_i32_array, "dense_bool_array": _read_bool_array,
-    "dense": _read_dense, "array": _read_array, "optimization_hints": _read_hints,
+    "dense": _read_dense, "array": _read_array, "dict_array": _read_array,
+    "optimization_hints": _read_hints,
 }
 
 
