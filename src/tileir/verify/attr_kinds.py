@@ -15,6 +15,7 @@ from typing import Callable
 from ..attributes import (ASSUME_PREDICATES, ArrayAttr, Attribute, DenseElementsAttr,
                           DictAttr, EnumAttr, OptimizationHintsAttr, StringAttr,
                           SymbolRefAttr, TypeAttr, UnitAttr)
+from ..preview import PreviewAttr
 from ..enums import (AtomicRMWMode, ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
                      MemoryOrderingSemantics, MemoryScope, MultimemReductionKind, PaddingValue,
                      RoundingMode, Signedness, SymbolVisibility)
@@ -67,7 +68,16 @@ KIND_CONSTRAINTS: dict[str, AttrConstraint] = {
     "assume_predicate": AttrConstraint("AssumePredicateAttrInterface instance",
                                        _is(ASSUME_PREDICATES)),
     "dict_array": AttrConstraint("Array of dictionary attributes", _dict_array),
+    "dict": AttrConstraint("dictionary of named attribute values", _is(DictAttr)),
+    "scratch": AttrConstraint("scratch request", lambda a: _preview(a, "scratch_request")),
+    "synchronization": AttrConstraint("synchronization scope",
+                                      lambda a: _preview(a, "synchronization")),
 }
+
+
+def _preview(attr: Attribute, mnemonic: str) -> bool:
+    """Whether `attr` is the 13.5 preview attribute `mnemonic`."""
+    return isinstance(attr, PreviewAttr) and attr.mnemonic == mnemonic
 
 
 #: Per (attribute kind, attribute name), a constraint narrower than the kind's.
