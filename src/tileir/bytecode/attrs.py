@@ -27,6 +27,9 @@ class Tables(Protocol):
     def string_ref(self, s: str) -> int: ...
     def constant_ref(self, attr: DenseElementsAttr) -> int: ...
 
+    #: Set when a preview attribute or type is written (the header then says so).
+    preview: bool
+
 
 class Lookup(Protocol):
     """What decoding needs from the reader."""
@@ -174,6 +177,7 @@ def _enc_bounded(attr: BoundedAttr, tables: Tables, sink: Sink) -> None:
 
 
 def _enc_preview(attr: P.PreviewAttr, tables: Tables, sink: Sink) -> None:
+    tables.preview = True       # (the header must say the file holds preview content)
     definition = attr.definition
     sink.varint(definition.tag)
     for param, value in zip(definition.params, attr.values):
@@ -232,13 +236,19 @@ def _dec_preview(definition: P.PreviewAttrDef, source: Source, lookup: Lookup, d
     if not getattr(lookup, "preview_content", False):
         raise ReadError(f"public-preview attribute tag {definition.tag} in a file whose header "
                         f"does not advertise preview content", at)
+    return read_preview(definition, P.PreviewAttr, P.attr_error, source, lookup, depth, at)
+
+
+def read_preview(definition, make, rules, source: Source, lookup: Lookup, depth: int, at: int):
+    """A preview attribute or type (`make`) from its row's parameters, refused with the
+    first of its own `rules` it breaks."""
     values = tuple(read_preview_param(definition.mnemonic, p, source, lookup, depth)
                    for p in definition.params)
-    attr = P.PreviewAttr(definition.mnemonic, values)
-    message = P.attr_error(attr)
+    result = make(definition.mnemonic, values)
+    message = rules(result)
     if message is not None:
         raise ReadError(message, at)
-    return attr
+    return result
 
 
 def read_preview_param(mnemonic: str, param: P.Param, source: Source, lookup: Lookup,

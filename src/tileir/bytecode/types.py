@@ -16,7 +16,7 @@ from ..types import (BF16, F8E4M3FN, F8E5M2, F8E5M3FNU, F8E8M0FNU, F16, F32, F4E
                      GatherScatterViewType, PartitionViewType, PointerType, StridedViewType,
                      TensorViewType, TileType, Type)
 from ..versions import V13_1, V13_2, V13_3, V13_4, V13_5, Version
-from .attrs import read_preview_param, write_preview_param
+from .attrs import read_preview, write_preview_param
 from .encoding import ReadError, Sink, Source
 
 #: Scalar types: tag, the reference's name for version messages, and the first release.
@@ -118,6 +118,7 @@ def encode_type(t: Type, version: Version, ref: TypeRef, tables=None) -> bytes:
             raise TypeVersionError(f"type '{t.format()}' requires bytecode version 13.5+, "
                                    f"but targeting {version}")
         sink.varint(preview_tag)
+        tables.preview = True   # (the header must say the file holds preview content)
         if isinstance(t, P.PreviewType):
             for param, value in zip(t.definition.params, t.values):
                 write_preview_param(t.mnemonic, param.kind, value, tables, sink, param.enum)
@@ -306,14 +307,8 @@ class TypeTable:
         builtin = P.BUILTIN_TAGS.get(tag)
         if builtin is not None:
             return builtin
-        definition = P.TYPE_BY_TAG[tag]
-        values = tuple(read_preview_param(definition.mnemonic, param, source, self.lookup)
-                       for param in definition.params)
-        result = P.PreviewType(definition.mnemonic, values)
-        problem = P.type_error(result)
-        if problem is not None:
-            raise ReadError(problem, at)
-        return result
+        return read_preview(P.TYPE_BY_TAG[tag], P.PreviewType, P.type_error, source,
+                            self.lookup, 0, at)
 
     def _element(self, source: Source) -> Type:
         return self.read_ref(source)

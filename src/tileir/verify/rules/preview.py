@@ -91,25 +91,24 @@ def check_preview_func(op: Any, ctx: Context) -> None:
         bound += 1
 
 
-def _callee(op: Any, attr: str) -> Any:
-    """The op `attr` names in the enclosing module (None when no symbol has the name)."""
+def _preview_func(op: Any, attr: str, what: str) -> Any:
+    """The preview$func `attr` names in the enclosing module; None when no symbol has the
+    name (tileirdisasm 13.5 accepts that); refused when the symbol is something else."""
     table = nearest_symbol_table(op)
     ref = op.attributes.get(attr)
-    if table is None or ref is None:
-        return None
-    return lookup_symbol(table, ref.name)
+    target = lookup_symbol(table, ref.name) if table is not None and ref is not None else None
+    if target is not None and target.name != "cuda_tile.preview$func":
+        raise op_error(op, f"'{ref.name}' does not reference a valid {what}")
+    return target
 
 
 @verifier("preview$call")
 def check_preview_call(op: Any, ctx: Context) -> None:
     """A call of an extern preview$func: matching counts and types, concrete results, one
     statically known constant argument per constant parameter."""
-    callee = _callee(op, "callee")
+    callee = _preview_func(op, "callee", "preview$func")
     if callee is None:
-        return                              # (tileirdisasm 13.5 accepts an unknown name)
-    if callee.name != "cuda_tile.preview$func":
-        raise op_error(op, f"'{op.attributes['callee'].name}' does not reference a valid "
-                           "preview$func")
+        return
     signature = function_type(callee)
     if signature is None:
         return
@@ -165,12 +164,9 @@ def check_extern_impl(op: Any, ctx: Context) -> None:
         if _access(op, i) is None:
             raise op_error(op, f"extern_impl argument {i} must carry a '{ACCESS}' arg attr")
     _check_params(op, wildcard=True)
-    func = _callee(op, "implements")
+    func = _preview_func(op, "implements", "extern preview$func")
     if func is None:
-        return                              # (tileirdisasm 13.5 accepts an unknown name)
-    if func.name != "cuda_tile.preview$func":
-        raise op_error(op, f"'{op.attributes['implements'].name}' does not reference a valid "
-                           "extern preview$func")
+        return
     func_signature = function_type(func)
     if func_signature is not None and len(func_signature.inputs) != len(signature.inputs):
         raise op_error(op, f"input count ({len(signature.inputs)}) must match extern function "
