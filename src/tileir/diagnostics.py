@@ -158,6 +158,9 @@ class BytecodeError(TileIRError):
 class ExecutionError(TileIRError):
     """A kernel run that cannot proceed, including undefined behaviour detected at run time."""
 
+    #: A traced launch's events up to the failure (`tileir.interp.trace.Trace`), else None.
+    trace: object = None
+
 
 class ConversionError(TileIRError, ValueError):
     """A conversion asked of the numerics that the spec does not define (wrong type or mode)."""

@@ -339,6 +339,9 @@ class Module(Operation):
     #: How the text spelled the module: "module" (``cuda_tile.module``) or "bare" (items at
     #: top level, as tileirdisasm prints them).
     spelling = "module"
+    #: The names its text gave its values (`tileir.syntax.parser.SourceNames`; None for a
+    #: module read from bytecode or built): traces name values with them.
+    source_names: Any = None
 
     def __init__(self, name: str = "kernels", location: Location = UNKNOWN_LOC,
                  producer: str | None = None) -> None:

@@ -4,8 +4,10 @@ argument checks (the same exception types and messages) before any tile block ru
 from __future__ import annotations
 
 import operator
+from dataclasses import replace
 from typing import Any, Callable, Sequence
 
+from ..diagnostics import ExecutionError
 from .arguments import read_arguments
 from .exporting import export_specs
 from .switch import arch
@@ -39,7 +41,7 @@ def launch(stream: Any, grid: tuple[int, ...], kernel: Any, kernel_args: Sequenc
            *, schedule: str = "sequential", seed: int | None = None, checks: bool = True,
            max_ops: int | None = None, engine: str = "auto", workers: int | None = None,
            on_error: str = "restore", on_run: Callable[[], None] | None = None,
-           on_compile_error: Callable[[], None] | None = None) -> Any:
+           on_compile_error: Callable[[], None] | None = None, trace: Any = None) -> Any:
     """Run a ``@ct.kernel`` on the interpreter, as ``cuda.tile.launch(stream, grid, kernel,
     kernel_args)`` would on a GPU of the architecture ``TILEIR_CUTILE_ARCH`` names (default
     sm_100: cuTile refuses what that GPU cannot run); `stream` is accepted and ignored.
@@ -47,7 +49,11 @@ def launch(stream: Any, grid: tuple[int, ...], kernel: Any, kernel_args: Sequenc
     (and a failed launch leaves the arrays as they were, unless ``on_error="keep"``).
     A grid with a zero extent runs no tile block.  Returns the interpreter's `Run` (which
     engine ran), or None when no tile block ran.  `on_compile_error` is called when cuTile
-    refuses the kernel, `on_run` just before the interpreter runs it (for counting)."""
+    refuses the kernel, `on_run` just before the interpreter runs it (for counting).
+
+    `trace` records values as `tileir.interp.launch` does (``Run.trace``; on failure the
+    error's ``trace``), with events at the kernel's Python lines and, where a statement
+    assigns the value, named after its variable."""
     from ..interp import launch as run
     dims = parse_grid(grid)
     if not isinstance(kernel_args, (tuple, list)):
@@ -64,9 +70,19 @@ def launch(stream: Any, grid: tuple[int, ...], kernel: Any, kernel_args: Sequenc
         return None
     if on_run is not None:
         on_run()
-    return run(exported.module, exported.symbol, dims, flat, schedule=schedule, seed=seed,
-               checks=checks, max_ops=max_ops, engine=engine, workers=workers,
-               on_error=on_error)
+    if trace is None or trace is False:
+        return run(exported.module, exported.symbol, dims, flat, schedule=schedule,
+                   seed=seed, checks=checks, max_ops=max_ops, engine=engine,
+                   workers=workers, on_error=on_error)
+    from .tracing import name_variables
+    try:
+        result = run(exported.module, exported.symbol, dims, flat, schedule=schedule,
+                     seed=seed, checks=checks, max_ops=max_ops, engine=engine,
+                     workers=workers, on_error=on_error, trace=trace)
+    except ExecutionError as exc:
+        exc.trace = name_variables(exc.trace)
+        raise
+    return replace(result, trace=name_variables(result.trace))
 
 
 __all__ = ["MAX_GRID_EXTENT", "launch", "parse_grid"]

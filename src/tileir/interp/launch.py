@@ -51,6 +51,7 @@ from .memory import (Journal, Memory, MemoryFault, element_bits, host_address, r
 from .plan import KernelPlan, plan_of
 from .pointers import from_byte_address
 from .races import BlockRaces
+from .trace import Trace, TraceSpec, TracingMachine, trace_spec, value_namer
 
 SCHEDULES = ("sequential", "reverse", "random")
 
@@ -442,10 +443,11 @@ ENGINES = ("auto", "blocks", "batched")
 @dataclass(frozen=True)
 class Run:
     """What a launch did: the engine that ran the kernel and, when the batched engine did
-    not, why."""
+    not, why; and the `Trace` it recorded, when asked for one."""
 
     engine: str
     reason: str | None = None
+    trace: Trace | None = None
 
 
 #: What `launch` does with the caller's buffers when a launch fails: put them back as they
@@ -457,7 +459,9 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
            args: Sequence[Any] = (), *, schedule: str = "sequential", seed: int | None = None,
            checks: bool = True, stdout: TextIO | None = None, max_ops: int | None = None,
            engine: str = "auto", workers: int | None = None,
-           on_error: str = "restore") -> Run:
+           on_error: str = "restore",
+           progress: Callable[[int, int], None] | None = None,
+           trace: bool | str | TraceSpec | None = None) -> Run:
     """Run entry `kernel_name` of `module` on every tile block of `grid` with `args`.
 
     `max_ops` bounds the ops one tile block may execute (None: no bound): tile blocks run
@@ -475,8 +479,21 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     assert, an internal error, Ctrl-C), every caller buffer is put back bit for bit as it
     was before the launch; ``on_error="keep"`` leaves them as the kernel wrote them up to
     the failure instead (for debugging), and the error says so.
+
+    `progress`, when given, is called with (tile blocks done, tile blocks in the grid)
+    after each tile block the per-block engine runs (a progress display for long runs).
+
+    `trace` records the value of every op result of chosen tile blocks (True: block
+    (0, 0, 0); a spec's text such as ``"block=1,0,0 op=addf line=42"``; a `TraceSpec`),
+    returned as ``Run.trace``; a traced launch runs one tile block at a time, and when it
+    fails the error carries the events recorded up to the failure as its ``trace``
+    attribute.
     """
     _check_options(schedule, seed, checks, max_ops, engine, workers, on_error, args)
+    spec = trace_spec(trace)
+    if spec is not None and engine == "batched":
+        raise _fail("a traced launch runs one tile block at a time: use engine 'auto' or "
+                    "'blocks'", None)
     module = _module_of(module)
     if kernel_name is None:  # the module's only entry
         if len(module.entries) != 1:
@@ -490,6 +507,7 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
         raise _fail(f"no entry named '{kernel_name}' in the module (entries: {names})", None)
     plan = plan_of(kernel)      # what the engines read from the kernel, read once
     dims = _grid(grid, kernel)
+    recorder = _Recorder(spec, kernel, module, dims) if spec is not None else None
     params = plan.params
     if len(args) != len(params):
         raise _fail(f"entry '{kernel_name}' takes {len(params)} arguments, got {len(args)}",
@@ -509,8 +527,10 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
         memory.before_write.append(journal.touch)
     try:
         run = _run(memory, plan, values, dims, checks, globals_, engine, max_ops, workers,
-                   schedule, seed, stdout, journal)
+                   schedule, seed, stdout, journal, progress, recorder)
     except BaseException as exc:
+        if recorder is not None:
+            exc.trace = recorder.trace()    # (what was recorded up to the failure)
         if journal is not None:
             journal.restore()
         else:
@@ -520,15 +540,45 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
             # a bug outside any op (the race record, the schedule): a diagnostic, not a
             # traceback
             failure = _fail(f"internal error: {type(exc).__name__}: {exc}", kernel)
-            raise (failure if journal is not None else _kept(failure)) from exc
+            failure = failure if journal is not None else _kept(failure)
+            failure.trace = getattr(exc, "trace", None)
+            raise failure from exc
         if journal is not None or not isinstance(exc, ExecutionError):
             raise                           # (Ctrl-C and TileIRErrors as they are)
-        raise _kept(exc) from None
+        kept = _kept(exc)
+        kept.trace = getattr(exc, "trace", None)
+        raise kept from None
     finally:
         memory.before_write.clear()
     for copy_back in write_back:
         copy_back()
-    return run
+    return run if recorder is None else Run(run.engine, run.reason, recorder.trace())
+
+
+class _Recorder:
+    """The trace a launch records: its spec, the events so far, and how its values are
+    named."""
+
+    def __init__(self, spec: TraceSpec, kernel: Operation, module: Module,
+                 dims: tuple[int, int, int]) -> None:
+        for block in spec.blocks or ():
+            if not all(0 <= b < d for b, d in zip(block, dims)):
+                raise _fail(f"the trace names tile block {block}, outside the grid {dims}",
+                            kernel)
+        self.spec = spec
+        self.events: list[Any] = []
+        self.names = value_namer(kernel, module)
+
+    def machine(self, block: tuple[int, int, int], **kwargs: Any) -> Machine:
+        """The machine for tile block `block`: a recording one when it is traced."""
+        if self.spec.wants_block(block):
+            return TracingMachine(spec=self.spec, events=self.events, names=self.names,
+                                  block_id=block, **kwargs)
+        return Machine(block_id=block, **kwargs)
+
+    def trace(self) -> Trace:
+        """The events recorded so far."""
+        return Trace(self.events, self.spec)
 
 
 def _kept(exc: ExecutionError) -> ExecutionError:
@@ -543,10 +593,13 @@ def _kept(exc: ExecutionError) -> ExecutionError:
 def _run(memory: Memory, plan: KernelPlan, values: list[Any], dims: tuple[int, int, int],
          checks: bool, globals_: dict[str, int], engine: str, max_ops: int | None,
          workers: int | None, schedule: str, seed: int | None, stdout: TextIO | None,
-         journal: Journal | None) -> Run:
+         journal: Journal | None, progress: Callable[[int, int], None] | None = None,
+         recorder: _Recorder | None = None) -> Run:
     """Run the kernel on the engine `launch` chose (its arguments mapped in `memory`)."""
     reason = None
-    if engine != "blocks":
+    if recorder is not None:
+        reason = "tracing runs tile blocks one at a time" if engine != "blocks" else None
+    elif engine != "blocks":
         reason = _batched(memory, plan, values, dims, checks, globals_,
                           engine == "batched", max_ops,
                           default_workers() if workers is None else max(1, int(workers)),
@@ -556,13 +609,21 @@ def _run(memory: Memory, plan: KernelPlan, values: list[Any], dims: tuple[int, i
     # (a kernel whose blocks may synchronize has no race check between blocks)
     cross = _CrossBlockRaces(memory, plan.grain) if checks and not plan.orders_blocks \
         else None
-    for block in block_order(dims, schedule, seed):
-        machine = Machine(memory, block_id=block, grid=dims, checks=checks,
-                          globals=globals_, stdout=stdout, max_ops=max_ops,
-                          kernel_plan=plan)
+    total = math.prod(dims)
+    for done, block in enumerate(block_order(dims, schedule, seed), 1):
+        if recorder is None:
+            machine = Machine(memory, block_id=block, grid=dims, checks=checks,
+                              globals=globals_, stdout=stdout, max_ops=max_ops,
+                              kernel_plan=plan)
+        else:
+            machine = recorder.machine(block, memory=memory, grid=dims, checks=checks,
+                                       globals=globals_, stdout=stdout, max_ops=max_ops,
+                                       kernel_plan=plan)
         machine.run_function(plan.kernel, values)
         if cross is not None:
             cross.add(machine)
+        if progress is not None:
+            progress(done, total)
     return Run("blocks", reason)
 
 
@@ -672,4 +733,5 @@ def _batched(memory: Memory, kernel_plan: KernelPlan, values: list[Any],
     return None
 
 
-__all__ = ["AddressTable", "ENGINES", "Run", "SCHEDULES", "block_order", "global_value", "launch"]
+__all__ = ["AddressTable", "ENGINES", "Run", "SCHEDULES", "Trace", "TraceSpec", "block_order",
+           "global_value", "launch"]

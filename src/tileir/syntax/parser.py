@@ -156,6 +156,9 @@ class OpParser(TypeParser):
         #: patch after an op or after the whole text.
         self.made_forward = False
         self.made_deferred_loc = False
+        #: The SSA names the text gave its values, a table per closed scope (read by
+        #: `source_names`, only when asked: a trace names values as the source does).
+        self.closed_scopes: list[dict[str, list[tuple[Value, int]]]] = []
 
     # ---- top level --------------------------------------------------
 
@@ -988,6 +991,7 @@ class OpParser(TypeParser):
         reported once the whole text is parsed (MLIR's finalize), unless a parse error
         comes first."""
         scope = self.scopes.pop()
+        self.closed_scopes.append(scope.values)
         self.undeclared.extend(entry[1] for entries in scope.forward.values()
                                for entry in entries.values())
 
@@ -1653,12 +1657,41 @@ class OpParser(TypeParser):
 # ---- public functions --------------------------------------------------
 
 
+class SourceNames:
+    """The names a text gave its SSA values (``%sum`` is "sum"; result 1 of ``%r:2`` is
+    "r#1"), looked up by value: inverted from the parser's scopes on first use."""
+
+    def __init__(self, scopes: list[dict[str, list[tuple[Value, int]]]]) -> None:
+        self._scopes: list[dict[str, list[tuple[Value, int]]]] | None = scopes
+        self._names: dict[Value, str] = {}
+
+    def get(self, value: Value) -> str | None:
+        """The name `value` has in the source, or None."""
+        if self._scopes is not None:
+            for scope in self._scopes:
+                for name, entries in scope.items():
+                    if len(entries) == 1:
+                        self._names[entries[0][0]] = name
+                    else:
+                        for i, (v, _) in enumerate(entries):
+                            self._names[v] = f"{name}#{i}"
+            self._scopes = None
+        return self._names.get(value)
+
+
+def _parse_top_level(text: str, filename: str | None, first_line: int,
+                     allow_unregistered: bool) -> tuple[list[Operation], SourceNames]:
+    """The top-level ops of `text` and the names it gave their values."""
+    parser = OpParser(text, filename, first_line, allow_unregistered)
+    with deep_recursion(), gc_paused():
+        ops = parser.parse_top_level()
+    return ops, SourceNames(parser.closed_scopes)
+
+
 def parse_document(text: str, filename: str | None = None, *, first_line: int = 1,
                    allow_unregistered: bool = False) -> list[Operation]:
     """Every top-level op of `text` (without wrapping them in a module)."""
-    parser = OpParser(text, filename, first_line, allow_unregistered)
-    with deep_recursion(), gc_paused():
-        return parser.parse_top_level()
+    return _parse_top_level(text, filename, first_line, allow_unregistered)[0]
 
 
 def parse(text: str, filename: str | None = None, *,
@@ -1668,11 +1701,12 @@ def parse(text: str, filename: str | None = None, *,
     Accepts a module (optionally inside a builtin ``module { }``) or tileirdisasm's output,
     whose ``entry`` and ``global`` ops stand at top level.
     """
-    ops = parse_document(text, filename, allow_unregistered=allow_unregistered)
+    ops, names = _parse_top_level(text, filename, 1, allow_unregistered)
     if len(ops) == 1 and ops[0].name == "builtin.module":
         ops = ops[0].regions[0].block.operations if ops[0].regions[0].blocks else []
     modules = [op for op in ops if isinstance(op, Module)]
     if len(modules) == 1 and len(ops) == 1:
+        modules[0].source_names = names
         return modules[0]
     items = [op for op in ops if op.name in ["cuda_tile." + n for n in TOP_LEVEL_ITEMS]]
     if modules or len(items) != len(ops):
@@ -1681,9 +1715,10 @@ def parse(text: str, filename: str | None = None, *,
                                None))
     module = Module()
     module.spelling = "bare"
+    module.source_names = names
     for op in items:
         module.body.append(op)
     return module
 
 
-__all__ = ["OpParser", "OpState", "Use", "parse", "parse_document", "Block"]
+__all__ = ["OpParser", "OpState", "SourceNames", "Use", "parse", "parse_document", "Block"]
