@@ -18,7 +18,9 @@ Columns, in microseconds: ``launch``, the time of one launch (the best, over ``-
 rounds, of the mean of ``--launches`` launches); ``work``, the same kernel's time per tile
 block in one launch of a grid ``--scale`` times larger (same tile, larger arrays: the
 launch's fixed costs are spread over that many blocks), times this launch's blocks; and
-``overhead`` = launch - work, what each launch costs beyond its work.  ``--clock cpu``
+``overhead`` = launch - work, what each launch costs beyond its work; ``compiled`` and
+``c.overhead``, the same for calls of the kernel made once by ``tileir.compile`` (issue
+17's target: at most 300 us of overhead for vector_add 1024 / 16).  ``--clock cpu``
 (the default) counts this process's CPU time (every thread's), which a busy machine
 disturbs less than the wall clock.  Outputs are checked against NumPy after every timed
 round (a wrong result stops the benchmark).
@@ -120,21 +122,35 @@ def cases() -> list[Case]:
 
 
 def per_launch(case: Case, scale: int, checks: bool, engine: str, launches: int,
-               repeat: int, clock: str) -> float:
-    """Seconds per launch of `case` on a grid `scale` times larger along x (best round);
-    uses only tileir's public API, so it runs on older trees too."""
+               repeat: int, clock: str, compiled: bool = False) -> float | None:
+    """Seconds per launch of `case` on a grid `scale` times larger along x (best round):
+    through ``tileir.interp.launch`` on a parsed module, or, with `compiled`, calls of a
+    ``tileir.compile``d kernel (None on a tree without it); uses only tileir's public
+    API, so it runs on older trees too."""
     import tileir
     from tileir.interp import launch
     module = tileir.parse(case.text, case.name.split()[0] + ".mlir")
     args, correct = case.make(scale)
     grid = (case.grid[0] * scale,) + case.grid[1:]
     tick = time.process_time if clock == "cpu" else time.perf_counter
-    launch(module, case.entry, grid, args, checks=checks, engine=engine)   # warm up
+    if compiled:
+        if not hasattr(tileir, "compile"):
+            return None
+        kernel = tileir.compile(module, case.entry)
+
+        def once() -> None:
+            """One call of the compiled kernel."""
+            kernel(grid, *args, checks=checks, engine=engine)
+    else:
+        def once() -> None:
+            """One launch of the parsed module."""
+            launch(module, case.entry, grid, args, checks=checks, engine=engine)
+    once()   # warm up
     best = float("inf")
     for _ in range(repeat):
         start = tick()
         for _ in range(launches):
-            launch(module, case.entry, grid, args, checks=checks, engine=engine)
+            once()
         best = min(best, (tick() - start) / launches)
         if not correct():
             raise SystemExit(f"{case.name}: wrong output")
@@ -150,8 +166,14 @@ def main() -> None:
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
     ap.add_argument("--engine", default="auto")
     ap.add_argument("--baseline-src", default=None)
+    ap.add_argument("--no-pin", action="store_true",
+                    help="do not pin the benchmark to one core (it is pinned by default: "
+                    "the batched engine's threads would blur the per-launch times)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     cli = ap.parse_args()
+    pinned = not cli.no_pin and hasattr(os, "sched_setaffinity")
+    if pinned:
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     if cli.child is not None:
         name, checks = json.loads(cli.child)
         case = next(c for c in cases() if c.name == name)
@@ -159,8 +181,9 @@ def main() -> None:
         return
     print(f"engine {cli.engine}, {cli.clock} clock, best of {cli.repeat} rounds of "
           f"{cli.launches} launches; work: per block at {cli.scale}x the grid; "
-          "microseconds per launch")
-    header = f"{'kernel / grid':<22}{'checks':<8}{'launch':>9}{'work':>9}{'overhead':>10}"
+          f"microseconds per launch{'; pinned to one core' if pinned else ''}")
+    header = (f"{'kernel / grid':<22}{'checks':<8}{'launch':>9}{'work':>9}{'overhead':>10}"
+              f"{'compiled':>10}{'c.overhead':>12}")
     if cli.baseline_src:
         header += f"{'baseline':>10}{'ratio':>7}"
     print(header)
@@ -172,8 +195,12 @@ def main() -> None:
             big = per_launch(case, cli.scale, checks, cli.engine,
                              max(1, cli.launches // 20), cli.repeat, cli.clock)
             work = big / (cli.scale * blocks) * blocks if case.name != "empty" else 0.0
+            called = per_launch(case, 1, checks, cli.engine, cli.launches, cli.repeat,
+                                cli.clock, compiled=True)
             row = (f"{case.name:<22}{'on' if checks else 'off':<8}{launch_s * 1e6:>9.0f}"
-                   f"{work * 1e6:>9.0f}{(launch_s - work) * 1e6:>10.0f}")
+                   f"{work * 1e6:>9.0f}{(launch_s - work) * 1e6:>10.0f}"
+                   + (f"{called * 1e6:>10.0f}{(called - work) * 1e6:>12.0f}"
+                      if called is not None else f"{'-':>10}{'-':>12}"))
             if cli.baseline_src:
                 env = dict(os.environ, PYTHONPATH=cli.baseline_src)
                 command = [sys.executable, __file__, "--child", json.dumps([case.name, checks]),

@@ -135,6 +135,18 @@ def _check_options(schedule: Any, seed: Any, checks: Any, max_ops: Any, engine: 
                     f"{type(args).__name__}", None)
 
 
+def checked_options(schedule: Any, seed: Any, checks: Any, max_ops: Any, engine: Any,
+                    workers: Any, on_error: Any, args: Any, trace: Any) -> TraceSpec | None:
+    """`launch`'s keyword options and arguments checked (see `_check_options`); the
+    trace's spec (None: no trace)."""
+    _check_options(schedule, seed, checks, max_ops, engine, workers, on_error, args)
+    spec = trace_spec(trace)
+    if spec is not None and engine == "batched":
+        raise _fail("a traced launch runs one tile block at a time: use engine 'auto' or "
+                    "'blocks'", None)
+    return spec
+
+
 def _module_of(module: Any) -> Module:
     """The module `launch` was given: a `Module`, Tile IR text, bytecode bytes, or the path
     of a file holding either (a `str` without a newline or a brace names a file)."""
@@ -321,8 +333,10 @@ def _multicast(memory: Memory, value: Any, e: PointerType, where: str,
 
 
 def _argument(memory: Memory, value: Any, t: Any, where: str, kernel: Operation,
-              write_back: list[Callable[[], None]]) -> Any:
-    """The run-time value of one kernel argument (buffers are mapped into `memory`)."""
+              write_back: list[Callable[[], None]], hosts: dict[int, int] | None = None
+              ) -> Any:
+    """The run-time value of one kernel argument (buffers are mapped into `memory`;
+    `hosts`: the host addresses of buffer arguments, by id, where known)."""
     if not isinstance(t, TileType):
         raise _fail(f"{where} has type {t}, which launch cannot pass", kernel)
     e = t.element_type
@@ -337,7 +351,8 @@ def _argument(memory: Memory, value: Any, t: Any, where: str, kernel: Operation,
         if element_bits(e.pointee) == 4:
             return np.array(from_byte_address(
                 _map_packed(memory, value, e.pointee, where, write_back), e.pointee), np.int64)
-        return np.array(memory.map(value, where), np.int64)
+        return np.array(memory.map(value, where, hosts.get(id(value)) if hosts else None),
+                        np.int64)
     if t.rank == 0:
         return _scalar(value, e, where, kernel)
     array = np.asarray(value)
@@ -349,10 +364,11 @@ def _argument(memory: Memory, value: Any, t: Any, where: str, kernel: Operation,
 
 
 def _map_aliased(memory: Memory, args: Sequence[Any], params: Sequence[Any],
-                 kernel: Operation) -> None:
+                 kernel: Operation) -> dict[int, int]:
     """Map once, before the arguments, the byte range that buffer arguments sharing memory
     cover together, so `Memory.map` gives each its address inside it: aliased parameters
-    then access the same addresses and the race checks see their conflicts."""
+    then access the same addresses and the race checks see their conflicts.  Returns the
+    host address of each buffer argument's first byte, by the array's id."""
     spans: list[tuple[int, int, int]] = []   # (first byte, end, buffer index)
     buffers: list[tuple[np.ndarray, str]] = []   # every buffer argument (tables' rows too)
     for i, (value, t) in enumerate(zip(args, params)):
@@ -391,6 +407,7 @@ def _map_aliased(memory: Memory, args: Sequence[Any], params: Sequence[Any],
             raise _fail(f"arguments {names} share memory but are not views of one NumPy "
                         "array; pass views of a single array", kernel)
         memory.map(flat[lo - start:hi - start], f"arguments {names} (aliased)")
+    return {id(array): first for (first, _, i) in spans for array in (buffers[i][0],)}
 
 
 def global_value(op: Operation) -> np.ndarray:
@@ -489,12 +506,18 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     fails the error carries the events recorded up to the failure as its ``trace``
     attribute.
     """
-    _check_options(schedule, seed, checks, max_ops, engine, workers, on_error, args)
-    spec = trace_spec(trace)
-    if spec is not None and engine == "batched":
-        raise _fail("a traced launch runs one tile block at a time: use engine 'auto' or "
-                    "'blocks'", None)
+    spec = checked_options(schedule, seed, checks, max_ops, engine, workers, on_error, args,
+                           trace)
     module = _module_of(module)
+    kernel = entry_of(module, kernel_name)
+    return launch_entry(module, kernel, grid, args, schedule=schedule, seed=seed,
+                        checks=checks, stdout=stdout, max_ops=max_ops, engine=engine,
+                        workers=workers, on_error=on_error, progress=progress, spec=spec)
+
+
+def entry_of(module: Module, kernel_name: str | None) -> Operation:
+    """Entry `kernel_name` of `module` (None: its only entry); `ExecutionError` naming the
+    entries there are when there is no such entry, or several and no name."""
     if kernel_name is None:  # the module's only entry
         if len(module.entries) != 1:
             names = ", ".join(e.symbol for e in module.entries) or "none"
@@ -505,6 +528,18 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     if kernel is None or kernel.name != "cuda_tile.entry":
         names = ", ".join(e.symbol for e in module.entries) or "none"
         raise _fail(f"no entry named '{kernel_name}' in the module (entries: {names})", None)
+    return kernel
+
+
+def launch_entry(module: Module, kernel: Operation, grid: int | Sequence[int],
+                 args: Sequence[Any], *, schedule: str, seed: int | None, checks: bool,
+                 stdout: TextIO | None, max_ops: int | None, engine: str,
+                 workers: int | None, on_error: str,
+                 progress: Callable[[int, int], None] | None,
+                 spec: TraceSpec | None) -> Run:
+    """`launch` once the module is read, its entry `kernel` found and the options
+    checked (`tileir.compile`'s kernels call it directly)."""
+    kernel_name = kernel.symbol
     plan = plan_of(kernel)      # what the engines read from the kernel, read once
     dims = _grid(grid, kernel)
     recorder = _Recorder(spec, kernel, module, dims) if spec is not None else None
@@ -515,9 +550,9 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     memory = Memory()
     write_back: list[Callable[[], None]] = []
     try:
-        _map_aliased(memory, args, params, kernel)
+        hosts = _map_aliased(memory, args, params, kernel)
         values = [_argument(memory, a, t, f"argument {i} of '{kernel_name}'", kernel,
-                            write_back) for i, (a, t) in enumerate(zip(args, params))]
+                            write_back, hosts) for i, (a, t) in enumerate(zip(args, params))]
         globals_ = {g.symbol: _map_global(memory, g) for g in module.globals}
     except MemoryFault as fault:
         raise _fail(str(fault), kernel) from None

@@ -173,17 +173,18 @@ class Memory:
         #: write: a `Journal`, the batched engine's values that view memory.
         self.before_write: list[Callable[[np.ndarray], None]] = []
 
-    def map(self, array: np.ndarray, name: str = "") -> int:
+    def map(self, array: np.ndarray, name: str = "", host: int | None = None) -> int:
         """Map `array` (C-contiguous; its bytes are shared, not copied) in a region of its
         own and return its base.
 
         An array whose bytes lie inside a buffer mapped before (the same array, or a view
         of one passed earlier) is not mapped again: its address is the one its first byte
-        already has, so aliased accesses meet on the same addresses (race checks)."""
+        already has, so aliased accesses meet on the same addresses (race checks).
+        `host`, when the caller has it, is `host_address(array)`."""
         if not isinstance(array, np.ndarray) or not array.flags.c_contiguous:
             raise ValueError(f"buffer {name or '?'} must be a C-contiguous NumPy array")
         data = array.reshape(-1).view(np.uint8)
-        start = host_address(data)
+        start = host_address(data) if host is None else host
         for buffer in self.buffers:
             first = buffer.host
             if start < first + buffer.size and first < start + data.size:
@@ -203,7 +204,9 @@ class Memory:
         self._dense_next = -(-(dense + max(data.size, 1)) // ALIGNMENT) * ALIGNMENT
         self._region_starts.append(dense)
         self._shift_array = None
-        self.buffers.append(Buffer(base, data, name))
+        buffer = Buffer(base, data, name)
+        buffer.__dict__["_host"] = start          # (`Buffer.host`, known already)
+        self.buffers.append(buffer)
         self._base_list.append(base)
         self._end_list.append(base + data.size)
         self._dense_list.append(dense)
@@ -309,6 +312,13 @@ class Memory:
         if regions.size and (int(regions.min()) < 1 or int(regions.max()) >= shift.size):
             raise MemoryFault("a race check was given an address in no allocation's region")
         return addresses + shift[regions]
+
+    def dense_number(self, address: int) -> int:
+        """`dense` of one byte address, in Python ints."""
+        region = address >> REGION_BITS
+        if not 1 <= region <= len(self._region_starts):
+            raise MemoryFault("a race check was given an address in no allocation's region")
+        return address + self._region_starts[region - 1] - (region_base(region) + PLACEMENT)
 
     def dense_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """The live buffers' first and one-past-last dense numbers, in address order."""

@@ -47,6 +47,14 @@ class Box:
         object.__setattr__(self, "lo", self.start + sum(r for r in reach if r < 0))
         object.__setattr__(self, "hi", self.start + sum(r for r in reach if r > 0) + self.size)
 
+    def moved(self, delta: int) -> "Box":
+        """The same box `delta` bytes further (its bounds moved, not recomputed)."""
+        box = object.__new__(Box)
+        box.__dict__.update(self.__dict__)
+        for name in ("start", "lo", "hi"):
+            box.__dict__[name] += delta
+        return box
+
     @property
     def empty(self) -> bool:
         """Whether the box has no element."""

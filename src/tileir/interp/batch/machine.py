@@ -98,6 +98,25 @@ class Span:
         return out
 
 
+#: Spans of up to this many tile blocks share their block id tiles between launches
+#: (`_span_block_ids`: read-only arrays, fixed by the span alone).
+_SHARED_IDS = 4096
+
+
+def _block_id_columns(blocks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The x, y and z columns of (count, 3) block coordinates as read-only i32 tiles."""
+    columns = np.array(blocks.T, np.int32, order="C")   # (a row per axis)
+    columns.flags.writeable = False
+    return columns[0], columns[1], columns[2]
+
+
+@functools.lru_cache(maxsize=64)
+def _span_block_ids(span: "Span") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`BatchMachine.block_ids` of a small span, kept: a kernel launched again and again
+    on one grid asks for the same ones (read-only, so no launch can change another's)."""
+    return _block_id_columns(span.blocks())
+
+
 def spans(grid: tuple[int, int, int], limit: int) -> list[Span]:
     """The grid cut into spans of at most `limit` tile blocks where whole planes, rows or
     runs of a row allow (a span never holds less than one row run of `limit` blocks)."""
@@ -159,9 +178,9 @@ class BatchMachine(Machine):
     def block_ids(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The x, y and z columns of `blocks` as i32 tiles (read-only: every
         ``get_tile_block_id`` of the span gets these arrays)."""
-        columns = np.array(self.blocks.T, np.int32, order="C")   # (a row per axis)
-        columns.flags.writeable = False
-        return columns[0], columns[1], columns[2]
+        if self.span.count <= _SHARED_IDS:
+            return _span_block_ids(self.span)
+        return _block_id_columns(self.blocks)
 
     def run_function(self, function: Operation, args) -> list[Any]:
         """Run the kernel body for the span's blocks (see `Machine.run_function`), copying

@@ -4,7 +4,6 @@ leading block axis."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
@@ -176,8 +175,8 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
         whole = np.lib.stride_tricks.as_strided(typed[first:], shape, strides, writeable=True)
     if not machine.checks:
         return whole, None                                  # (nothing is logged)
-    shift = int(machine.memory.dense(np.array(buffer.base))) - buffer.base
-    return whole, replace(box, start=box.start + shift)     # (footprints: dense numbers)
+    shift = machine.memory.dense_number(buffer.base) - buffer.base
+    return whole, box.moved(shift)      # (footprints: dense numbers)
 
 
 @batched("load_view_tko")
