@@ -233,3 +233,22 @@ def test_tracing_never_changes_results(seed: int) -> None:
     for x, y in zip(plain, traced):
         for u, v in zip(x if isinstance(x, list) else [x], y if isinstance(y, list) else [y]):
             assert u.tobytes() == v.tobytes()
+
+
+def test_recording_stops_at_its_memory_limit(monkeypatch) -> None:
+    """A trace never grows without bound: past its limit it stops (the launch goes on,
+    its results complete) and says so."""
+    import tileir.interp.trace as tracing
+    monkeypatch.setattr(tracing, "MAX_TRACE_BYTES", 600)
+    monkeypatch.setattr(tracing.TraceLog.__init__, "__defaults__", (600,))
+    a, b, c, n = _vector_add_args()
+    trace = tileir.launch(VECTOR_ADD, None, 2, [a, b, c, n], trace=True).trace
+    assert c.tobytes() == (a + b).tobytes()
+    assert trace.truncated
+    # the arguments (3 pointers of 8 bytes, an i32), the block ids (3 i32) and the two
+    # 64-float loads (256 bytes each) make 552 bytes; the sum's 256 more pass the limit
+    assert [e.op for e in trace][-2:] == ["load_view_tko", "load_view_tko"]
+    assert len(trace["sum"]) == 0
+    assert trace.format().splitlines()[-1] == (
+        "(recording stopped here: the trace's values reached 600 bytes; narrow it with "
+        "block=, op= or line=)")

@@ -51,7 +51,7 @@ from .memory import (Journal, Memory, MemoryFault, element_bits, host_address, r
 from .plan import KernelPlan, plan_of
 from .pointers import from_byte_address
 from .races import BlockRaces
-from .trace import Trace, TraceSpec, TracingMachine, trace_spec, value_namer
+from .trace import Trace, TraceLog, TraceSpec, TracingMachine, trace_spec, value_namer
 
 SCHEDULES = ("sequential", "reverse", "random")
 
@@ -591,8 +591,7 @@ def launch_entry(module: Module, kernel: Operation, grid: int | Sequence[int],
 
 
 class _Recorder:
-    """The trace a launch records: its spec, the events so far, and how its values are
-    named."""
+    """The trace a launch records: its log, and how its values are named."""
 
     def __init__(self, spec: TraceSpec, kernel: Operation, module: Module,
                  dims: tuple[int, int, int]) -> None:
@@ -601,19 +600,18 @@ class _Recorder:
                 raise _fail(f"the trace names tile block {block}, outside the grid {dims}",
                             kernel)
         self.spec = spec
-        self.events: list[Any] = []
+        self.log = TraceLog(spec)
         self.names = value_namer(kernel, module)
 
     def machine(self, block: tuple[int, int, int], **kwargs: Any) -> Machine:
         """The machine for tile block `block`: a recording one when it is traced."""
         if self.spec.wants_block(block):
-            return TracingMachine(spec=self.spec, events=self.events, names=self.names,
-                                  block_id=block, **kwargs)
+            return TracingMachine(log=self.log, names=self.names, block_id=block, **kwargs)
         return Machine(block_id=block, **kwargs)
 
     def trace(self) -> Trace:
         """The events recorded so far."""
-        return Trace(self.events, self.spec)
+        return self.log.trace()
 
 
 def _kept(exc: ExecutionError) -> ExecutionError:

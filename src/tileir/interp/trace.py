@@ -15,7 +15,7 @@ pays nothing for it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator, Sequence, overload
 
 import numpy as np
@@ -31,6 +31,8 @@ from .values import TensorView, TiledView, Token
 LOOP_OPS = frozenset({"cuda_tile.for", "cuda_tile.loop"})
 #: The tile block a trace records when its spec names none.
 DEFAULT_BLOCK = (0, 0, 0)
+#: A trace stops recording (the launch goes on) once its values hold this many bytes.
+MAX_TRACE_BYTES = 256 << 20
 
 
 class TraceSpecError(ValueError):
@@ -214,10 +216,12 @@ class Trace(Sequence[TraceEvent]):
     """The events of a traced launch in program order (block by block, in the order the
     blocks ran): index it, slice it, filter it, or name a value (``trace["sum"]``)."""
 
-    def __init__(self, events: Sequence[TraceEvent] = (), spec: TraceSpec | None = None
-                 ) -> None:
+    def __init__(self, events: Sequence[TraceEvent] = (), spec: TraceSpec | None = None,
+                 truncated: bool = False) -> None:
         self.events: list[TraceEvent] = list(events)
         self.spec = spec if spec is not None else TraceSpec()
+        #: Whether recording stopped early: the values reached `MAX_TRACE_BYTES`.
+        self.truncated = truncated
 
     def __len__(self) -> int:
         return len(self.events)
@@ -237,7 +241,7 @@ class Trace(Sequence[TraceEvent]):
         if isinstance(key, str):
             return self.filter(name=key)
         if isinstance(key, slice):
-            return Trace(self.events[key], self.spec)
+            return Trace(self.events[key], self.spec, self.truncated)
         return self.events[key]
 
     def filter(self, *, op: str | None = None, line: int | None = None,
@@ -257,7 +261,7 @@ class Trace(Sequence[TraceEvent]):
                                              for i in range(len(e.names))))
                     and (iteration is None
                          or e.iteration[:len(iteration)] == tuple(iteration)))
-        return Trace([e for e in self.events if keep(e)], self.spec)
+        return Trace([e for e in self.events if keep(e)], self.spec, self.truncated)
 
     @property
     def blocks(self) -> list[tuple[int, int, int]]:
@@ -295,15 +299,31 @@ def _named(event: TraceEvent, i: int, name: str) -> bool:
     return own == bare or own.split("#")[0] == bare or (i == 0 and event.variable == name)
 
 
+class TraceLog:
+    """What the traced tile blocks of one launch record into: the events, and how many
+    bytes their values hold (recording stops at `limit`; the launch goes on)."""
+
+    def __init__(self, spec: TraceSpec, limit: int = MAX_TRACE_BYTES) -> None:
+        self.spec = spec
+        self.events: list[TraceEvent] = []
+        self.bytes = 0
+        self.limit = limit
+        self.truncated = False
+
+    def trace(self) -> Trace:
+        """The events recorded so far."""
+        return Trace(self.events, self.spec, self.truncated)
+
+
 class TracingMachine(Machine):
-    """A `Machine` that records its tile block's events into `events` (see the module
+    """A `Machine` that records its tile block's events into a `TraceLog` (see the module
     docstring): the reference engine's machine, and the same results."""
 
-    def __init__(self, *args: Any, spec: TraceSpec, events: list[TraceEvent],
-                 names: Callable[[Value], str], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, log: TraceLog, names: Callable[[Value], str],
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.spec = spec
-        self.events = events
+        self.log = log
+        self.spec = log.spec
         self.names = names
         self._loops: list[list[Any]] = []     # [loop op, iteration] of each running loop
 
@@ -344,13 +364,18 @@ class TracingMachine(Machine):
         """Append an event for `values` (taking `runtime`) of `op`, if the spec wants it
         (values inside a reduce's or scan's body, run for all lanes at once, are not
         recorded)."""
-        if self.batch_depth or not values:
+        log = self.log
+        if self.batch_depth or not values or log.truncated:
             return
         point = location_of(op)
         if not self.spec.wants_op(op, point):
             return
-        self.events.append(TraceEvent(
-            len(self.events), tuple(self.block_id), name.removeprefix("cuda_tile."), point,
+        log.bytes += sum(x.nbytes for x in runtime if isinstance(x, (np.ndarray, np.generic)))
+        if log.bytes > log.limit:
+            log.truncated = True
+            return
+        log.events.append(TraceEvent(
+            len(log.events), tuple(self.block_id), name.removeprefix("cuda_tile."), point,
             tuple(i for _, i in self._loops), tuple(self.names(v) for v in values),
             tuple(v.type for v in values), tuple(_snapshot(x) for x in runtime), kind,
             _variable(op)))
@@ -391,8 +416,8 @@ def value_namer(kernel: Operation, module: Any) -> Callable[[Value], str]:
 def with_variables(trace: Trace, variables: Callable[[TraceEvent], str | None]) -> Trace:
     """`trace` with each event's `variable` filled from `variables` where it has none."""
     return Trace([e if e.variable is not None else replace(e, variable=variables(e))
-                  for e in trace.events], trace.spec)
+                  for e in trace.events], trace.spec, trace.truncated)
 
 
-__all__ = ["DEFAULT_BLOCK", "LOOP_OPS", "Trace", "TraceEvent", "TraceSpec", "TraceSpecError",
-           "TracingMachine", "trace_spec", "value_namer", "with_variables"]
+__all__ = ["DEFAULT_BLOCK", "LOOP_OPS", "MAX_TRACE_BYTES", "Trace", "TraceEvent", "TraceLog",
+           "TraceSpec", "TraceSpecError", "TracingMachine", "trace_spec", "value_namer", "with_variables"]

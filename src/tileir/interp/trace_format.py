@@ -40,7 +40,7 @@ def format_trace(trace: Any, full: bool, basename: bool) -> str:
             if full and isinstance(value, np.ndarray) and value.size > WHOLE:
                 details[len(rows) - 1] = _whole(value, t).splitlines()
     if not rows:
-        return "(no events)"
+        return "(no events)" + _truncated(trace)
     widths = [max(len(c) for c in column) for column in
               zip(COLUMNS, *(r for r in rows if len(r) == len(COLUMNS)))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(COLUMNS, widths)).rstrip()]
@@ -50,7 +50,18 @@ def format_trace(trace: Any, full: bool, basename: bool) -> str:
             continue
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
         lines.extend("      " + line for line in details.get(n, []))
-    return "\n".join(lines)
+    return "\n".join(lines) + _truncated(trace)
+
+
+def _truncated(trace: Any) -> str:
+    """The line saying that recording stopped early, if it did."""
+    if not getattr(trace, "truncated", False):
+        return ""
+    from . import trace as tracing
+    limit = tracing.MAX_TRACE_BYTES
+    size = f"{limit >> 20} MiB" if limit % (1 << 20) == 0 else f"{limit} bytes"
+    return (f"\n(recording stopped here: the trace's values reached {size}; narrow it "
+            "with block=, op= or line=)")
 
 
 def _location(point: Any, basename: bool) -> str:
