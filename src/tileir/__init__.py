@@ -1,7 +1,8 @@
 """tileir: NVIDIA's CUDA Tile IR in pure Python."""
 
-from .diagnostics import (BytecodeError, ConversionError, Diagnostic, ExecutionError, Location,
-                          ParseError, Severity, TileIRError, VerificationError)
+from .diagnostics import (BytecodeError, ConversionError, Diagnostic, ExecutionError,
+                          LaunchError, Location, ParseError, Severity, TileIRError,
+                          VerificationError)
 from .ir import Block, Builder, Module, Operation, Region, Value
 from .api import from_bytecode, load, parse
 from .syntax.parser import parse_document
@@ -37,9 +38,9 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
-    "Block", "Builder", "Kernel", "Trace", "compile", "cutile", "launch", "BytecodeError", "ConversionError", "Diagnostic", "ExecutionError",
-    "LATEST", "Location", "Module", "Operation", "ParseError", "Region", "SUPPORTED_VERSIONS",
-    "Severity", "TileIRError", "Value", "VerificationError", "Version", "from_bytecode", "load",
-    "parse",
-    "parse_document", "parse_type",
+    "Block", "Builder", "BytecodeError", "ConversionError", "Diagnostic", "ExecutionError",
+    "Kernel", "LATEST", "LaunchError", "Location", "Module", "Operation", "ParseError",
+    "Region", "SUPPORTED_VERSIONS", "Severity", "TileIRError", "Trace", "Value",
+    "VerificationError", "Version", "compile", "cutile", "from_bytecode", "launch", "load",
+    "parse", "parse_document", "parse_type",
 ]

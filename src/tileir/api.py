@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .attributes import UnknownLoc, file_line_col
 from .diagnostics import Diagnostic, ParseError, Severity, TileIRError
 from .ir import Module, Operation
 from .syntax import parser as _parser
@@ -37,17 +38,32 @@ def from_bytecode(data: bytes, *, verify: bool = True, preview: tuple[str, ...] 
 
 
 def load(path: str | os.PathLike, *, verify: bool = True) -> Module:
-    """The module in the file at `path`, text or bytecode (told apart by content)."""
+    """The module in the file at `path`, text or bytecode (told apart by content).
+
+    An op of a bytecode file that carries no location (a file written without debug info)
+    is placed at ``path:0:0``, as MLIR places what it knows only the file of, so that a
+    diagnostic about it, a run-time error of `tileir.launch` included, names the file.
+    Writing the module back gives the same bytes: bytecode stores such a location as
+    unknown.
+    """
     from .bytecode import is_bytecode
     data = Path(path).read_bytes()
     if is_bytecode(data):
-        return from_bytecode(data, verify=verify)
+        return _placed_in(from_bytecode(data, verify=verify), str(path))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ParseError(f"'{path}' is neither Tile IR bytecode nor UTF-8 text "
                          f"(byte {exc.start})") from None
     return parse(text, str(path), verify=verify)
+
+
+def _placed_in(module: Module, file: str) -> Module:
+    """`module` with each op that has an unknown location placed at ``file:0:0``."""
+    for op in module.walk():
+        if isinstance(op.location, UnknownLoc):
+            op.location = file_line_col(file, 0, 0)
+    return module
 
 
 def check_document(text: str, filename: str | None = None, *, first_line: int = 1,

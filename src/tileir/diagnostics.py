@@ -162,5 +162,10 @@ class ExecutionError(TileIRError):
     trace: object = None
 
 
+class LaunchError(ExecutionError):
+    """A launch refused before any tile block ran: a bad argument, grid, option or entry
+    name (the caller's mistake, not the kernel's behaviour)."""
+
+
 class ConversionError(TileIRError, ValueError):
     """A conversion asked of the numerics that the spec does not define (wrong type or mode)."""

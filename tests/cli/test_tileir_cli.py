@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -141,6 +143,8 @@ def test_example_runs_the_shipped_kernels(capsys):
             "(batched engine): ok (bit-identical to NumPy's a + b)\n") in out
     assert ("matmul_f32.mlir: C = A @ B, 40x24 by 24x56 f32 in 16x16 tiles, 12 tile blocks "
             "(batched engine): ok (equal to the exact integer product)\n") in out
+    assert ("transpose.mlir: B = A^T, 40x24 f32 in 16x16 tiles, view types written as type "
+            "aliases, 6 tile blocks (batched engine): ok (bit-identical to NumPy's a.T)\n") in out
 
 
 def test_show_prints_bytecode_with_debug_info_as_tileirdisasm(capsys):
@@ -178,3 +182,112 @@ def test_show_and_check_refuse_bytecode_that_does_not_verify(tmp_path, capsys):
     for command in ("show", "check"):
         assert main([command, str(path)]) == 1
         assert capsys.readouterr() == ("", message)
+
+
+def _tileir(*args: str) -> subprocess.CompletedProcess:
+    """``tileir ARGS`` run as a separate process."""
+    return subprocess.run([sys.executable, "-m", "tileir", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+def _shipped() -> "Path":
+    """The shipped kernels' directory, found from the package, not from the CLI."""
+    import tileir
+    return Path(tileir.__file__).parent / "examples" / "kernels"
+
+
+def test_example_path_prints_the_kernels_directory_alone():
+    done = _tileir("example", "--path")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert Path(done.stdout.removesuffix("\n")).resolve() == _shipped().resolve()
+    assert done.stdout.count("\n") == 1
+
+
+def test_example_path_names_files_in_a_shell():
+    done = subprocess.run(["bash", "-c", f'"{sys.executable}" -m tileir check '
+                           f'"$("{sys.executable}" -m tileir example --path)/vector_add.mlir"'],
+                          capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stderr) == (0, "")
+    # module, entry, make_token, 3 tensor views, 3 partition views, get_tile_block_id, 2
+    # loads, addf, store, return
+    assert done.stdout == f"{_shipped().resolve() / 'vector_add.mlir'}: ok (15 ops)\n"
+
+
+def test_example_list_names_every_shipped_kernel_once():
+    done = _tileir("example", "--list")
+    assert (done.returncode, done.stderr) == (0, "")
+    lines = done.stdout.splitlines()
+    assert lines[0] == "Run by `tileir example` and checked against NumPy:"
+    others = lines.index("More kernels, in `tileir example --path` (run them with "
+                         "tileir.launch):")
+    rows = [line.split(None, 1) for line in lines if line.startswith("  ")]
+    assert len(rows) == len(lines) - 2
+    files = sorted(p.name for p in _shipped().glob("*.mlir"))
+    assert sorted(name for name, _ in rows) == files
+    assert all(len(row) == 2 and row[1].strip() for row in rows)
+    # the kernels `tileir example` runs come first, the others after, by name
+    checked = [line.split()[0] for line in lines[1:others]]
+    assert checked[:3] == ["vector_add.mlir", "matmul_f32.mlir", "transpose.mlir"]
+    assert [line.split()[0] for line in lines[others + 1:]] == \
+        sorted(set(files) - set(checked))
+    planted = {name for name, what in rows if "planted undefined behaviour" in what}
+    assert planted == {name for name in files if "PLANTED UNDEFINED BEHAVIOUR"
+                       in (_shipped() / name).read_text()}
+    assert {name for name in files if name.startswith("ub_")} <= planted
+    # names padded to one column
+    columns = {re.match(r"  \S+ +", line).end() for line in lines if line.startswith("  ")}
+    assert len(columns) == 1
+
+
+def test_example_list_describes_the_table_kernels_as_example_runs_them(capsys):
+    from tileir.cli.examples import KERNELS
+    assert main(["example", "--list"]) == 0
+    out = capsys.readouterr().out
+    for example in KERNELS:
+        assert re.search(rf"^  {re.escape(example.file)} +{re.escape(example.what)}$", out,
+                         re.MULTILINE)
+
+
+def test_example_list_and_path_exclude_each_other(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["example", "--list", "--path"])
+    assert exc.value.code == 2
+    assert "argument --path: not allowed with argument --list" in capsys.readouterr().err
+
+
+def test_header_summary_is_the_first_sentence_of_the_leading_comment():
+    """The description of a kernel file no table describes."""
+    from tileir.cli.examples import header_summary
+    text = ("// my_kernel: out[i] = in[i .. i+3] summed, in f32.  Each tile block adds\n"
+            "// one tile.\n// Parameters: ...\ncuda_tile.module @m {\n}\n")
+    assert header_summary(text) == "out[i] = in[i .. i+3] summed, in f32"
+    assert header_summary("// two\n// lines with no stop\ncuda_tile.module @m {}\n") == \
+        "two lines with no stop"
+    assert header_summary("cuda_tile.module @m {}\n") == ""
+    assert header_summary("// k: y = 2 * x.\n// PLANTED BUG (for a demo): the index is "
+                          "swapped.\ncuda_tile.module @m {}\n") == "y = 2 * x; planted bug"
+    assert header_summary("// k: q = a / b.\n// PLANTED UNDEFINED BEHAVIOUR when b is 0.\n") \
+        == "q = a / b; planted undefined behaviour"
+
+
+def test_the_transpose_example_names_its_view_types_by_alias():
+    """The example that shows type aliases: defined at the top, used by name in the kernel,
+    and read as the types they stand for."""
+    import numpy as np
+    import tileir
+    text = (_shipped() / "transpose.mlir").read_text()
+    code = [line for line in text.splitlines() if not line.startswith("//")]
+    assert code[:3] == [
+        "!matrix = !cuda_tile.tensor_view<?x?xf32, strides=[?,1]>",
+        "!a_tiles = !cuda_tile.partition_view<tile=(16x16), padding_value = zero, !matrix>",
+        "!b_tiles = !cuda_tile.partition_view<tile=(16x16), !matrix>"]
+    body = code[3:]
+    assert not [line for line in body if "_view<" in line]
+    assert sum("!a_tiles" in line for line in body) == 2
+    assert sum("!b_tiles" in line for line in body) == 2
+    assert sum("-> !matrix" in line for line in body) == 2
+    m, n = 33, 17
+    a = np.arange(m * n, dtype=np.float32).reshape(m, n)
+    b = np.full((n, m), -1, np.float32)
+    tileir.launch(_shipped() / "transpose.mlir", None, (3, 2), [a, m, n, n, b, n, m, m])
+    assert b.tolist() == [[float(i * n + j) for i in range(m)] for j in range(n)]

@@ -13,26 +13,38 @@ from typing import Callable
 from ..bytecode import is_bytecode, parse_preview
 from ..diagnostics import BytecodeError
 
-#: The flags cuda-tile-opt and cuda-tile-translate both take: spellings and destination.
-COMMON_FLAGS: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("-split-input-file", "--split-input-file"), "split"),
-    (("-no-implicit-module", "--no-implicit-module"), "no_implicit"),
-    (("-allow-unregistered-dialect", "--allow-unregistered-dialect"), "unregistered"),
-    (("-mlir-print-debuginfo", "--mlir-print-debuginfo"), "debuginfo"),
-    (("-verify-diagnostics", "--verify-diagnostics"), "verify_diagnostics"),
+#: The flags cuda-tile-opt and cuda-tile-translate both take: spellings, destination and
+#: help.
+COMMON_FLAGS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (("-split-input-file", "--split-input-file"), "split",
+     "split text input at '// -----' lines and process each chunk on its own"),
+    (("-no-implicit-module", "--no-implicit-module"), "no_implicit",
+     "do not wrap text input in an implicit builtin.module: it must hold one top-level op"),
+    (("-allow-unregistered-dialect", "--allow-unregistered-dialect"), "unregistered",
+     "accept ops of unregistered dialects in text input (in generic form)"),
+    (("-mlir-print-debuginfo", "--mlir-print-debuginfo"), "debuginfo",
+     "print locations and debug info in text output"),
+    (("-verify-diagnostics", "--verify-diagnostics"), "verify_diagnostics",
+     "check that the diagnostics of text input are those its expected-error (-warning, "
+     "-note, -remark) comments name, reporting only the mismatches"),
 )
 
 
 def tool_parser(prog: str, description: str) -> argparse.ArgumentParser:
-    """A parser with the input, ``-o`` and the common flags (each a switch)."""
-    ap = argparse.ArgumentParser(prog=prog, description=description)
-    ap.add_argument("input", nargs="?", default="-")
-    ap.add_argument("-o", dest="output", default="-")
-    for spellings, dest in COMMON_FLAGS:
-        ap.add_argument(*spellings, dest=dest, action="store_true")
+    """A parser with the input, ``-o`` and the common flags (each a switch); `description`
+    is shown by ``--help`` with its reStructuredText quotes (````) dropped."""
+    ap = argparse.ArgumentParser(prog=prog, description=description.replace("``", ""))
+    ap.add_argument("input", nargs="?", default="-",
+                    help="the input file (default: -, standard input)")
+    ap.add_argument("-o", dest="output", default="-", metavar="FILE",
+                    help="the output file (default: -, standard output)")
+    for spellings, dest, help in COMMON_FLAGS:
+        ap.add_argument(*spellings, dest=dest, action="store_true", help=help)
     ap.add_argument("--preview", "-preview", dest="preview", action="append",
                     metavar="<feature[,feature...]>",
-                    help="Enable one or more named preview features")
+                    help="Enable one or more named preview features (simt): reading a "
+                    "bytecode file flagged as holding preview content needs one; text "
+                    "reads without")
     return ap
 
 

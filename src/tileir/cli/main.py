@@ -1,11 +1,6 @@
-"""The ``tileir`` command: read, check and explain Tile IR.
+"""tileir: read, check, run and explain CUDA Tile IR.
 
-Subcommands:
-  check     parse and verify Tile IR files, reporting every diagnostic
-  example   the spec's example types (parsed, verified, described), then the shipped
-            example kernels run on the interpreter and checked against NumPy
-  type      the same for types given on the command line
-  convert   convert a number to an element type, showing the bits (spec numerics)
+Each command below has its own options: tileir COMMAND --help.
 """
 
 from __future__ import annotations
@@ -30,8 +25,10 @@ from ..syntax.type_parser import parse_type
 from ..types import (F64, ELEMENT_INFO, FloatType, IntegerType, TiledView, TileType, Type,
                      element_type)
 from .common import guarded
-from .examples import run_examples
+from .examples import kernels_dir, list_lines, run_examples
 from .opt import hint_options
+from .view import add_parser as add_view_parser
+from .run import add_parser as add_run_parser
 
 
 def describe(t: Type) -> list[str]:
@@ -142,7 +139,14 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _cmd_example(args: argparse.Namespace) -> int:
-    """The spec's example types, then the shipped kernels run and checked against NumPy."""
+    """The spec's example types, then the shipped kernels run and checked against NumPy;
+    with ``--list`` the shipped kernels described, with ``--path`` their directory."""
+    if args.path:
+        print(kernels_dir())
+        return 0
+    if args.list:
+        print("\n".join(list_lines()))
+        return 0
     status = _run_types([(f"types.mlir:{n}", line) for n, line in _example_lines()])
     print()
     try:
@@ -203,38 +207,57 @@ def _convert(value: float, target: Type, rounding: RoundingMode,
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``tileir`` command line: each command a subparser with its one-line help."""
     parser = argparse.ArgumentParser(prog="tileir", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
-    p_check = sub.add_parser("check", help="parse (or read) and verify Tile IR text or "
-                             "bytecode files")
+    sub = parser.add_subparsers(dest="command", required=True, title="commands",
+                                metavar="COMMAND", help="one of:")
+    p_check = _command(sub, "check", "parse (or read) and verify Tile IR text or bytecode "
+                       "files")
     p_check.add_argument("files", nargs="+", help="Tile IR text or bytecode files")
     p_check.add_argument("-Wunsupported-hints", dest="warn_hints", action="store_true",
                          help="warn about optimization hints tileiras does not know")
     p_check.add_argument("-Werr-hints", dest="error_hints", action="store_true",
                          help="with -Wunsupported-hints: make them errors")
     p_check.set_defaults(func=_cmd_check)
-    p_show = sub.add_parser("show", help="print a Tile IR bytecode (or text) file as text")
-    p_show.add_argument("file")
+    p_show = _command(sub, "show", "print a Tile IR bytecode (or text) file as text")
+    p_show.add_argument("file", help="a Tile IR bytecode or text file")
     p_show.add_argument("--bare", action="store_true",
                         help="print the module's items only, as tileirdisasm does")
     p_show.add_argument("--debuginfo", action="store_true", help="print locations")
     p_show.set_defaults(func=_cmd_show)
-    sub.add_parser("example", help="describe the shipped example types, run the example "
-                   "kernels"
-                   ).set_defaults(func=_cmd_example)
-    p_type = sub.add_parser("type", help="parse, verify and describe types")
+    p_example = _command(sub, "example", "describe the shipped example types, run the "
+                         "example kernels")
+    shown = p_example.add_mutually_exclusive_group()
+    shown.add_argument("--list", action="store_true",
+                       help="list the shipped example kernels (file name and what each "
+                       "computes) instead of running them")
+    shown.add_argument("--path", action="store_true",
+                       help="print only the directory holding the shipped example kernels, "
+                       "as in $(tileir example --path)/vector_add.mlir")
+    p_example.set_defaults(func=_cmd_example)
+    p_type = _command(sub, "type", "parse, verify and describe types")
     p_type.add_argument("types", nargs="+", help="types, e.g. 'tile<8x4xf32>'")
     p_type.set_defaults(func=_cmd_type)
-    p_conv = sub.add_parser("convert", help="convert a number to an element type")
+    p_conv = _command(sub, "convert", "convert a number to an element type")
     p_conv.add_argument("value", help="a number (inf and nan allowed)")
     p_conv.add_argument("--to", required=True, help="element type, e.g. f8E4M3FN")
     p_conv.add_argument("--rounding", help="rounding mode keyword (default nearest_even for "
                         "float targets, nearest_int_to_zero for integer targets)")
-    p_conv.add_argument("--flush-to-zero", action="store_true")
-    p_conv.add_argument("--unsigned", action="store_true", help="integer target is unsigned")
+    p_conv.add_argument("--flush-to-zero", action="store_true",
+                        help="flush a subnormal result to zero (float targets)")
+    p_conv.add_argument("--unsigned", action="store_true",
+                        help="integer target is unsigned")
     p_conv.set_defaults(func=_cmd_convert)
+    add_run_parser(sub)
+    add_view_parser(sub)
     return parser
+
+
+def _command(sub: argparse._SubParsersAction, name: str, help: str
+             ) -> argparse.ArgumentParser:
+    """A subcommand whose one-line `help` is also its ``--help`` description."""
+    return sub.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -30,15 +30,19 @@ NOT_YET = {"canonicalize": "--canonicalize needs the canonicalization pass",
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The tool's flags, spelled as NVIDIA's tool spells them."""
+    """The tool's flags, spelled as NVIDIA's tool spells them.  The flags of `NOT_YET` are
+    read (to refuse them with a reason) but left out of ``--help``."""
     ap = tool_parser("cuda-tile-opt", __doc__.splitlines()[0])
     ap.add_argument("-mlir-print-op-generic", "--mlir-print-op-generic", dest="generic",
-                    action="store_true")
+                    action="store_true", help="print ops in MLIR's generic form")
     ap.add_argument("-canonicalize", "--canonicalize", dest="canonicalize",
-                    action="store_true")
-    ap.add_argument("--pass-pipeline", "-pass-pipeline", dest="pass_pipeline")
-    ap.add_argument("-Wunsupported-hints", dest="warn_hints", action="store_true")
-    ap.add_argument("-Werr-hints", dest="error_hints", action="store_true")
+                    action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--pass-pipeline", "-pass-pipeline", dest="pass_pipeline",
+                    help=argparse.SUPPRESS)
+    ap.add_argument("-Wunsupported-hints", dest="warn_hints", action="store_true",
+                    help="warn about optimization hints tileiras does not know")
+    ap.add_argument("-Werr-hints", dest="error_hints", action="store_true",
+                    help="with -Wunsupported-hints: make them errors")
     return ap
 
 

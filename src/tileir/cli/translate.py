@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..bytecode import from_bytecode, parse_version, supported_versions, to_bytecode
+from ..bytecode import (default_write_version, from_bytecode, parse_version,
+                        supported_versions, to_bytecode)
 from ..diagnostics import BytecodeError, Diagnostic, TileIRError
 from ..ir import Module, Operation
 from ..syntax.printer import Printer
@@ -22,12 +23,16 @@ from .common import (guarded, preview_features, read_bytes, read_input, tool_par
                      write_output)
 from .opt import read_ops, run
 
-#: The translation modes, one at a time: spellings and destination.
-MODES: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("-mlir-to-cudatilebc", "--mlir-to-cudatilebc"), "to_bytecode"),
-    (("-cudatilebc-to-mlir", "--cudatilebc-to-mlir"), "from_bytecode"),
-    (("-test-cudatile-roundtrip", "--test-cudatile-roundtrip"), "roundtrip"),
-    (("--list-versions", "-list-versions"), "list_versions"),
+#: The translation modes, one at a time: spellings, destination and help.
+MODES: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (("-mlir-to-cudatilebc", "--mlir-to-cudatilebc"), "to_bytecode",
+     "translate Tile IR text to bytecode"),
+    (("-cudatilebc-to-mlir", "--cudatilebc-to-mlir"), "from_bytecode",
+     "translate Tile IR bytecode to text"),
+    (("-test-cudatile-roundtrip", "--test-cudatile-roundtrip"), "roundtrip",
+     "write text as bytecode, read it back and print it"),
+    (("--list-versions", "-list-versions"), "list_versions",
+     "print the bytecode versions this tool reads and writes, one a line"),
 )
 
 
@@ -35,11 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
     """The tool's flags, spelled as NVIDIA's tool spells them."""
     ap = tool_parser("cuda-tile-translate", __doc__.splitlines()[0])
     mode = ap.add_mutually_exclusive_group()
-    for spellings, dest in MODES:
-        mode.add_argument(*spellings, dest=dest, action="store_true")
-    ap.add_argument("-bytecode-version", "--bytecode-version", dest="version")
+    for spellings, dest, help in MODES:
+        mode.add_argument(*spellings, dest=dest, action="store_true", help=help)
+    versions = ", ".join(map(str, supported_versions()))
+    ap.add_argument("-bytecode-version", "--bytecode-version", dest="version",
+                    metavar="VERSION", help=f"the bytecode version to write ({versions}; "
+                    f"default {default_write_version()})")
     ap.add_argument("-mlir-print-op-generic", "--mlir-print-op-generic", dest="generic",
-                    action="store_true")
+                    action="store_true", help="print ops in MLIR's generic form")
     # what cuda-tile-opt's runner reads, which this tool does not set
     ap.set_defaults(warn_hints=False, error_hints=False)
     return ap

@@ -5,12 +5,29 @@ exit."""
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import os
 import runpy
 import sys
 
 USAGE = "usage: python -m tileir.cutile (script.py | -m module) [args...]"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """What ``--help`` shows.  `main` reads the command line itself: everything after the
+    program, flags included, is the program's own and passed on untouched."""
+    ap = argparse.ArgumentParser(
+        prog="python -m tileir.cutile", usage=USAGE[len("usage: "):],
+        description="Run a Python program with tileir's cuTile CPU switch on: its cuda.tile "
+        "kernel launches run on tileir's interpreter and torch's cuda device is the CPU, so "
+        "no GPU is needed (see docs/cutile.md).")
+    ap.add_argument("script", metavar="script.py", nargs="?",
+                    help="the Python script to run, as python script.py runs it")
+    ap.add_argument("-m", dest="module", metavar="module",
+                    help="run this module instead, as python -m module runs it")
+    ap.add_argument("args", nargs="*", help="the program's own arguments (its sys.argv[1:])")
+    return ap
 
 
 def _missing(argv: list[str]) -> str | None:
@@ -31,9 +48,12 @@ def _missing(argv: list[str]) -> str | None:
 
 def main(argv: list[str]) -> int:
     """Run the program `argv` names under the switch; its exit status is ours."""
-    if not argv or argv[0] in ("-h", "--help"):
-        print(USAGE, file=sys.stderr if not argv else sys.stdout)
-        return 2 if not argv else 0
+    if not argv:
+        print(USAGE, file=sys.stderr)
+        return 2
+    if argv[0] in ("-h", "--help"):
+        build_parser().print_help()
+        return 0
     why = _missing(argv)
     if why is not None:
         print(why, file=sys.stderr)

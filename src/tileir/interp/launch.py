@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 
 import numpy as np
 
-from ..diagnostics import ExecutionError, TileIRError, error, note
+from ..diagnostics import ExecutionError, LaunchError, TileIRError, error, note
 from ..ir import Module, Operation
 from ..numerics import (ENCODINGS, from_float64, from_integers, int_range,
                         numpy_dtype, pack, unpack)
@@ -65,9 +65,9 @@ SPAN_BYTES = 8 << 20
 THREAD_MIN_BYTES = 64 << 10
 
 
-def _fail(message: str, op: Operation | None) -> ExecutionError:
-    """An execution error located at `op` (the kernel, for argument problems)."""
-    return ExecutionError(error(message, location_of(op) if op is not None else None))
+def _fail(message: str, op: Operation | None) -> LaunchError:
+    """A launch refused (bad arguments or options), located at `op` (the kernel) if any."""
+    return LaunchError(error(message, location_of(op) if op is not None else None))
 
 
 #: The largest grid extent: tile block ids are i32 values (spec: get_tile_block_id).
@@ -574,7 +574,8 @@ def launch_entry(module: Module, kernel: Operation, grid: int | Sequence[int],
         if isinstance(exc, Exception) and not isinstance(exc, TileIRError):
             # a bug outside any op (the race record, the schedule): a diagnostic, not a
             # traceback
-            failure = _fail(f"internal error: {type(exc).__name__}: {exc}", kernel)
+            failure = ExecutionError(error(f"internal error: {type(exc).__name__}: {exc}",
+                                           location_of(kernel)))
             failure = failure if journal is not None else _kept(failure)
             failure.trace = getattr(exc, "trace", None)
             raise failure from exc

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator, Sequence, overload
 
 import numpy as np
 
-from ..diagnostics import ExecutionError, Location, error
+from ..diagnostics import LaunchError, Location, error
 from ..ir import Operation, Value, location_of
 from ..types import TileType, Type
 from .machine import Machine, Steps
@@ -142,8 +142,8 @@ def trace_spec(trace: Any) -> TraceSpec | None:
         try:
             return TraceSpec.parse(trace)
         except TraceSpecError as exc:
-            raise ExecutionError(error(str(exc), None)) from None
-    raise ExecutionError(error(f"trace must be True, a spec such as 'block=1,0,0 op=addf', "
+            raise LaunchError(error(str(exc), None)) from None
+    raise LaunchError(error(f"trace must be True, a spec such as 'block=1,0,0 op=addf', "
                                f"or a TraceSpec; got {type(trace).__name__}", None))
 
 
@@ -420,4 +420,5 @@ def with_variables(trace: Trace, variables: Callable[[TraceEvent], str | None]) 
 
 
 __all__ = ["DEFAULT_BLOCK", "LOOP_OPS", "MAX_TRACE_BYTES", "Trace", "TraceEvent", "TraceLog",
-           "TraceSpec", "TraceSpecError", "TracingMachine", "trace_spec", "value_namer", "with_variables"]
+           "TraceSpec", "TraceSpecError", "TracingMachine", "trace_spec", "value_namer",
+           "with_variables"]

@@ -1685,7 +1685,11 @@ def _parse_top_level(text: str, filename: str | None, first_line: int,
     parser = OpParser(text, filename, first_line, allow_unregistered)
     with deep_recursion(), gc_paused():
         ops = parser.parse_top_level()
-    return ops, SourceNames(parser.closed_scopes)
+    names = SourceNames(parser.closed_scopes)
+    for op in ops:
+        if isinstance(op, Module):
+            op.source_names = names
+    return ops, names
 
 
 def parse_document(text: str, filename: str | None = None, *, first_line: int = 1,
@@ -1706,7 +1710,6 @@ def parse(text: str, filename: str | None = None, *,
         ops = ops[0].regions[0].block.operations if ops[0].regions[0].blocks else []
     modules = [op for op in ops if isinstance(op, Module)]
     if len(modules) == 1 and len(ops) == 1:
-        modules[0].source_names = names
         return modules[0]
     items = [op for op in ops if op.name in ["cuda_tile." + n for n in TOP_LEVEL_ITEMS]]
     if modules or len(items) != len(ops):
