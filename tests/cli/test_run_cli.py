@@ -1,0 +1,554 @@
+"""`tileir run`: kernels run from the shell, end to end (subprocesses on real files), their
+results checked against NumPy computing the same from the same inputs."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tileir
+from tileir.cli.run import PROGRESS_AFTER, Progress, Refusal, _arguments, progress_text
+from tileir.diagnostics import ExecutionError
+from tileir.interp import launch
+from tileir.types import F32, TileType
+
+KERNELS = Path(tileir.__file__).parent / "examples" / "kernels"
+TIME = re.compile(r"time: \d+\.\d{3} s")
+
+
+def run(cwd: Path, *argv: str, command: str = "run") -> subprocess.CompletedProcess:
+    """``python -m tileir run ARGV...`` in `cwd`."""
+    return subprocess.run([sys.executable, "-m", "tileir", command, *argv], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def stable(out: str) -> str:
+    """`out` without its one varying line, the time (checked to be there, once)."""
+    lines = out.splitlines(keepends=True)
+    times = [line for line in lines if TIME.fullmatch(line.rstrip("\n"))]
+    assert len(times) == 1, out
+    return "".join(line for line in lines if line not in times)
+
+
+def copy(tmp_path: Path, name: str) -> str:
+    """Copy a shipped kernel into `tmp_path` (so that messages name it shortly)."""
+    shutil.copy(KERNELS / name, tmp_path / name)
+    return name
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    (tmp_path / name).write_text(text)
+    return name
+
+
+def keep_kernel(*types: str) -> str:
+    """A kernel taking a buffer of each element type in `types` and doing nothing: what the
+    run leaves in them is what the command made."""
+    params = ", ".join(f"%p{i}: tile<ptr<{t}>>" for i, t in enumerate(types))
+    return f"cuda_tile.module @keep {{\n  entry @keep({params}) {{\n    return\n  }}\n}}\n"
+
+
+SCALARS = """\
+cuda_tile.module @scal {
+  entry @scal(%x: tile<f32>, %i: tile<i8>, %p: tile<ptr<f32>>, %q: tile<ptr<i8>>) {
+    %t0 = store_ptr_tko weak %p, %x : tile<ptr<f32>>, tile<f32> -> token
+    %t1 = store_ptr_tko weak %q, %i : tile<ptr<i8>>, tile<i8> -> token
+    return
+  }
+}
+"""
+
+TWO_ENTRIES = """\
+cuda_tile.module @two {
+  entry @first(%p: tile<ptr<f32>>) {
+    return
+  }
+  entry @second(%p: tile<ptr<f32>>) {
+    return
+  }
+}
+"""
+
+# Prints a line and stores its block id, once per tile block: endless enough to interrupt.
+PRINTING = """\
+cuda_tile.module @printing {
+  entry @printing(%p: tile<ptr<i32>>) {
+    %bx, %by, %bz = get_tile_block_id : tile<i32>
+    %t0 = print_tko "block %d\\n", %bx : tile<i32> -> token
+    %t1 = store_ptr_tko weak %p, %bx : tile<ptr<i32>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+def fmt(values) -> str:
+    """Elements as the output writes a small array: NumPy's text of each, in a list."""
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+# ------------------------------------------------------------------------- successful runs
+
+
+def test_vector_add_from_npy_files(tmp_path):
+    kernel = copy(tmp_path, "vector_add.mlir")
+    rng = np.random.default_rng(123)
+    a = rng.standard_normal(200).astype(np.float32)
+    b = rng.standard_normal(200).astype(np.float32)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    before = {n: (tmp_path / n).read_bytes() for n in ("a.npy", "b.npy")}
+    done = run(tmp_path, kernel, "--grid", "4", "a.npy", "b.npy", "zeros:200xf32", "200",
+               "-o", "out.npz")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    c = a + b       # f32 addition, as NumPy computes it
+    with np.load(tmp_path / "out.npz") as out:
+        assert sorted(out.files) == ["arg0", "arg1", "arg2"]
+        assert out["arg2"].dtype == np.float32
+        assert out["arg2"].tobytes() == c.tobytes()
+        assert out["arg0"].tobytes() == a.tobytes() and out["arg1"].tobytes() == b.tobytes()
+    # without --in-place the inputs are never written
+    assert {n: (tmp_path / n).read_bytes() for n in before} == before
+
+    def summarized(name, x):
+        return (f"  {name}: float32[200]: min {str(x.min())}, max {str(x.max())}, "
+                f"first {fmt(x[:8])[:-1]}, ...]\n")
+    assert stable(done.stdout) == (
+        "file: vector_add.mlir\n"
+        "kernel: vector_add\n"
+        "grid: 4x1x1 (4 tile blocks)\n"
+        "engine: batched\n"
+        "buffers after the run:\n"
+        + summarized("arg0", a) + summarized("arg1", b) + summarized("arg2", c)
+        + "saved: out.npz (arg0, arg1, arg2)\n")
+
+
+def test_small_arrays_print_in_full_exactly(tmp_path):
+    kernel = copy(tmp_path, "vector_add.mlir")
+    done = run(tmp_path, kernel, "--grid", "1", "arange:8xf32", "full:2.5:8xf32", "zeros:8",
+               "8")
+    assert done.returncode == 0, done.stderr
+    assert stable(done.stdout) == (
+        "file: vector_add.mlir\n"
+        "kernel: vector_add\n"
+        "grid: 1x1x1 (1 tile block)\n"
+        "engine: batched\n"
+        "buffers after the run:\n"
+        "  arg0: float32[8] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]\n"
+        "  arg1: float32[8] = [2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5]\n"
+        "  arg2: float32[8] = [2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5]\n")
+
+
+def test_full_prints_large_arrays_whole_and_options_show_in_the_engine_line(tmp_path):
+    kernel = copy(tmp_path, "vector_add.mlir")
+    done = run(tmp_path, kernel, "--grid", "2,1", "arange:100xf32", "ones:100xf32",
+               "zeros:100xf32", "100", "--full", "--engine", "blocks", "--schedule",
+               "reverse", "--no-checks")
+    assert done.returncode == 0, done.stderr
+    lines = stable(done.stdout).splitlines()
+    assert lines[:5] == ["file: vector_add.mlir", "kernel: vector_add",
+                         "grid: 2x1x1 (2 tile blocks)",
+                         "engine: blocks, schedule reverse, checks off",
+                         "buffers after the run:"]
+    assert lines[7] == "  arg2: float32[100] = [" + ", ".join(
+        f"{i + 1}.0" for i in range(100)) + "]"
+
+
+def test_bytecode_file_runs_as_its_text(tmp_path):
+    (tmp_path / "va.tileirbc").write_bytes(tileir.load(KERNELS / "vector_add.mlir")
+                                           .to_bytecode())
+    a = np.linspace(-1, 1, 64, dtype=np.float32)
+    np.save(tmp_path / "a.npy", a)
+    done = run(tmp_path, "va.tileirbc", "--grid", "1", "a.npy", "a.npy", "zeros:64xf32",
+               "64", "-o", "out.npz")
+    assert done.returncode == 0, done.stderr
+    assert stable(done.stdout).startswith("file: va.tileirbc\nkernel: vector_add\n"
+                                          "grid: 1x1x1 (1 tile block)\n")
+    with np.load(tmp_path / "out.npz") as out:
+        assert out["arg2"].tobytes() == (a + a).tobytes()
+
+
+def test_a_file_whose_name_looks_like_a_generator_is_read(tmp_path):
+    kernel = write(tmp_path, "keep.mlir", keep_kernel("i16"))
+    np.save(tmp_path / "data:7.npy", np.array([7, -7], np.int16))
+    done = run(tmp_path, kernel, "--grid", "1", "data:7.npy")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("  arg0: int16[2] = [7, -7]\n")
+
+
+def test_multi_entry_module_runs_the_entry_named(tmp_path):
+    kernel = write(tmp_path, "two.mlir", TWO_ENTRIES)
+    done = run(tmp_path, kernel, "--kernel", "second", "--grid", "1", "ones:2")
+    assert done.returncode == 0, done.stderr
+    assert "kernel: second\n" in done.stdout
+    assert done.stdout.endswith("  arg0: float32[2] = [1.0, 1.0]\n")
+
+
+def test_scalars_negative_numbers_and_hex_are_arguments_not_options(tmp_path):
+    kernel = write(tmp_path, "scal.mlir", SCALARS)
+    for x, i, want_x, want_i in [("-1e-3", "-0x10", np.float32(-1e-3), -16),
+                                 ("0x1.8p1", "255", np.float32(3.0), -1),
+                                 ("-inf", "-128", np.float32(-np.inf), -128)]:
+        done = run(tmp_path, kernel, "--grid", "1", x, i, "zeros:1", "zeros:1", "-o", "o.npz")
+        assert done.returncode == 0, done.stderr
+        with np.load(tmp_path / "o.npz") as out:
+            assert out["arg2"].tobytes() == np.array([want_x], np.float32).tobytes()
+            assert out["arg3"].tobytes() == np.array([want_i], np.int8).tobytes()
+
+
+def test_in_place_writes_npy_files_back_after_a_successful_run(tmp_path):
+    kernel = copy(tmp_path, "ub_div_by_zero.mlir")
+    rng = np.random.default_rng(5)
+    a = rng.integers(-1000, 1000, 32).astype(np.int32)
+    b = rng.integers(1, 50, 32).astype(np.int32) * rng.choice([-1, 1], 32).astype(np.int32)
+    for name, x in [("a", a), ("b", b), ("q", np.zeros(32, np.int32)),
+                    ("r", np.full(32, 7, np.int32))]:
+        np.save(tmp_path / f"{name}.npy", x)
+    inputs = {n: (tmp_path / n).read_bytes() for n in ("a.npy", "b.npy")}
+    done = run(tmp_path, kernel, "--grid", "2", "a.npy", "b.npy", "q.npy", "r.npy", "32",
+               "--in-place")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("written back: a.npy, b.npy, q.npy, r.npy\n")
+    # signed division rounding toward zero, and its remainder
+    q = (np.sign(a) * np.sign(b) * (np.abs(a) // np.abs(b))).astype(np.int32)
+    assert np.load(tmp_path / "q.npy").tobytes() == q.tobytes()
+    assert np.load(tmp_path / "r.npy").tobytes() == (a - b * q).astype(np.int32).tobytes()
+    assert {n: (tmp_path / n).read_bytes() for n in inputs} == inputs
+    assert sorted(os.listdir(tmp_path)) == ["a.npy", "b.npy", "q.npy", "r.npy",
+                                            "ub_div_by_zero.mlir"]
+
+
+def test_written_files_keep_their_mode_and_new_ones_get_the_umasks(tmp_path):
+    kernel = copy(tmp_path, "vector_add.mlir")
+    np.save(tmp_path / "c.npy", np.zeros(8, np.float32))
+    os.chmod(tmp_path / "c.npy", 0o640)
+    done = run(tmp_path, kernel, "--grid", "1", "ones:8", "ones:8", "c.npy", "8", "--in-place",
+               "-o", "out.npz")
+    assert done.returncode == 0, done.stderr
+    assert np.load(tmp_path / "c.npy").tolist() == [2.0] * 8
+    assert (tmp_path / "c.npy").stat().st_mode & 0o777 == 0o640
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (tmp_path / "out.npz").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+# ---------------------------------------------------------------------------- generators
+
+
+@pytest.mark.parametrize("spec, element, expected", [
+    ("rand:64xf16", "f16", lambda rng: rng.random(64).astype(np.float16)),
+    ("rand:16x8xf32", "f32", lambda rng: rng.random((16, 8)).astype(np.float32)),
+    ("randn:8x8xbf16", "bf16", lambda rng: rng.standard_normal((8, 8)).astype(ml_dtypes.bfloat16)),
+    ("randn:32xf64", "f64", lambda rng: rng.standard_normal(32)),
+    ("randn:32xf8E4M3FN", "f8E4M3FN",
+     lambda rng: rng.standard_normal(32).astype(ml_dtypes.float8_e4m3fn)),
+    ("rand:100xi8", "i8",
+     lambda rng: rng.integers(-128, 127, size=100, endpoint=True).astype(np.int8)),
+    ("arange:1000xi32", "i32", lambda rng: np.arange(1000, dtype=np.int32)),
+    ("arange:1000", "f16", lambda rng: np.arange(1000).astype(np.float16)),
+    ("zeros:4x4xf8E5M2", "f8E5M2", lambda rng: np.zeros((4, 4), ml_dtypes.float8_e5m2)),
+    ("ones:3xi16", "i16", lambda rng: np.ones(3, np.int16)),
+    ("full:-3:5xi64", "i64", lambda rng: np.full(5, -3, np.int64)),
+    ("full:0x10:4", "i32", lambda rng: np.full(4, 16, np.int32)),
+    ("full:-inf:4xf16", "f16", lambda rng: np.full(4, -np.inf, np.float16)),
+    ("full:1e-3:8xbf16", "bf16", lambda rng: np.full(8, 1e-3).astype(ml_dtypes.bfloat16)),
+    ("ones:2xi1", "i1", lambda rng: np.ones(2, np.bool_)),
+])
+@pytest.mark.parametrize("seed", [0, 7])
+def test_generators_make_what_numpy_makes(tmp_path, spec, element, expected, seed):
+    kernel = write(tmp_path, "keep.mlir", keep_kernel(element))
+    done = run(tmp_path, kernel, "--grid", "1", spec, "--seed", str(seed), "-o", "o.npz")
+    assert done.returncode == 0, done.stderr
+    want = np.asarray(expected(np.random.default_rng(seed)))
+    with np.load(tmp_path / "o.npz") as out:
+        got = out["arg0"]
+    # (ml_dtypes arrays are saved, as NumPy saves them, as raw bytes of their size)
+    assert got.shape == want.shape and got.dtype.itemsize == want.dtype.itemsize
+    assert got.tobytes() == want.tobytes()
+
+
+def test_random_generators_draw_one_stream_in_argument_order(tmp_path):
+    kernel = write(tmp_path, "keep.mlir", keep_kernel("f32", "f32", "f32"))
+    done = run(tmp_path, kernel, "--grid", "1", "rand:8", "zeros:8", "randn:8", "--seed", "3",
+               "-o", "o.npz")
+    assert done.returncode == 0, done.stderr
+    rng = np.random.default_rng(3)
+    first, second = rng.random(8).astype(np.float32), rng.standard_normal(8).astype(np.float32)
+    with np.load(tmp_path / "o.npz") as out:
+        assert out["arg0"].tobytes() == first.tobytes()
+        assert out["arg2"].tobytes() == second.tobytes()
+    assert stable(done.stdout).endswith(
+        f"  arg0: float32[8] = {fmt(first)}\n"
+        f"  arg1: float32[8] = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]\n"
+        f"  arg2: float32[8] = {fmt(second)}\n"
+        "saved: o.npz (arg0, arg1, arg2)\n")
+
+
+def test_ml_dtypes_npy_files_are_read_and_printed(tmp_path):
+    kernel = write(tmp_path, "keep.mlir", keep_kernel("bf16", "f8E4M3FN"))
+    np.save(tmp_path / "h.npy", np.array([0.1, -2, 3.5, np.inf], ml_dtypes.bfloat16))
+    np.save(tmp_path / "e.npy", np.array([0.875, -448, 0.001953125, 0], ml_dtypes.float8_e4m3fn))
+    done = run(tmp_path, kernel, "--grid", "1", "h.npy", "e.npy")
+    assert done.returncode == 0, done.stderr
+    # (exact values: bf16's nearest to 0.1 is 0.10009765625)
+    assert stable(done.stdout).endswith(
+        "  arg0: bfloat16[4] = [0.10009765625, -2.0, 3.5, inf]\n"
+        "  arg1: float8_e4m3fn[4] = [0.875, -448.0, 0.001953125, 0.0]\n")
+    # float8_e5m2, which np.save describes so that np.load cannot read it, as raw bytes
+    codes = np.array([0x3c, 0xc0, 0x7c, 0x01], np.uint8)       # 1, -2, inf, 2**-16
+    np.save(tmp_path / "f.npy", codes.view("V1"))
+    kernel = write(tmp_path, "keep2.mlir", keep_kernel("f8E5M2"))
+    done = run(tmp_path, kernel, "--grid", "1", "f.npy", "-o", "o.npz")
+    assert done.returncode == 0, done.stderr
+    assert stable(done.stdout).endswith(
+        "  arg0: float8_e5m2[4] = [1.0, -2.0, inf, 1.52587890625e-05]\n"
+        "saved: o.npz (arg0)\n")
+    with np.load(tmp_path / "o.npz") as out:
+        assert out["arg0"].dtype == np.dtype("V1")
+        assert out["arg0"].tobytes() == codes.tobytes()
+
+
+# -------------------------------------------------------------------- undefined behaviour
+
+
+def test_division_by_zero_reports_the_diagnostic_and_leaves_in_place_files(tmp_path):
+    kernel = copy(tmp_path, "ub_div_by_zero.mlir")
+    a = np.arange(16, dtype=np.int32)
+    b = np.array([1] * 15 + [0], np.int32)
+    for name, x in [("a", a), ("b", b), ("q", np.full(16, 9, np.int32)),
+                    ("r", np.full(16, 9, np.int32))]:
+        np.save(tmp_path / f"{name}.npy", x)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    done = run(tmp_path, kernel, "--grid", "1", "a.npy", "b.npy", "q.npy", "r.npy", "16",
+               "--in-place", "-o", "out.npz")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr == (
+        "ub_div_by_zero.mlir:17:12: error: 'cuda_tile.divi' op division by zero at element "
+        "[15]: 15 / 0 (tile block (0, 0, 0))\n"
+        "    %quo = divi %x, %y signed : tile<16xi32>\n"
+        "           ^\n")
+    # byte for byte as they were, and nothing else written (no archive, no temporaries)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_out_of_bounds_access_is_reported_as_launch_reports_it(tmp_path):
+    kernel = copy(tmp_path, "vector_add.mlir")
+    done = run(tmp_path, kernel, "--grid", "1", "zeros:16", "zeros:16", "zeros:16", "32")
+    assert done.returncode == 1 and done.stdout == ""
+    text = (tmp_path / kernel).read_text()
+    with pytest.raises(ExecutionError) as caught:
+        launch(tileir.parse(text, kernel), "vector_add", 1,
+               [np.zeros(16, np.float32) for _ in range(3)] + [32])
+    expected = "".join(d.render({kernel: text}) + "\n" for d in caught.value.diagnostics)
+    assert done.stderr == expected
+    assert done.stderr.startswith(
+        "vector_add.mlir:15:20: error: 'cuda_tile.load_view_tko' op accesses address ")
+    assert "(tile block (0, 0, 0))\n    %x, %x_token = load_view_tko weak" in done.stderr
+    assert "\nvector_add.mlir:15:20: note: undefined behaviour in the kernel: " in done.stderr
+
+
+def test_kernel_file_errors_print_as_check_prints_them(tmp_path):
+    kernel = write(tmp_path, "bad.mlir", "cuda_tile.module @m {\n  entry @k(%p: tile<3xf32>) "
+                   "{\n    return\n  }\n}\n")
+    done = run(tmp_path, kernel, "--grid", "1", "x")
+    checked = run(tmp_path, kernel, command="check")
+    assert done.returncode == checked.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr == checked.stderr
+    assert done.stderr.startswith("bad.mlir:2:")
+    missing = run(tmp_path, "nope.mlir", "--grid", "1")
+    assert missing.returncode == 1
+    assert missing.stderr == "nope.mlir: error: cannot read: No such file or directory\n"
+
+
+# ------------------------------------------------------------------------ wrong arguments
+
+@pytest.mark.parametrize("argv, message", [
+    (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "8"],
+     "the kernel takes 4 arguments (%arg0: tile<ptr<f32>>, %arg1: tile<ptr<f32>>, "
+     "%arg2: tile<ptr<f32>>, %arg3: tile<i32>), got 3"),
+    (["vector_add.mlir", "--grid", "1", "f64.npy", "zeros:8", "zeros:8", "8"],
+     "argument 0 (%arg0: tile<ptr<f32>>): expected an array of float32 for f32, got "
+     "float64 ('f64.npy')"),
+    (["vector_add.mlir", "--grid", "1", "zeros:8", "missing.npy", "zeros:8", "8"],
+     "argument 1 (%arg1: tile<ptr<f32>>): no such file 'missing.npy' (an array argument is "
+     "a .npy file or a generator such as zeros:1024xf32)"),
+    (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "zeros:8xf16", "8"],
+     "argument 2 (%arg2: tile<ptr<f32>>): the generator makes f16, the parameter takes f32"),
+    (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "zeros:8", "8.5"],
+     "argument 3 (%arg3: tile<i32>): expected an integer for i32, got '8.5'"),
+    (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "zeros:8", "eight"],
+     "argument 3 (%arg3: tile<i32>): expected a number, got 'eight'"),
+    (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "zeros:8", "0x100000000"],
+     "argument 3 (%arg3: tile<i32>): 4294967296 does not fit in i32"),
+    (["vector_add.mlir", "--grid", "1", "zero:8", "zeros:8", "zeros:8", "8"],
+     "argument 0 (%arg0: tile<ptr<f32>>): unknown generator 'zero' in 'zero:8' (generators: "
+     "zeros, ones, full, arange, rand, randn)"),
+    (["vector_add.mlir", "--grid", "1", "zeros:8xf99", "zeros:8", "zeros:8", "8"],
+     "argument 0 (%arg0: tile<ptr<f32>>): 'zeros:8xf99': 'f99' is not a Tile IR element type"),
+    (["vector_add.mlir", "--grid", "1", "zeros:8x", "zeros:8", "zeros:8", "8"],
+     "argument 0 (%arg0: tile<ptr<f32>>): 'zeros:8x': expected SHAPE or SHAPExTYPE after "
+     "'zeros:', e.g. zeros:64x64xf32"),
+    (["vector_add.mlir", "--grid", "1", "full:8", "zeros:8", "zeros:8", "8"],
+     "argument 0 (%arg0: tile<ptr<f32>>): 'full:8': full takes a value first, e.g. "
+     "full:1.5:64xf32"),
+    (["vector_add.mlir", "--grid", "1", "full:x:8", "zeros:8", "zeros:8", "8"],
+     "argument 0 (%arg0: tile<ptr<f32>>): 'full:x:8': 'x' is not a number"),
+    (["scal.mlir", "--grid", "1", "1", "300", "zeros:1", "zeros:1"],
+     "argument 1 (%arg1: tile<i8>): 300 does not fit in i8"),
+    (["scal.mlir", "--grid", "1", "1", "1", "zeros:1", "full:256:1"],
+     "argument 3 (%arg3: tile<ptr<i8>>): 256 does not fit in i8"),
+    (["scal.mlir", "--grid", "1", "1", "1", "zeros:1", "randn:4"],
+     "argument 3 (%arg3: tile<ptr<i8>>): randn makes normally distributed floats, not i8 "
+     "(use rand for random integers)"),
+    (["two.mlir", "--grid", "1", "zeros:8"],
+     "the module has 2 entries (first, second): choose one with --kernel"),
+    (["two.mlir", "--kernel", "third", "--grid", "1", "zeros:8"],
+     "no entry named 'third' in the module (entries: first, second)"),
+    # launch's own refusal (the batched engine cannot bound ops), as launch words it
+    (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "zeros:8", "8", "--engine",
+      "batched", "--max-ops", "10"],
+     "the batched engine cannot run this kernel: max_ops bounds tile blocks run one at a "
+     "time"),
+])
+def test_wrong_arguments_exit_2_with_one_line(tmp_path, argv, message):
+    copy(tmp_path, "vector_add.mlir")
+    write(tmp_path, "scal.mlir", SCALARS)
+    write(tmp_path, "two.mlir", TWO_ENTRIES)
+    np.save(tmp_path / "f64.npy", np.zeros(8))
+    done = run(tmp_path, *argv)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"tileir run: {message}\n")
+
+
+def test_larger_tile_parameters_take_arrays_of_their_shape():
+    # (entries take rank-0 tiles only; a testing function may take larger ones)
+    t = TileType((4, 2), F32)
+    passed = _arguments([t], ["x"], ["arange:4x2xf32"], 0)
+    assert passed.values[0].tobytes() == np.arange(8, dtype=np.float32).tobytes()
+    with pytest.raises(Refusal) as caught:
+        _arguments([t], ["x"], ["zeros:8xf32"], 0)
+    assert str(caught.value) == ("argument 0 (%x: tile<4x2xf32>): expected shape 4x2, got 8 "
+                                 "('zeros:8xf32')")
+
+
+def test_launch_refusal_is_worded_as_launch_words_it():
+    module = tileir.load(KERNELS / "vector_add.mlir")
+    with pytest.raises(ExecutionError) as caught:
+        launch(module, None, 1, [np.zeros(8, np.float32)] * 3 + [8], engine="batched",
+               max_ops=10)
+    assert caught.value.diagnostics[0].message == (
+        "the batched engine cannot run this kernel: max_ops bounds tile blocks run one at a "
+        "time")
+
+
+def test_bad_grid_is_a_usage_error(tmp_path):
+    kernel = copy(tmp_path, "vector_add.mlir")
+    done = run(tmp_path, kernel, "--grid", "0", "zeros:8", "zeros:8", "zeros:8", "8")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.endswith("tileir run: error: argument --grid: expected 1 to 3 positive "
+                                "integers of at most 2147483647, separated by commas, got '0'\n")
+
+
+def test_unwritable_output_exits_1_before_running_and_touches_nothing(tmp_path):
+    kernel = copy(tmp_path, "vector_add.mlir")
+    np.save(tmp_path / "c.npy", np.full(8, 5, np.float32))
+    (tmp_path / "adir").mkdir()
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    for output, why in [("nodir/out.npz", "No such file or directory"),
+                        ("adir", "it is a directory")]:
+        done = run(tmp_path, kernel, "--grid", "1", "ones:8", "ones:8", "c.npy", "8",
+                   "--in-place", "-o", output)
+        assert (done.returncode, done.stdout) == (1, "")
+        assert done.stderr == f"tileir run: cannot write '{output}': {why}\n"
+        assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
+    assert os.listdir(tmp_path / "adir") == []
+
+
+# ---------------------------------------------------------------- Ctrl-C and the progress
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT")
+def test_ctrl_c_stops_cleanly_and_leaves_in_place_files(tmp_path):
+    kernel = write(tmp_path, "printing.mlir", PRINTING)
+    np.save(tmp_path / "p.npy", np.full(1, -1, np.int32))
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tileir", "run", kernel, "--grid", str(1 << 30), "p.npy",
+         "--in-place", "--engine", "blocks", "--no-checks"], cwd=tmp_path, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert process.stdout.readline() == "block 0\n"      # (it is running blocks)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    assert err == "tileir: interrupted\n"
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_progress_text():
+    assert progress_text(3, 10) == "tileir run: block 3/10 (30%)"
+    assert progress_text(1, 3) == "tileir run: block 1/3 (33%)"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_shows_on_a_terminal_after_a_second_and_is_cleared():
+    now = [0.0]
+    stream = _Terminal()
+    progress = Progress(stream, clock=lambda: now[0])
+    progress(1, 100)                          # (too early: nothing)
+    now[0] = PROGRESS_AFTER + 0.5
+    progress(9, 100)
+    progress(10, 100)                         # (too soon after the last draw: nothing)
+    now[0] += 1
+    progress(100, 100)
+    progress.clear()
+    assert stream.getvalue() == ("\rtileir run: block 9/100 (9%)"
+                                 "\rtileir run: block 100/100 (100%)"
+                                 "\r" + " " * 32 + "\r")
+
+
+def test_progress_writes_nothing_when_stderr_is_no_terminal():
+    now = [0.0]
+    stream = io.StringIO()
+    progress = Progress(stream, clock=lambda: now[0])
+    now[0] = 100.0
+    progress(5, 10)
+    progress.clear()
+    assert stream.getvalue() == ""
+    assert Progress(None).enabled is False
+
+
+def test_long_per_block_run_prints_no_progress_to_a_pipe(tmp_path):
+    kernel = write(tmp_path, "keep.mlir", keep_kernel("f32"))
+    done = run(tmp_path, kernel, "--grid", "2000", "zeros:4", "--engine", "blocks")
+    assert done.returncode == 0 and done.stderr == ""
+    assert "grid: 2000x1x1 (2000 tile blocks)\nengine: blocks\n" in done.stdout
+
+
+def test_help_lists_every_option():
+    done = subprocess.run([sys.executable, "-m", "tileir", "run", "--help"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0
+    options = set(re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", done.stdout.split("\nARG,")[0]))
+    assert options == {"-h", "--help", "--kernel", "--grid", "-o", "--in-place",
+                       "--no-checks", "--schedule", "--seed", "--max-ops", "--engine",
+                       "--full"}
