@@ -215,7 +215,10 @@ class OpParser(TypeParser):
         return result
 
     def _alias_definition(self, table: dict) -> None:
+        at = self.token.offset
         name = self.advance().spelling[1:]
+        if name in table:           # (MLIR's words: an alias is defined once)
+            raise self.error_at(at, f"redefinition of attribute alias id '{name}'")
         self.expect_punct("=")
         if self.token.is_keyword("loc"):
             table[name] = self.parse_location_spec()
@@ -223,7 +226,10 @@ class OpParser(TypeParser):
             table[name] = self.parse_attribute()
 
     def _type_alias_definition(self) -> None:
+        at = self.token.offset
         name = self.advance().spelling[1:]
+        if name in self.type_aliases:
+            raise self.error_at(at, f"redefinition of type alias id '{name}'")
         self.expect_punct("=")
         self.type_aliases[name] = self.parse_type()
 
