@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 
 import tileir
-from tileir.cli.run import PROGRESS_AFTER, Progress, Refusal, _arguments, progress_text
-from tileir.diagnostics import ExecutionError
+from tileir.cli.run import (PROGRESS_AFTER, Progress, Refusal, _arguments, parameter_names,
+                            progress_text)
+from tileir.diagnostics import ExecutionError, LaunchError
 from tileir.interp import launch
 from tileir.types import F32, TileType
 
@@ -114,10 +115,11 @@ def test_vector_add_from_npy_files(tmp_path):
     assert done.stderr == ""
     c = a + b       # f32 addition, as NumPy computes it
     with np.load(tmp_path / "out.npz") as out:
-        assert sorted(out.files) == ["arg0", "arg1", "arg2"]
-        assert out["arg2"].dtype == np.float32
-        assert out["arg2"].tobytes() == c.tobytes()
-        assert out["arg0"].tobytes() == a.tobytes() and out["arg1"].tobytes() == b.tobytes()
+        # (keyed by the names the kernel's text gives its parameters: %a, %b, %c)
+        assert sorted(out.files) == ["a", "b", "c"]
+        assert out["c"].dtype == np.float32
+        assert out["c"].tobytes() == c.tobytes()
+        assert out["a"].tobytes() == a.tobytes() and out["b"].tobytes() == b.tobytes()
     # without --in-place the inputs are never written
     assert {n: (tmp_path / n).read_bytes() for n in before} == before
 
@@ -130,8 +132,8 @@ def test_vector_add_from_npy_files(tmp_path):
         "grid: 4x1x1 (4 tile blocks)\n"
         "engine: batched\n"
         "buffers after the run:\n"
-        + summarized("arg0", a) + summarized("arg1", b) + summarized("arg2", c)
-        + "saved: out.npz (arg0, arg1, arg2)\n")
+        + summarized("a", a) + summarized("b", b) + summarized("c", c)
+        + "saved: out.npz (a, b, c)\n")
 
 
 def test_small_arrays_print_in_full_exactly(tmp_path):
@@ -145,9 +147,9 @@ def test_small_arrays_print_in_full_exactly(tmp_path):
         "grid: 1x1x1 (1 tile block)\n"
         "engine: batched\n"
         "buffers after the run:\n"
-        "  arg0: float32[8] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]\n"
-        "  arg1: float32[8] = [2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5]\n"
-        "  arg2: float32[8] = [2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5]\n")
+        "  a: float32[8] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]\n"
+        "  b: float32[8] = [2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5]\n"
+        "  c: float32[8] = [2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5]\n")
 
 
 def test_full_prints_large_arrays_whole_and_options_show_in_the_engine_line(tmp_path):
@@ -161,7 +163,7 @@ def test_full_prints_large_arrays_whole_and_options_show_in_the_engine_line(tmp_
                          "grid: 2x1x1 (2 tile blocks)",
                          "engine: blocks, schedule reverse, checks off",
                          "buffers after the run:"]
-    assert lines[7] == "  arg2: float32[100] = [" + ", ".join(
+    assert lines[7] == "  c: float32[100] = [" + ", ".join(
         f"{i + 1}.0" for i in range(100)) + "]"
 
 
@@ -179,12 +181,58 @@ def test_bytecode_file_runs_as_its_text(tmp_path):
         assert out["arg2"].tobytes() == (a + a).tobytes()
 
 
+def test_a_bytecode_kernel_names_its_parameters_arg0_arg1_and_so_on(tmp_path):
+    # (bytecode keeps no SSA names: the buffers, the archive and the messages say argN,
+    # where the same kernel's text says a, b, c, n)
+    copy(tmp_path, "vector_add.mlir")
+    (tmp_path / "va.tileirbc").write_bytes(tileir.load(KERNELS / "vector_add.mlir")
+                                           .to_bytecode())
+    a = np.arange(8, dtype=np.float32) - 2.5
+    np.save(tmp_path / "a.npy", a)
+    runs = {kernel: run(tmp_path, kernel, "--grid", "1", "a.npy", "ones:8", "zeros:8", "8",
+                        "-o", f"{kernel}.npz")
+            for kernel in ("va.tileirbc", "vector_add.mlir")}
+    for (kernel, done), names in zip(runs.items(), [("arg0", "arg1", "arg2"), ("a", "b", "c")]):
+        assert done.returncode == 0, done.stderr
+        assert stable(done.stdout).endswith(
+            "buffers after the run:\n"
+            f"  {names[0]}: float32[8] = {fmt(a)}\n"
+            f"  {names[1]}: float32[8] = {fmt(np.ones(8, np.float32))}\n"
+            f"  {names[2]}: float32[8] = {fmt(a + np.float32(1))}\n"
+            f"saved: {kernel}.npz ({', '.join(names)})\n")
+        with np.load(tmp_path / f"{kernel}.npz") as out:
+            assert sorted(out.files) == list(names)
+            assert out[names[2]].tobytes() == (a + np.float32(1)).tobytes()
+    wrong = run(tmp_path, "va.tileirbc", "--grid", "1", "zeros:8")
+    assert (wrong.returncode, wrong.stdout, wrong.stderr) == (
+        2, "", "tileir run: the kernel takes 4 arguments (%arg0: tile<ptr<f32>>, "
+        "%arg1: tile<ptr<f32>>, %arg2: tile<ptr<f32>>, %arg3: tile<i32>), got 1\n")
+
+
+def test_parameter_names_are_the_texts_else_argN(tmp_path):
+    text = (KERNELS / "vector_add.mlir").read_text()
+    module = tileir.parse(text)
+    assert parameter_names(module.entries[0], module) == ["a", "b", "c", "n"]
+    (tmp_path / "va.tileirbc").write_bytes(module.to_bytecode())
+    read = tileir.load(tmp_path / "va.tileirbc")
+    assert parameter_names(read.entries[0], read) == ["arg0", "arg1", "arg2", "arg3"]
+    assert parameter_names(module.entries[0]) == ["arg0", "arg1", "arg2", "arg3"]
+
+    def names(params: str) -> list[str]:
+        m = tileir.parse(f"cuda_tile.module @m {{\n  entry @k({params}) {{\n    return\n"
+                         "  }\n}\n")
+        return parameter_names(m.entries[0], m)
+    # a number is no name (argN in its place); names that would collide: argN for all
+    assert names("%0: tile<ptr<f32>>, %y: tile<ptr<f32>>") == ["arg0", "y"]
+    assert names("%arg1: tile<ptr<f32>>, %0: tile<ptr<f32>>") == ["arg0", "arg1"]
+
+
 def test_a_file_whose_name_looks_like_a_generator_is_read(tmp_path):
     kernel = write(tmp_path, "keep.mlir", keep_kernel("i16"))
     np.save(tmp_path / "data:7.npy", np.array([7, -7], np.int16))
     done = run(tmp_path, kernel, "--grid", "1", "data:7.npy")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.endswith("  arg0: int16[2] = [7, -7]\n")
+    assert done.stdout.endswith("  p0: int16[2] = [7, -7]\n")
 
 
 def test_multi_entry_module_runs_the_entry_named(tmp_path):
@@ -192,7 +240,7 @@ def test_multi_entry_module_runs_the_entry_named(tmp_path):
     done = run(tmp_path, kernel, "--kernel", "second", "--grid", "1", "ones:2")
     assert done.returncode == 0, done.stderr
     assert "kernel: second\n" in done.stdout
-    assert done.stdout.endswith("  arg0: float32[2] = [1.0, 1.0]\n")
+    assert done.stdout.endswith("  p: float32[2] = [1.0, 1.0]\n")
 
 
 def test_scalars_negative_numbers_and_hex_are_arguments_not_options(tmp_path):
@@ -203,8 +251,8 @@ def test_scalars_negative_numbers_and_hex_are_arguments_not_options(tmp_path):
         done = run(tmp_path, kernel, "--grid", "1", x, i, "zeros:1", "zeros:1", "-o", "o.npz")
         assert done.returncode == 0, done.stderr
         with np.load(tmp_path / "o.npz") as out:
-            assert out["arg2"].tobytes() == np.array([want_x], np.float32).tobytes()
-            assert out["arg3"].tobytes() == np.array([want_i], np.int8).tobytes()
+            assert out["p"].tobytes() == np.array([want_x], np.float32).tobytes()
+            assert out["q"].tobytes() == np.array([want_i], np.int8).tobytes()
 
 
 def test_in_place_writes_npy_files_back_after_a_successful_run(tmp_path):
@@ -272,7 +320,7 @@ def test_generators_make_what_numpy_makes(tmp_path, spec, element, expected, see
     assert done.returncode == 0, done.stderr
     want = np.asarray(expected(np.random.default_rng(seed)))
     with np.load(tmp_path / "o.npz") as out:
-        got = out["arg0"]
+        got = out["p0"]
     # (ml_dtypes arrays are saved, as NumPy saves them, as raw bytes of their size)
     assert got.shape == want.shape and got.dtype.itemsize == want.dtype.itemsize
     assert got.tobytes() == want.tobytes()
@@ -286,13 +334,13 @@ def test_random_generators_draw_one_stream_in_argument_order(tmp_path):
     rng = np.random.default_rng(3)
     first, second = rng.random(8).astype(np.float32), rng.standard_normal(8).astype(np.float32)
     with np.load(tmp_path / "o.npz") as out:
-        assert out["arg0"].tobytes() == first.tobytes()
-        assert out["arg2"].tobytes() == second.tobytes()
+        assert out["p0"].tobytes() == first.tobytes()
+        assert out["p2"].tobytes() == second.tobytes()
     assert stable(done.stdout).endswith(
-        f"  arg0: float32[8] = {fmt(first)}\n"
-        f"  arg1: float32[8] = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]\n"
-        f"  arg2: float32[8] = {fmt(second)}\n"
-        "saved: o.npz (arg0, arg1, arg2)\n")
+        f"  p0: float32[8] = {fmt(first)}\n"
+        f"  p1: float32[8] = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]\n"
+        f"  p2: float32[8] = {fmt(second)}\n"
+        "saved: o.npz (p0, p1, p2)\n")
 
 
 def test_ml_dtypes_npy_files_are_read_and_printed(tmp_path):
@@ -303,8 +351,8 @@ def test_ml_dtypes_npy_files_are_read_and_printed(tmp_path):
     assert done.returncode == 0, done.stderr
     # (exact values: bf16's nearest to 0.1 is 0.10009765625)
     assert stable(done.stdout).endswith(
-        "  arg0: bfloat16[4] = [0.10009765625, -2.0, 3.5, inf]\n"
-        "  arg1: float8_e4m3fn[4] = [0.875, -448.0, 0.001953125, 0.0]\n")
+        "  p0: bfloat16[4] = [0.10009765625, -2.0, 3.5, inf]\n"
+        "  p1: float8_e4m3fn[4] = [0.875, -448.0, 0.001953125, 0.0]\n")
     # float8_e5m2, which np.save describes so that np.load cannot read it, as raw bytes
     codes = np.array([0x3c, 0xc0, 0x7c, 0x01], np.uint8)       # 1, -2, inf, 2**-16
     np.save(tmp_path / "f.npy", codes.view("V1"))
@@ -312,11 +360,11 @@ def test_ml_dtypes_npy_files_are_read_and_printed(tmp_path):
     done = run(tmp_path, kernel, "--grid", "1", "f.npy", "-o", "o.npz")
     assert done.returncode == 0, done.stderr
     assert stable(done.stdout).endswith(
-        "  arg0: float8_e5m2[4] = [1.0, -2.0, inf, 1.52587890625e-05]\n"
-        "saved: o.npz (arg0)\n")
+        "  p0: float8_e5m2[4] = [1.0, -2.0, inf, 1.52587890625e-05]\n"
+        "saved: o.npz (p0)\n")
     with np.load(tmp_path / "o.npz") as out:
-        assert out["arg0"].dtype == np.dtype("V1")
-        assert out["arg0"].tobytes() == codes.tobytes()
+        assert out["p0"].dtype == np.dtype("V1")
+        assert out["p0"].tobytes() == codes.tobytes()
 
 
 # -------------------------------------------------------------------- undefined behaviour
@@ -377,41 +425,41 @@ def test_kernel_file_errors_print_as_check_prints_them(tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "8"],
-     "the kernel takes 4 arguments (%arg0: tile<ptr<f32>>, %arg1: tile<ptr<f32>>, "
-     "%arg2: tile<ptr<f32>>, %arg3: tile<i32>), got 3"),
+     "the kernel takes 4 arguments (%a: tile<ptr<f32>>, %b: tile<ptr<f32>>, "
+     "%c: tile<ptr<f32>>, %n: tile<i32>), got 3"),
     (["vector_add.mlir", "--grid", "1", "f64.npy", "zeros:8", "zeros:8", "8"],
-     "argument 0 (%arg0: tile<ptr<f32>>): expected an array of float32 for f32, got "
+     "argument 0 (%a: tile<ptr<f32>>): expected an array of float32 for f32, got "
      "float64 ('f64.npy')"),
     (["vector_add.mlir", "--grid", "1", "zeros:8", "missing.npy", "zeros:8", "8"],
-     "argument 1 (%arg1: tile<ptr<f32>>): no such file 'missing.npy' (an array argument is "
+     "argument 1 (%b: tile<ptr<f32>>): no such file 'missing.npy' (an array argument is "
      "a .npy file or a generator such as zeros:1024xf32)"),
     (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "zeros:8xf16", "8"],
-     "argument 2 (%arg2: tile<ptr<f32>>): the generator makes f16, the parameter takes f32"),
+     "argument 2 (%c: tile<ptr<f32>>): the generator makes f16, the parameter takes f32"),
     (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "zeros:8", "8.5"],
-     "argument 3 (%arg3: tile<i32>): expected an integer for i32, got '8.5'"),
+     "argument 3 (%n: tile<i32>): expected an integer for i32, got '8.5'"),
     (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "zeros:8", "eight"],
-     "argument 3 (%arg3: tile<i32>): expected a number, got 'eight'"),
+     "argument 3 (%n: tile<i32>): expected a number, got 'eight'"),
     (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "zeros:8", "0x100000000"],
-     "argument 3 (%arg3: tile<i32>): 4294967296 does not fit in i32"),
+     "argument 3 (%n: tile<i32>): 4294967296 does not fit in i32"),
     (["vector_add.mlir", "--grid", "1", "zero:8", "zeros:8", "zeros:8", "8"],
-     "argument 0 (%arg0: tile<ptr<f32>>): unknown generator 'zero' in 'zero:8' (generators: "
+     "argument 0 (%a: tile<ptr<f32>>): unknown generator 'zero' in 'zero:8' (generators: "
      "zeros, ones, full, arange, rand, randn)"),
     (["vector_add.mlir", "--grid", "1", "zeros:8xf99", "zeros:8", "zeros:8", "8"],
-     "argument 0 (%arg0: tile<ptr<f32>>): 'zeros:8xf99': 'f99' is not a Tile IR element type"),
+     "argument 0 (%a: tile<ptr<f32>>): 'zeros:8xf99': 'f99' is not a Tile IR element type"),
     (["vector_add.mlir", "--grid", "1", "zeros:8x", "zeros:8", "zeros:8", "8"],
-     "argument 0 (%arg0: tile<ptr<f32>>): 'zeros:8x': expected SHAPE or SHAPExTYPE after "
+     "argument 0 (%a: tile<ptr<f32>>): 'zeros:8x': expected SHAPE or SHAPExTYPE after "
      "'zeros:', e.g. zeros:64x64xf32"),
     (["vector_add.mlir", "--grid", "1", "full:8", "zeros:8", "zeros:8", "8"],
-     "argument 0 (%arg0: tile<ptr<f32>>): 'full:8': full takes a value first, e.g. "
+     "argument 0 (%a: tile<ptr<f32>>): 'full:8': full takes a value first, e.g. "
      "full:1.5:64xf32"),
     (["vector_add.mlir", "--grid", "1", "full:x:8", "zeros:8", "zeros:8", "8"],
-     "argument 0 (%arg0: tile<ptr<f32>>): 'full:x:8': 'x' is not a number"),
+     "argument 0 (%a: tile<ptr<f32>>): 'full:x:8': 'x' is not a number"),
     (["scal.mlir", "--grid", "1", "1", "300", "zeros:1", "zeros:1"],
-     "argument 1 (%arg1: tile<i8>): 300 does not fit in i8"),
+     "argument 1 (%i: tile<i8>): 300 does not fit in i8"),
     (["scal.mlir", "--grid", "1", "1", "1", "zeros:1", "full:256:1"],
-     "argument 3 (%arg3: tile<ptr<i8>>): 256 does not fit in i8"),
+     "argument 3 (%q: tile<ptr<i8>>): 256 does not fit in i8"),
     (["scal.mlir", "--grid", "1", "1", "1", "zeros:1", "randn:4"],
-     "argument 3 (%arg3: tile<ptr<i8>>): randn makes normally distributed floats, not i8 "
+     "argument 3 (%q: tile<ptr<i8>>): randn makes normally distributed floats, not i8 "
      "(use rand for random integers)"),
     (["two.mlir", "--grid", "1", "zeros:8"],
      "the module has 2 entries (first, second): choose one with --kernel"),
@@ -445,7 +493,7 @@ def test_larger_tile_parameters_take_arrays_of_their_shape():
 
 def test_launch_refusal_is_worded_as_launch_words_it():
     module = tileir.load(KERNELS / "vector_add.mlir")
-    with pytest.raises(ExecutionError) as caught:
+    with pytest.raises(LaunchError) as caught:          # (what makes `tileir run` exit 2)
         launch(module, None, 1, [np.zeros(8, np.float32)] * 3 + [8], engine="batched",
                max_ops=10)
     assert caught.value.diagnostics[0].message == (
@@ -474,6 +522,249 @@ def test_unwritable_output_exits_1_before_running_and_touches_nothing(tmp_path):
         assert done.stderr == f"tileir run: cannot write '{output}': {why}\n"
         assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
     assert os.listdir(tmp_path / "adir") == []
+
+
+# ------------------------------------------------------------------------------- --trace
+
+
+def table_rows(table: str) -> list[dict[str, str]]:
+    """The rows of a trace table (`Trace.format`): each event row by column (cut where the
+    header's column names start), a block line as {"block": "(0, 0, 0)"}, and each line
+    `--full` prints below a row as {"detail": its text}."""
+    header, *lines = table.splitlines()
+    starts = [(m.start(), m.group()) for m in re.finditer(r"\S+", header)]
+    assert [name for _, name in starts] == ["#", "location", "iter", "op", "value", "type",
+                                            "contents"], header
+    value = starts[4][0]
+    rows: list[dict[str, str]] = []
+    for line in lines:
+        block = re.fullmatch(r"tile block (\(\d+, \d+, \d+\)):", line)
+        if block:
+            rows.append({"block": block[1]})
+        elif line.startswith("      ") and not (line[:value].isspace()
+                                                and line[value:].startswith("%")):
+            rows.append({"detail": line.strip()})       # (not an op's next value: %name)
+        else:
+            bounds = [s for s, _ in starts] + [None]
+            rows.append({name: line[bounds[i]:bounds[i + 1]].strip()
+                         for i, (_, name) in enumerate(starts)})
+    return rows
+
+
+def trace_of(stdout: str, title: str = "trace:") -> str:
+    """The table `tileir run` printed after `title`, up to the buffers (or the end)."""
+    assert stdout.count(f"\n{title}\n") + stdout.startswith(f"{title}\n") == 1, stdout
+    after = stdout.split(f"{title}\n", 1)[1]
+    return after.split("buffers after the run:", 1)[0].removesuffix("\n")
+
+
+def op_lines(text: str) -> list[tuple[int, str, int]]:
+    """(line, op name, column of the op name) of each op with results in the kernel's
+    text, in order: what its trace records, read from the text itself."""
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        match = re.match(r"\s*%[\w, %]+=\s*([a-z_]+)", line)
+        if match:
+            found.append((number, match[1], match.start(1) + 1))
+    return found
+
+
+def f32(text: str) -> float:
+    """An f32 value printed as the shortest text that reads back as it, read back."""
+    return float(np.float32(text))
+
+
+def compact(contents: str) -> tuple[float, float, list[float]]:
+    """min, max and the first elements of a larger f32 tile's contents cell, as numbers."""
+    match = re.fullmatch(r"min (\S+) max (\S+)  \[(.*), \.\.\.\]", contents)
+    assert match, contents
+    return f32(match[1]), f32(match[2]), [f32(x) for x in match[3].split(", ")]
+
+
+def test_trace_of_one_op_is_launchs_table_and_numpys_sum(tmp_path):
+    kernel = copy(tmp_path, "vector_add.mlir")
+    a = np.array([0.5, -1.25, 3, 2.75, -0.125, 10, 7.5, -6], np.float32)
+    b = np.array([1, 2, -3, 0.25, 4.5, -10, 0.5, 1e-3], np.float32)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    done = run(tmp_path, kernel, "--grid", "1", "a.npy", "b.npy", "zeros:8", "8",
+               "--trace", "op=addf")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    text = (tmp_path / kernel).read_text()
+    api = tileir.launch(tileir.parse(text, kernel), "vector_add", 1,
+                        [a.copy(), b.copy(), np.zeros(8, np.float32), 8], trace="op=addf")
+    assert api.engine == "blocks" and api.reason      # (a trace runs block by block)
+    c = a + b
+    assert stable(done.stdout) == (
+        "file: vector_add.mlir\n"
+        "kernel: vector_add\n"
+        "grid: 1x1x1 (1 tile block)\n"
+        f"engine: blocks (not batched: {api.reason})\n"
+        "trace:\n" + api.trace.format() + "\n"
+        "buffers after the run:\n"
+        f"  a: float32[8] = {fmt(a)}\n"
+        f"  b: float32[8] = {fmt(b)}\n"
+        f"  c: float32[8] = {fmt(c)}\n")
+    # the one row: the addf of the text, its 64-element tile the sum padded with zeros
+    [(line, op, column)] = [x for x in op_lines(text) if x[1] == "addf"]
+    block, row = table_rows(trace_of(done.stdout))
+    assert block == {"block": "(0, 0, 0)"}
+    assert {k: v for k, v in row.items() if k != "contents"} == {
+        "#": "0", "location": f"vector_add.mlir:{line}:{column}", "iter": "", "op": "addf",
+        "value": "%sum", "type": "tile<64xf32>"}
+    tile = np.zeros(64, np.float32)
+    tile[:8] = c
+    low, high, first = compact(row["contents"])
+    assert (low, high) == (float(tile.min()), float(tile.max()))
+    assert first == [float(x) for x in tile[:len(first)]] and len(first) == 4
+
+
+def test_trace_without_spec_records_every_op_of_block_0(tmp_path):
+    kernel = copy(tmp_path, "vector_add.mlir")
+    a = np.arange(128, dtype=np.float32)
+    done = run(tmp_path, kernel, "--grid", "2", "arange:128", "full:0.5:128", "zeros:128",
+               "128", "-o", "out.npz", "--trace")
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / kernel).read_text()
+    api = tileir.launch(tileir.parse(text, kernel), None, 2,
+                        [a.copy(), np.full(128, 0.5, np.float32), np.zeros(128, np.float32),
+                         128], trace=True)
+    table = trace_of(done.stdout)
+    assert table == api.trace.format()
+    assert done.stdout.index("\ntrace:\n") > done.stdout.index("\ntime: ")
+    rows = table_rows(table)
+    assert rows[0] == {"block": "(0, 0, 0)"}
+    assert [r for r in rows if "block" in r] == [rows[0]]     # (block 0 only)
+    events = [r for r in rows[1:] if r["#"]]
+    assert [r["#"] for r in events] == [str(i) for i in range(len(events))]
+    # the kernel's arguments, then each op of the text with results, in program order
+    ops = op_lines(text)
+    assert [r["op"] for r in events] == ["entry (args)"] + [op for _, op, _ in ops]
+    assert [r["location"] for r in events[1:]] == [f"vector_add.mlir:{n}:{column}"
+                                                   for n, _, column in ops]
+    # the entry's row and those below it: its parameters, as the text names them
+    params = re.findall(r"%(\w+): tile", text.split("entry @vector_add(")[1].split(")")[0])
+    arguments = rows[1:1 + len(params)]
+    assert [r["value"] for r in arguments] == ["%" + p for p in params]
+    assert arguments[-1]["contents"] == "128"                           # %n
+    ids = rows.index(next(r for r in events if r["op"] == "get_tile_block_id"))
+    assert [r["contents"] for r in rows[ids:ids + 3]] == ["0", "0", "0"]
+    # tracing one block changes no result: block 1 ran too
+    with np.load(tmp_path / "out.npz") as out:
+        assert out["c"].tobytes() == (a + np.float32(0.5)).tobytes()
+
+
+def test_trace_full_prints_every_element_of_a_tile(tmp_path):
+    kernel = copy(tmp_path, "vector_add.mlir")
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal(100).astype(np.float32)
+    b = rng.standard_normal(100).astype(np.float32)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    argv = [kernel, "--grid", "2", "a.npy", "b.npy", "zeros:100", "100", "--trace",
+            "op=addf"]
+    full, short = run(tmp_path, *argv, "--full"), run(tmp_path, *argv)
+    assert full.returncode == short.returncode == 0, full.stderr + short.stderr
+    text = (tmp_path / kernel).read_text()
+    api = tileir.launch(tileir.parse(text, kernel), None, 2,
+                        [a.copy(), b.copy(), np.zeros(100, np.float32), 100], trace="op=addf")
+    assert trace_of(full.stdout) == api.trace.format(full=True)
+    assert trace_of(short.stdout) == api.trace.format()
+    c = a + b
+    # below the addf row, all 64 elements of block 0's tile, exactly (elements 0..63)
+    rows = table_rows(trace_of(full.stdout))
+    assert [r.get("op") for r in rows[:2]] == [None, "addf"]
+    details = [r["detail"] for r in rows[2:]]
+    assert len(details) == len(rows) - 2 >= 1
+    assert [f32(x) for x in " ".join(details).split()] == [float(x) for x in c[:64]]
+    # without --full: the row alone, min, max and the first 4
+    assert len(table_rows(trace_of(short.stdout))) == 2
+    low, high, first = compact(table_rows(trace_of(short.stdout))[1]["contents"])
+    assert (low, high, first) == (float(c[:64].min()), float(c[:64].max()),
+                                  [float(x) for x in c[:4]])
+    # --full prints the 100-element buffers whole too; without it they are summarized
+    assert f"  c: float32[100] = {fmt(c)}\n" in full.stdout
+    assert "  c: float32[100]: min " in short.stdout
+
+
+def test_undefined_behaviour_under_trace_prints_the_trace_up_to_the_failure(tmp_path):
+    kernel = copy(tmp_path, "ub_div_by_zero.mlir")
+    a = np.arange(-8, 8, dtype=np.int32) * 3
+    b = np.array([3, -1, 2, 5, 7, 0, 1, 1, 2, 2, 9, -4, 1, 1, 1, 1], np.int32)
+    for name, x in [("a", a), ("b", b), ("q", np.full(16, 9, np.int32)),
+                    ("r", np.full(16, 9, np.int32))]:
+        np.save(tmp_path / f"{name}.npy", x)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    done = run(tmp_path, kernel, "--grid", "1", "a.npy", "b.npy", "q.npy", "r.npy", "16",
+               "--in-place", "-o", "out.npz", "--trace", "--full")
+    assert done.returncode == 1
+    text = (tmp_path / kernel).read_text()
+    with pytest.raises(ExecutionError) as caught:
+        tileir.launch(tileir.parse(text, kernel), None, 1,
+                      [a.copy(), b.copy(), np.zeros(16, np.int32), np.zeros(16, np.int32), 16],
+                      trace=True)
+    failure = caught.value
+    assert not isinstance(failure, LaunchError) and failure.trace is not None
+    assert done.stdout == "trace (up to the failure):\n" + failure.trace.format(full=True) + "\n"
+    assert done.stderr == "".join(d.render({kernel: text}) + "\n" for d in failure.diagnostics)
+    [(line, _, column)] = [x for x in op_lines(text) if x[1] == "divi"]
+    assert done.stderr.startswith(f"ub_div_by_zero.mlir:{line}:{column}: error: "
+                                  "'cuda_tile.divi' op division by zero at element [5]")
+    # the rows: up to the second load (both loaded tiles, every element), no divi
+    rows = table_rows(trace_of(done.stdout, "trace (up to the failure):"))
+    events = [r for r in rows if r.get("#")]
+    ops = [op for _, op, _ in op_lines(text)]
+    assert [r["op"] for r in events] == ["entry (args)"] + ops[:ops.index("divi")]
+    for name, x in [("%x", a), ("%y", b)]:
+        at = next(i for i, r in enumerate(rows) if r.get("value") == name)
+        assert rows[at]["op"] == "load_view_tko" and rows[at]["type"] == "tile<16xi32>"
+        assert rows[at + 1]["detail"].split() == [str(int(v)) for v in x]
+    # nothing written: the inputs byte for byte as they were, no archive, no temporaries
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+@pytest.mark.parametrize("argv, spec, message", [
+    (["--grid", "4", "--trace", "colour=red"], "colour=red",
+     "trace spec item 'colour=red': expected block=X,Y,Z, block=all, op=NAME or line=N"),
+    (["--grid", "4", "--trace", "block=9"], "block=9",
+     "the trace names tile block (9, 0, 0), outside the grid (4, 1, 1)"),
+    (["--grid", "4", "--trace", "--engine", "batched"], True,
+     "a traced launch runs one tile block at a time: use engine 'auto' or 'blocks'"),
+])
+def test_trace_refusals_exit_2_with_launchs_line_and_write_nothing(tmp_path, argv, spec,
+                                                                  message):
+    kernel = copy(tmp_path, "vector_add.mlir")
+    np.save(tmp_path / "c.npy", np.full(256, 3, np.float32))
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    done = run(tmp_path, kernel, "ones:256", "ones:256", "c.npy", "256", "--in-place", "-o",
+               "out.npz", *argv)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"tileir run: {message}\n")
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    with pytest.raises(LaunchError) as caught:      # (launch's words, through the API)
+        tileir.launch(tileir.load(KERNELS / "vector_add.mlir"), None, 4,
+                      [np.ones(256, np.float32)] * 3 + [256], trace=spec,
+                      engine="batched" if "batched" in argv else "auto")
+    assert caught.value.diagnostics[0].message == message
+
+
+def test_a_word_without_equals_after_trace_is_an_argument(tmp_path):
+    # (`--trace a.npy ...` once took a.npy for a SPEC: every SPEC item holds '=')
+    kernel = copy(tmp_path, "vector_add.mlir")
+    np.save(tmp_path / "a.npy", np.arange(8, dtype=np.float32))
+    last = run(tmp_path, kernel, "--grid", "1", "a.npy", "a.npy", "zeros:8", "8", "--trace")
+    assert last.returncode == 0, last.stderr
+    for argv in (["--trace", "a.npy", "a.npy", "zeros:8", "8"],
+                 ["a.npy", "a.npy", "zeros:8", "--tr", "8"],
+                 ["a.npy", "a.npy", "--trace", "zeros:8", "8"]):
+        done = run(tmp_path, kernel, "--grid", "1", *argv)
+        assert done.returncode == 0, done.stderr
+        assert stable(done.stdout) == stable(last.stdout)
+    spec = run(tmp_path, kernel, "--grid", "1", "--trace", "op=addf", "a.npy", "a.npy",
+               "zeros:8", "8")
+    assert spec.returncode == 0, spec.stderr
+    assert [r.get("op") for r in table_rows(trace_of(spec.stdout))] == [None, "addf"]
+
 
 
 # ---------------------------------------------------------------- Ctrl-C and the progress
@@ -551,4 +842,4 @@ def test_help_lists_every_option():
     options = set(re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", done.stdout.split("\nARG,")[0]))
     assert options == {"-h", "--help", "--kernel", "--grid", "-o", "--in-place",
                        "--no-checks", "--schedule", "--seed", "--max-ops", "--engine",
-                       "--full"}
+                       "--full", "--trace"}

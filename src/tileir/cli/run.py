@@ -3,7 +3,7 @@ generators, print what it left in its buffers, and save them.
 
     tileir run KERNEL.mlir|KERNEL.tileirbc [--kernel NAME] --grid X[,Y[,Z]] ARG...
                [-o OUT.npz] [--in-place] [--no-checks] [--schedule ...] [--seed N]
-               [--max-ops N] [--engine ...] [--full]
+               [--max-ops N] [--engine ...] [--full] [--trace [SPEC]]
 
 Exit status: 0 when the kernel ran; 1 for a kernel file that does not read or verify,
 undefined behaviour (the diagnostic as ``tileir check`` prints them), or an output that
@@ -70,10 +70,11 @@ f8E4M3FN, ...; left out, the parameter's own), rounded to nearest even into TYPE
 {generators}
 Random generators draw from one numpy.random.default_rng(SEED), argument after argument.
 
-Prints the file, kernel, grid, the engine that ran and the time, then each buffer (a
-pointer argument) after the run: in full up to 64 elements, else its min, max and first
-elements.  Exit status: 0 ran; 1 the kernel file has errors, undefined behaviour, or an
-output cannot be written; 2 a wrong command line; 130 interrupted."""
+Prints the file, kernel, grid, the engine that ran and the time, the trace (--trace),
+then each buffer (a pointer argument) after the run, named as the kernel names it: in
+full up to 64 elements, else its min, max and first elements.  Exit status: 0 ran; 1
+the kernel file has errors, undefined behaviour, or an output cannot be written; 2 a
+wrong command line; 130 interrupted."""
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -94,7 +95,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="the grid: 1 to 3 positive tile block counts")
     p.add_argument("-o", dest="output", metavar="OUT.npz", help="save every pointer "
                    "argument after the run in an .npz archive, keyed by parameter name "
-                   "(arg0, arg1, ...; ml_dtypes arrays as raw bytes, as NumPy saves them)")
+                   "(as the kernel's text names it, %%a: a; arg0, arg1, ... for bytecode; "
+                   "ml_dtypes arrays as raw bytes, as NumPy saves them)")
     p.add_argument("--in-place", action="store_true", help="write each .npy argument back "
                    "to its file after a successful run")
     p.add_argument("--no-checks", dest="checks", action="store_false",
@@ -118,7 +120,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    "program order, with its location and loop iteration; SPEC narrows or "
                    "widens it: items 'block=X,Y,Z' (several allowed; 'block=all'), "
                    "'op=NAME[,NAME]', 'line=N[,N-M]', separated by spaces or ';' (the run "
-                   "then goes one tile block at a time)")
+                   "then goes one tile block at a time); a word after --trace without '=' "
+                   "is an ARG, not a SPEC")
     p.set_defaults(func=run_command)
     return p
 
@@ -126,8 +129,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 class _Intermixed(argparse.ArgumentParser):
     """A parser whose options may stand anywhere among its positionals, as in
     ``tileir run k.mlir --grid 4 a.npy b.npy`` (a plain parser takes the ARGs only before
-    the options or after them all), and whose negative numbers (``-1``, ``-1e-3``,
-    ``-inf``, ``-0x10``) are ARGs, never options."""
+    the options or after them all), whose negative numbers (``-1``, ``-1e-3``, ``-inf``,
+    ``-0x10``) are ARGs, never options, and whose ``--trace`` takes the next word as its
+    SPEC only when the word holds a ``=`` (every SPEC item does): ``--trace a.npy b.npy``
+    traces the default block and passes a.npy as an ARG."""
 
     _parsing = False
 
@@ -136,9 +141,25 @@ class _Intermixed(argparse.ArgumentParser):
             return super().parse_known_args(args, namespace)
         self._parsing = True
         try:
-            return self.parse_known_intermixed_args(args, namespace)
+            words = sys.argv[1:] if args is None else list(args)
+            return self.parse_known_intermixed_args(_spec_words(words), namespace)
         finally:
             self._parsing = False
+
+
+def _spec_words(words: list[str]) -> list[str]:
+    """`words` with ``--trace`` (or an abbreviation argparse takes for it) written
+    ``--trace=`` (no SPEC: the default) when the next word holds no ``=`` and so cannot be
+    a SPEC: argparse then leaves that word to the ARGs.  Words after ``--`` stay."""
+    out: list[str] = []
+    for i, word in enumerate(words):
+        if word == "--":
+            return out + words[i:]
+        after = words[i + 1] if i + 1 < len(words) else None
+        if len(word) >= 3 and "--trace".startswith(word) and after and "=" not in after:
+            word = "--trace="
+        out.append(word)
+    return out
 
 
 class _NegativeNumbers:
@@ -221,7 +242,8 @@ def run_command(args: argparse.Namespace) -> int:
         except ExecutionError as exc:
             if exc.trace is not None:   # what the traced blocks did up to the failure
                 progress.clear()
-                print("trace (up to the failure):\n" + exc.trace.format(full=args.full))
+                print("trace (up to the failure):\n" + exc.trace.format(full=args.full),
+                      flush=True)
             raise
         finally:
             progress.clear()

@@ -80,11 +80,20 @@ def _type(t: Type) -> str:
     return text if len(text) <= TYPE_WIDTH else text[:TYPE_WIDTH - 3] + "..."
 
 
+#: Float dtypes whose NumPy scalars print the shortest text that reads back as the same
+#: value of their own type (``0.1`` for f32's nearest value to 0.1); other float types
+#: (ml_dtypes: bf16, fp8, fp4, tf32) print their exact value.
+_SHORTEST = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _elements(value: np.ndarray, t: Type) -> list[str]:
-    """Each element of a tile, spelled as a number (floats exactly, shortest repr)."""
+    """Each element of a tile, spelled as a number: floats as the shortest text of their
+    own type where NumPy has one, else exactly."""
     e = t.element_type if isinstance(t, TileType) else None
     flat = value.reshape(-1)
     if isinstance(e, FloatType):
+        if flat.dtype in _SHORTEST:
+            return [str(x) for x in flat]
         return [repr(float(x)) for x in to_float64(flat, e)]
     if flat.dtype == np.bool_:
         return ["true" if x else "false" for x in flat]
@@ -119,11 +128,15 @@ def _range(value: np.ndarray, t: Type) -> tuple[str, str]:
     """The least and greatest element (NaNs ignored, unless all are NaN)."""
     e = t.element_type if isinstance(t, TileType) else None
     if isinstance(e, FloatType):
-        wide = to_float64(value.reshape(-1), e)
-        finite = wide[~np.isnan(wide)]
-        if not finite.size:
+        flat = value.reshape(-1)
+        wide = to_float64(flat, e)
+        keep = ~np.isnan(wide)
+        if not keep.any():
             return "nan", "nan"
-        return repr(float(finite.min())), repr(float(finite.max()))
+        low, high = int(np.argmin(np.where(keep, wide, np.inf))), \
+            int(np.argmax(np.where(keep, wide, -np.inf)))
+        words = _elements(flat[[low, high]], t)
+        return words[0], words[1]
     flat = value.reshape(-1)
     if flat.dtype == np.bool_:
         return ("true" if flat.all() else "false"), ("true" if flat.any() else "false")
