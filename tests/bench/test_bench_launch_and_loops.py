@@ -21,6 +21,7 @@ import launch_bench as lb  # noqa: E402
 def test_launch_bench_cases_run_and_check(case, checks) -> None:
     for scale in (1, 3):
         assert lb.per_launch(case, scale, checks, "auto", 2, 1, "cpu") >= 0
+        assert lb.per_launch(case, scale, checks, "auto", 2, 1, "cpu", compiled=True) >= 0
 
 
 def test_launch_bench_checks_catch_a_wrong_output() -> None:
@@ -49,7 +50,7 @@ def test_control_flow_bench_sizes() -> None:
 
 @pytest.mark.parametrize("script, options, header", [
     ("launch_bench.py", ["--launches", "2", "--repeat", "1", "--scale", "2"],
-     "kernel / grid         checks     launch     work  overhead"),
+     "kernel / grid         checks     launch     work  overhead  compiled  c.overhead"),
     ("control_flow_bench.py", ["--iterations", "200", "--repeat", "1"],
      "kernel      engine     scalar paths   general  ratio"),
 ])
