@@ -1,8 +1,9 @@
 """``cuda-tile-opt``: parse Tile IR text, verify it and print it back, as NVIDIA's tool does.
 
-Accepts the flags NVIDIA's test suite uses, ``-verify-diagnostics`` included.  The passes
-(``--canonicalize``, ``--pass-pipeline``) arrive with a later issue: until then they are
-rejected with a clear message and exit code 2.
+Accepts the flags NVIDIA's test suite uses, ``-verify-diagnostics`` included, and runs
+passes (`tileir.transforms`): ``--pass-pipeline='builtin.module(...)'``, or one flag per
+pass (``--canonicalize``, ``--cse``, ``--loop-split='split-threshold=2'`` ...), in the
+order given; the verifier runs after each pass unless ``--verify-each=false``.
 """
 
 from __future__ import annotations
@@ -25,20 +26,37 @@ from .expected import parse_expectations
 SPLIT_MARKER = "// -----"
 
 #: Flags that need features not built yet, with the feature they need.
-NOT_YET = {"canonicalize": "--canonicalize needs the canonicalization pass",
-           "pass_pipeline": "--pass-pipeline needs the transformation passes"}
+NOT_YET: dict[str, str] = {}
+
+
+class _PassFlag(argparse.Action):
+    """A pass given by its own flag (``--cse``, ``--loop-split=split-threshold=2``): added,
+    in command-line order, to ``args.passes`` as (name, options text)."""
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        namespace.passes = [*(namespace.passes or []), (self.metavar, values or "")]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The tool's flags, spelled as NVIDIA's tool spells them.  The flags of `NOT_YET` are
-    read (to refuse them with a reason) but left out of ``--help``."""
+    """The tool's flags, spelled as NVIDIA's tool spells them, with a flag per pass."""
+    from ..transforms import load_passes
     ap = tool_parser("cuda-tile-opt", __doc__.splitlines()[0])
     ap.add_argument("-mlir-print-op-generic", "--mlir-print-op-generic", dest="generic",
                     action="store_true", help="print ops in MLIR's generic form")
-    ap.add_argument("-canonicalize", "--canonicalize", dest="canonicalize",
-                    action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--pass-pipeline", "-pass-pipeline", dest="pass_pipeline",
-                    help=argparse.SUPPRESS)
+                    metavar="PIPELINE", help="run a textual pass pipeline, e.g. "
+                    "'builtin.module(cuda_tile.module(cuda_tile.entry(loop-split)))'")
+    ap.add_argument("--verify-each", "-verify-each", dest="verify_each", default="true",
+                    choices=("true", "false", "1", "0"), nargs="?", const="true",
+                    help="run the verifier after each pass (default: true)")
+    ap.set_defaults(passes=[])
+    for name, pass_def in sorted(load_passes().items()):
+        ap.add_argument(f"--{name}", f"-{name}", dest=f"pass_{name}", metavar=name,
+                        nargs="?", const="", action=_PassFlag,
+                        help=f"{pass_def.summary or 'run the ' + name + ' pass'}"
+                        + (" (options: " + ", ".join(o.name for o in pass_def.options) + ")"
+                           if pass_def.options else ""))
     ap.add_argument("-Wunsupported-hints", dest="warn_hints", action="store_true",
                     help="warn about optimization hints tileiras does not know")
     ap.add_argument("-Werr-hints", dest="error_hints", action="store_true",
@@ -86,18 +104,40 @@ def process(text: str, filename: str, args: argparse.Namespace, first_line: int 
     """Parse and verify one chunk and print it back (wrapped in the implicit builtin module
     unless ``-no-implicit-module``).  Warnings go to `diagnostics`; errors raise."""
     ops = read_ops(text, filename, args, first_line, diagnostics)
+    if (args.pass_pipeline or args.passes) and not args.no_implicit and \
+            (len(ops) != 1 or ops[0].name != "builtin.module"):
+        ops = [_wrapped(ops, filename)]
+    if args.pass_pipeline or args.passes:
+        _run_passes(ops[0] if len(ops) == 1 else None, args)
     if args.no_implicit:
         if len(ops) != 1:
             raise TileIRError(f"source must contain a single top-level operation, "
                               f"found: {len(ops)}")
     elif len(ops) != 1 or ops[0].name != "builtin.module":
-        wrapper = Operation("builtin.module", regions=1,
-                            location=FileLineColLoc(filename, 0, 0))
-        block = wrapper.regions[0].add_block()
-        for op in ops:
-            block.append(op)
-        ops = [wrapper]
+        ops = [_wrapped(ops, filename)]
     return Printer(generic=args.generic, debuginfo=args.debuginfo).print_top(ops)
+
+
+def _wrapped(ops: list[Operation], filename: str) -> Operation:
+    """`ops` inside the implicit ``builtin.module`` MLIR's tools wrap top-level ops in."""
+    wrapper = Operation("builtin.module", regions=1, location=FileLineColLoc(filename, 0, 0))
+    block = wrapper.regions[0].add_block()
+    for op in ops:
+        block.append(op)
+    return wrapper
+
+
+def _run_passes(top: Operation | None, args: argparse.Namespace) -> None:
+    """Run the pipeline or the pass flags on the chunk's top-level op."""
+    from ..transforms import Checks, PassFailure, run_pipeline
+    if top is None:
+        raise PassFailure(error("source must contain a single top-level operation", None))
+    checks = Checks(verify_each=args.verify_each in ("true", "1"))
+    if args.pass_pipeline:
+        run_pipeline(top, args.pass_pipeline, checks)
+    else:
+        run_pipeline(top, ",".join(name + ("{" + options + "}" if options else "")
+                                   for name, options in args.passes), checks)
 
 
 #: What a tool does with one chunk: its output, from the chunk's text (see `process`).
@@ -161,6 +201,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(args: argparse.Namespace) -> int:
     """`main` after its arguments are read."""
+    if args.pass_pipeline and args.passes:
+        print("cuda-tile-opt: --pass-pipeline cannot be used with individual pass flags "
+              f"(--{args.passes[0][0]})", file=sys.stderr)
+        return 2
     for flag, reason in NOT_YET.items():
         if getattr(args, flag):
             print(f"cuda-tile-opt: {reason}, which tileir does not implement yet",
