@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--verify-each", "-verify-each", dest="verify_each", default="true",
                     choices=("true", "false", "1", "0"), nargs="?", const="true",
                     help="run the verifier after each pass (default: true)")
+    ap.add_argument("--check-semantics", dest="check_semantics", action="store_true",
+                    help="run every kernel on the interpreter before and after each pass "
+                    "(made-up inputs) and fail if a pass changes a result")
     ap.set_defaults(passes=[])
     for name, pass_def in sorted(load_passes().items()):
         ap.add_argument(f"--{name}", f"-{name}", dest=f"pass_{name}", metavar=name,
@@ -133,6 +136,9 @@ def _run_passes(top: Operation | None, args: argparse.Namespace) -> None:
     if top is None:
         raise PassFailure(error("source must contain a single top-level operation", None))
     checks = Checks(verify_each=args.verify_each in ("true", "1"))
+    if args.check_semantics:
+        from ..transforms.check import semantics_checks
+        checks = semantics_checks(top, checks)
     if args.pass_pipeline:
         run_pipeline(top, args.pass_pipeline, checks)
     else:

@@ -1,0 +1,247 @@
+"""Every rewrite checked by execution: run the kernels before and after each pass on the
+same inputs and require the same results.
+
+`semantics_checks` gives the pipeline (`pipeline.Checks`) hooks that launch each of the
+module's kernels on the interpreter before a pass and again after it, from fresh copies
+of the same inputs, and compare every buffer bit for bit (and what ``print_tko`` printed).
+A pass that changes a result raises `SemanticsChanged`, naming the pass, the kernel, the
+buffer and the first differing element.  A pass registered as changing numerics
+(`NUMERIC_PASSES`: fuse-fma, which rounds once where the kernel rounded twice) is held to a
+tolerance instead: each float element within a few units in the last place.
+
+Inputs: the caller's `Launch` list, or, by default, `default_launches`: each entry on a
+single tile block with buffers of random values and integer scalars of a modest size.  Inputs on
+which the kernel has undefined behaviour before the pass prove nothing: they are counted
+as unchecked (`Report.unchecked`), not failures.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..diagnostics import TileIRError, error
+from ..ir import Module, Operation, location_of
+from ..types import FloatType, IntegerType, PointerType, TileType
+from .pipeline import Checks
+from .registry import PassDef, PassFailure
+
+#: Passes allowed to change float results, each element by at most this many units in the
+#: last place of the larger of the two values.
+NUMERIC_PASSES: dict[str, int] = {"fuse-fma": 4}
+#: Elements of each buffer `default_launches` makes.
+DEFAULT_ELEMENTS = 4096
+
+
+class SemanticsChanged(PassFailure):
+    """A pass changed what a kernel computes."""
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One launch to check: the entry (None: the module's only one), the grid, and a
+    function making fresh arguments (called before and after, so both runs start alike)."""
+
+    entry: str | None
+    grid: tuple[int, ...]
+    make_args: Callable[[], list[Any]]
+
+
+@dataclass
+class Report:
+    """What the checks saw: launches compared (equal), and launches that proved nothing
+    (undefined behaviour before the pass), by pass name."""
+
+    compared: dict[str, int] = field(default_factory=dict)
+    unchecked: dict[str, int] = field(default_factory=dict)
+
+
+def _module_in(op: Operation) -> Module | None:
+    """The ``cuda_tile.module`` `op` is or holds (directly or in a builtin module)."""
+    if isinstance(op, Module):
+        return op
+    found = [o for o in op.walk() if isinstance(o, Module)]
+    return found[0] if len(found) == 1 else None
+
+
+def _modules_above(op: Operation) -> Module | None:
+    """The module `op` belongs to (itself, an ancestor, or the one inside it)."""
+    at: Any = op
+    while at is not None:
+        if isinstance(at, Module):
+            return at
+        at = at.parent_op
+    return _module_in(op)
+
+
+def default_launches(module: Module, seed: int = 0) -> list[Launch]:
+    """A launch of each entry with made-up inputs: grid (1, 1, 1); each pointer parameter a
+    buffer of `DEFAULT_ELEMENTS` random values of its element type; integer scalars 64,
+    float scalars 1.5."""
+    launches = []
+    for entry in module.entries:
+        params = list(entry.attr("function_type").value.inputs)
+        if not all(_supported(t) for t in params):
+            continue
+        launches.append(Launch(entry.symbol, (1, 1, 1), _maker(params, seed)))
+    return launches
+
+
+def _supported(t: Any) -> bool:
+    """Whether `default_launches` can make an argument of type `t`."""
+    if not isinstance(t, TileType) or t.rank != 0:
+        return False
+    e = t.element_type
+    if isinstance(e, PointerType):
+        return e.ptr_attr is None and isinstance(e.pointee, (FloatType, IntegerType))
+    return isinstance(e, (FloatType, IntegerType))
+
+
+def _maker(params: list[Any], seed: int) -> Callable[[], list[Any]]:
+    """A function making the same made-up arguments for `params` on every call."""
+    from ..numerics import from_float64, numpy_dtype
+
+    def make() -> list[Any]:
+        """Fresh arguments, drawn from `seed`."""
+        rng = np.random.default_rng(seed)
+        args: list[Any] = []
+        for t in params:
+            e = t.element_type
+            if isinstance(e, PointerType):
+                p = e.pointee
+                if isinstance(p, FloatType):
+                    values = from_float64(rng.uniform(-4, 4, DEFAULT_ELEMENTS)
+                                          .round(2), p)
+                elif p.width == 1:
+                    values = rng.integers(0, 2, DEFAULT_ELEMENTS).astype(np.bool_)
+                else:
+                    values = rng.integers(-8, 9, DEFAULT_ELEMENTS).astype(numpy_dtype(p))
+                args.append(np.ascontiguousarray(values))
+            elif isinstance(e, FloatType):
+                args.append(1.5)
+            else:
+                args.append(64 if e.width > 8 else 4)
+        return args
+    return make
+
+
+def _outcome(module: Module, launch: Launch) -> tuple[str, Any]:
+    """("ok", (buffers, printed text)) or ("ub", message) for one run of `launch`."""
+    from ..interp import launch as run
+    args = launch.make_args()
+    printed = io.StringIO()
+    try:
+        run(module, launch.entry, launch.grid, args, stdout=printed)
+    except TileIRError as exc:
+        return "ub", exc.diagnostics[0].message
+    buffers = [a for a in args if isinstance(a, np.ndarray)]
+    return "ok", (buffers, printed.getvalue())
+
+
+def _is_float(dtype: np.dtype) -> bool:
+    """Whether `dtype` holds floats (NumPy's or ml_dtypes')."""
+    import ml_dtypes
+    try:
+        ml_dtypes.finfo(dtype)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _first_difference(before: np.ndarray, after: np.ndarray, ulps: int) -> int | None:
+    """The first element index where `after` differs from `before`: in its bits, or, for
+    floats when `ulps` > 0, by more than `ulps` units in the last place of the larger
+    magnitude (NaN matching NaN); None when they agree."""
+    if before.shape != after.shape or before.dtype != after.dtype:
+        return 0
+    if ulps and _is_float(before.dtype):
+        import ml_dtypes
+        info = ml_dtypes.finfo(before.dtype)
+        x = before.astype(np.float64).reshape(-1)
+        y = after.astype(np.float64).reshape(-1)
+        bound = ulps * np.maximum(np.maximum(np.abs(x), np.abs(y)) * 2.0 ** -info.nmant,
+                                  float(info.smallest_subnormal))
+        close = (np.isnan(x) & np.isnan(y)) | (x == y) | (np.abs(x - y) <= bound)
+        bad = np.flatnonzero(~close)
+        return int(bad[0]) if bad.size else None
+    if not before.size:
+        return None
+    left = np.ascontiguousarray(before).reshape(before.size, -1).view(np.uint8)
+    right = np.ascontiguousarray(after).reshape(after.size, -1).view(np.uint8)
+    bad = np.flatnonzero((left != right).any(axis=1))
+    return int(bad[0]) if bad.size else None
+
+
+def semantics_checks(op: Operation, checks: Checks | None = None,
+                     launches: Sequence[Launch] | None = None, seed: int = 0,
+                     report: Report | None = None) -> Checks:
+    """`checks` (a new `Checks` when None) with the execution check added around each pass
+    (see the module docstring); `report`, when given, collects the counts."""
+    checks = checks if checks is not None else Checks()
+    report = report if report is not None else Report()
+    saved: dict[int, list[tuple[Launch, tuple[str, Any]]]] = {}
+
+    def planned(module: Module) -> Sequence[Launch]:
+        return launches if launches is not None else default_launches(module, seed)
+
+    def before(pass_def: PassDef, target: Operation) -> None:
+        """Run each launch on the module as it is before the pass."""
+        module = _modules_above(target)
+        if module is None:
+            return
+        saved[id(target)] = [(launch, _outcome(module, launch))
+                             for launch in planned(module)]
+
+    def after(pass_def: PassDef, target: Operation) -> None:
+        """Run each launch again and compare with the run before the pass."""
+        module = _modules_above(target)
+        if module is None:
+            return
+        ulps = NUMERIC_PASSES.get(pass_def.name, 0)
+        for launch, (kind, outcome) in saved.pop(id(target), []):
+            if kind != "ok":
+                report.unchecked[pass_def.name] = report.unchecked.get(pass_def.name, 0) + 1
+                continue
+            again_kind, again = _outcome(module, launch)
+            where = f"kernel '{launch.entry or module.entries[0].symbol}'"
+            if again_kind != "ok":
+                raise _changed(pass_def, target, f"{where} ran before the pass but fails "
+                               f"after it: {again}")
+            (buffers, printed), (new_buffers, new_printed) = outcome, again
+            for i, (x, y) in enumerate(zip(buffers, new_buffers)):
+                at = _first_difference(x, y, ulps)
+                if at is not None:
+                    raise _changed(pass_def, target, f"{where}: buffer {i} differs at "
+                                   f"element {at}: {x.reshape(-1)[at]!r} before the pass, "
+                                   f"{y.reshape(-1)[at]!r} after")
+            if printed != new_printed:
+                raise _changed(pass_def, target, f"{where} prints something else after "
+                               "the pass")
+            report.compared[pass_def.name] = report.compared.get(pass_def.name, 0) + 1
+
+    previous_before, previous_after = checks.before_pass, checks.after_pass
+
+    def before_all(pass_def: PassDef, target: Operation) -> None:
+        if previous_before is not None:
+            previous_before(pass_def, target)
+        before(pass_def, target)
+
+    def after_all(pass_def: PassDef, target: Operation) -> None:
+        if previous_after is not None:
+            previous_after(pass_def, target)
+        after(pass_def, target)
+    checks.before_pass, checks.after_pass = before_all, after_all
+    return checks
+
+
+def _changed(pass_def: PassDef, target: Operation, message: str) -> SemanticsChanged:
+    """The error of a pass that changed a result."""
+    return SemanticsChanged(error(f"pass '{pass_def.name}' changed what the kernel computes: "
+                                  f"{message}", location_of(target)))
+
+
+__all__ = ["DEFAULT_ELEMENTS", "Launch", "NUMERIC_PASSES", "Report", "SemanticsChanged",
+           "default_launches", "semantics_checks"]
