@@ -456,10 +456,11 @@ class DISubprogramAttr(DIAttr):
 
     def body(self, ref) -> str:
         flags = f", flags = {di_subprogram_flags_text(self.flags)}" if self.flags else ""
+        # (an OptionalParameter: the reference prints it only when it is not 0)
+        scope_line = f", scopeLine = {self.scope_line}" if self.scope_line else ""
         return (f"<file = {ref(self.file)}, line = {self.line}, name = {quote_string(self.name)}, "
                 f"linkageName = {quote_string(self.linkage_name)}, "
-                f"compileUnit = {ref(self.compile_unit)}, scopeLine = {self.scope_line}"
-                f"{flags}>")
+                f"compileUnit = {ref(self.compile_unit)}{scope_line}{flags}>")
 
 
 #: The flags of a ``di_subprogram`` (13.5), by keyword: the bit each sets.

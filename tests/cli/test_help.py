@@ -110,9 +110,19 @@ def test_every_offered_option_is_read(name: str) -> None:
     parser = dict(ALL)[name]
     offered = [a.dest for a in parser._actions
                if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))
-               and a.help != argparse.SUPPRESS]
+               and a.help != argparse.SUPPRESS and not isinstance(a, opt._PassFlag)]
     assert offered or name == "tileir.cli.main"
     assert [dest for dest in offered if not _reads(dest, source)] == []
+
+
+def test_pass_flags_run_their_pass(tmp_path) -> None:
+    """A pass's own flag (read by its action into ``args.passes``, not as ``args.<dest>``)
+    runs the pass: every one is an `opt._PassFlag`, and ``args.passes`` is read."""
+    source = (CLI_DIR / "opt.py").read_text()
+    flags = [a for a in opt.build_parser()._actions if isinstance(a, opt._PassFlag)]
+    assert flags and _reads("passes", source)
+    args = opt.build_parser().parse_args(["--" + flags[0].metavar, "-"])
+    assert args.passes == [(flags[0].metavar, "")]
 
 
 def _help(*command: str) -> str:

@@ -60,6 +60,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"{pass_def.summary or 'run the ' + name + ' pass'}"
                         + (" (options: " + ", ".join(o.name for o in pass_def.options) + ")"
                            if pass_def.options else ""))
+    ap.add_argument("-O", dest="opt_level", type=int, choices=(0, 1, 2, 3), metavar="N",
+                    help="run optimization level N's pipeline, as cuda-tile-optimize -O N "
+                    "does (-O0 to -O3; tileir.transforms.optimize), before any "
+                    "--pass-pipeline or pass flags")
+    ap.add_argument("--fuse-fma-opt", "-fuse-fma-opt", dest="fuse_fma_opt",
+                    action="store_true", help="with -O N: start its pipeline with fuse-fma "
+                    "(cuda-tile-optimize's --fuse-fma)")
     ap.add_argument("-Wunsupported-hints", dest="warn_hints", action="store_true",
                     help="warn about optimization hints tileiras does not know")
     ap.add_argument("-Werr-hints", dest="error_hints", action="store_true",
@@ -107,10 +114,13 @@ def process(text: str, filename: str, args: argparse.Namespace, first_line: int 
     """Parse and verify one chunk and print it back (wrapped in the implicit builtin module
     unless ``-no-implicit-module``).  Warnings go to `diagnostics`; errors raise."""
     ops = read_ops(text, filename, args, first_line, diagnostics)
-    if (args.pass_pipeline or args.passes) and not args.no_implicit and \
-            (len(ops) != 1 or ops[0].name != "builtin.module"):
+    level = args.opt_level
+    if args.fuse_fma_opt and level is None:
+        raise TileIRError("--fuse-fma-opt needs an optimization level (-O0 to -O3)")
+    if (args.pass_pipeline or args.passes or level is not None) and not args.no_implicit \
+            and (len(ops) != 1 or ops[0].name != "builtin.module"):
         ops = [_wrapped(ops, filename)]
-    if args.pass_pipeline or args.passes:
+    if args.pass_pipeline or args.passes or level is not None:
         _run_passes(ops[0] if len(ops) == 1 else None, args)
     if args.no_implicit:
         if len(ops) != 1:
@@ -139,9 +149,15 @@ def _run_passes(top: Operation | None, args: argparse.Namespace) -> None:
     if args.check_semantics:
         from ..transforms.check import semantics_checks
         checks = semantics_checks(top, checks)
+    level = args.opt_level
+    if level is not None:
+        from ..transforms.optimize import pipeline_for
+        pipeline = pipeline_for(level, args.fuse_fma_opt)
+        run_pipeline(top, pipeline if top.name == "cuda_tile.module"
+                     else f"builtin.module({pipeline})", checks)
     if args.pass_pipeline:
         run_pipeline(top, args.pass_pipeline, checks)
-    else:
+    elif args.passes:
         run_pipeline(top, ",".join(name + ("{" + options + "}" if options else "")
                                    for name, options in args.passes), checks)
 
