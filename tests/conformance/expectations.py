@@ -13,16 +13,13 @@ PASSES = "passes"
 FEATURES = (VERIFIER, BYTECODE, PASSES)
 
 _ROUND_TRIP = f"{BYTECODE}: its %round_trip_test RUN line"
-_TEST_PASS = f"{PASSES}: C++-only test pass --test-debuginfo-update-symbol-name"
 
 _BYTECODE_FILES = ""
 
 XFAIL: dict[str, str] = {
     **{f"Bytecode/{name}.mlir": BYTECODE for name in _BYTECODE_FILES.split()},
-    "Dialect/CudaTile/canonicalize.mlir": f"{PASSES}: --canonicalize",
-    "Dialect/CudaTile/debuginfo_update_symbol_names.mlir": _TEST_PASS,
-    "Dialect/CudaTile/debuginfo_update_symbol_names_fail.mlir": _TEST_PASS,
-    "Transforms/fuse-fma.mlir": f"{PASSES}: fuse-fma",
-    "Transforms/loop_split.mlir": f"{PASSES}: loop-split",
-    "Transforms/synthesize-debuginfo-scopes.mlir": f"{PASSES}: synthesize-debug-info-scopes",
+    "Transforms/loop_split.mlir":
+        f"{PASSES}: loop-split prints what it checks, but PyPI filecheck 1.0.6 scans a "
+        "CHECK-NOT up to the end of the next match (LLVM's FileCheck: its start), and "
+        "'CHECK-NOT: if' then meets the next module's name (@supported_split_inner_if)",
 }
