@@ -18,8 +18,4 @@ _BYTECODE_FILES = ""
 
 XFAIL: dict[str, str] = {
     **{f"Bytecode/{name}.mlir": BYTECODE for name in _BYTECODE_FILES.split()},
-    "Transforms/loop_split.mlir":
-        f"{PASSES}: loop-split prints what it checks, but PyPI filecheck 1.0.6 scans a "
-        "CHECK-NOT up to the end of the next match (LLVM's FileCheck: its start), and "
-        "'CHECK-NOT: if' then meets the next module's name (@supported_split_inner_if)",
 }

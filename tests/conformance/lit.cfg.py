@@ -71,6 +71,6 @@ if importlib.util.find_spec("tileir") is None:  # not installed: use the checkou
 _command_word = r"(?<![\w./-]){}(?=\s|$)"
 config.substitutions += [
     ("%round_trip_test", _command(PYTHON, HERE / "bin" / "round_trip_test.py")),
-    (_command_word.format("FileCheck"), _command(PYTHON, "-m", "filecheck")),
+    (_command_word.format("FileCheck"), _command(PYTHON, HERE / "bin" / "llvm_filecheck.py")),
     (_command_word.format("not"), _command(PYTHON, HERE / "bin" / "not.py")),
 ]

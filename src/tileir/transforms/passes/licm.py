@@ -1,0 +1,134 @@
+"""``loop-invariant-code-motion``: MLIR's LICM on Tile IR's loops, ``for`` and ``loop``.
+
+As MLIR's pass does for each loop (inner loops first): an op at the top level of the loop
+body moves to just before the loop when it has no memory effect and is speculatable (it
+may run where the loop would not: a ``for`` may run zero times, a ``loop`` body may leave
+early) and every value it uses, its nested ops' included, is defined outside the loop;
+the users of a moved op in the body are looked at again.
+
+Speculatable: the op is Pure (MLIR's AlwaysSpeculatable) and no input can make it
+undefined behaviour in the spec.  So these stay in the loop: ``divi`` and ``remi``
+(division by zero), shifts by an amount that is not a constant below the bit width, ops
+with an overflow flag other than ``none`` (``nsw``/``nuw`` wrap is undefined), ``ftoi``
+without ``saturating``, ``extract``/``insert`` (an index naming no subtile), ``offset``
+(address overflow) and ``iota`` (a shape past its element type), and every op with regions
+(MLIR's ``if``, ``reduce`` and ``scan`` are not speculatable).
+
+NVIDIA's dialect does not declare ``for`` and ``loop`` LoopLikeOpInterface, so NVIDIA's
+cuda-tile-opt leaves them alone under this pass; here they are the loops it works on.
+The op the pass runs on is not itself a loop it hoists from (nothing leaves it).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from ...attributes import DenseElementsAttr
+from ...enums import IntegerOverflow
+from ...ir import BlockArgument, OpResult, Operation, Value
+from ..registry import register
+from ..rewriter import Rewriter, is_pure
+
+#: The ops whose bodies LICM hoists from.
+LOOP_OPS = frozenset({"cuda_tile.for", "cuda_tile.loop"})
+#: Pure ops some inputs make undefined behaviour.
+UNDEFINED_ON_SOME_INPUTS = frozenset("cuda_tile." + name for name in (
+    "divi", "remi", "extract", "insert", "offset", "iota"))
+SHIFTS = frozenset({"cuda_tile.shli", "cuda_tile.shri"})
+
+
+def _constant_shift_in_range(op: Operation) -> bool:
+    """Whether a shift's amount is a constant whose every element (read unsigned) is below
+    the bit width."""
+    amount = op.operands[1]
+    owner = amount.owner if isinstance(amount, OpResult) else None
+    attr = owner.attributes.get("value") if owner is not None and \
+        owner.name == "cuda_tile.constant" else None
+    if not isinstance(attr, DenseElementsAttr):
+        return False
+    width = attr.element_type.width       # type: ignore[attr-defined]
+    return all(0 <= (v & ((1 << width) - 1)) < width for v in attr.values)
+
+
+def is_speculatable(op: Operation) -> bool:
+    """Whether running `op` where the program would not cannot be undefined behaviour
+    (see the module text)."""
+    traits = op.opdef.traits if op.opdef is not None else frozenset()
+    if "Pure" not in traits and "ConstantLike" not in traits:
+        return False
+    if op.regions or op.name in UNDEFINED_ON_SOME_INPUTS:
+        return False
+    if op.name in SHIFTS and not _constant_shift_in_range(op):
+        return False
+    flag = op.enum("overflow")
+    if flag is not None and flag != IntegerOverflow.NONE:
+        return False
+    if op.name == "cuda_tile.ftoi" and not op.has_flag("saturating"):
+        return False
+    return True
+
+
+def _defined_inside(value: Value, op: Operation) -> bool:
+    """Whether `value` is defined within `op` (a result of a nested op or an argument of
+    a nested block); `op`'s own results are outside."""
+    if isinstance(value, OpResult):
+        at: Operation | None = value.owner.parent_op
+    elif isinstance(value, BlockArgument):
+        at = value.owner.parent_op
+    else:
+        return False
+    while at is not None:
+        if at is op:
+            return True
+        at = at.parent_op
+    return False
+
+
+def can_be_hoisted(op: Operation, loop: Operation) -> bool:
+    """Whether `op` is no terminator and every value it and its nested ops use, except
+    those defined inside `op`, comes from outside `loop` (MLIR's ``canBeHoisted``)."""
+    traits = op.opdef.traits if op.opdef is not None else frozenset()
+    if "Terminator" in traits:
+        return False
+    for nested in op.walk():
+        for value in nested.operands:
+            if nested is not op and _defined_inside(value, op):
+                continue
+            if _defined_inside(value, loop):
+                return False
+    return True
+
+
+def hoist_invariants(loop: Operation, rewriter: Rewriter) -> int:
+    """Move the invariant speculatable pure ops of `loop`'s body before it (MLIR's
+    ``moveLoopInvariantCode``); how many moved."""
+    moved = 0
+    for region in loop.regions:
+        for block in region.blocks:
+            worklist = deque(block.operations)
+            while worklist:
+                op = worklist.popleft()
+                if op.parent is not block:
+                    continue
+                if not (is_pure(op) and is_speculatable(op)) or not can_be_hoisted(op, loop):
+                    continue
+                rewriter.move_before(op, loop)
+                moved += 1
+                for result in op.results:
+                    worklist.extend(user for user in rewriter.users(result)
+                                    if user.parent is block)
+    return moved
+
+
+@register("loop-invariant-code-motion", "any",
+          "Hoist loop invariant instructions outside of the loop")
+def loop_invariant_code_motion(op: Operation, options: dict[str, Any]) -> None:
+    """Hoist invariant code out of every loop nested in `op`, inner loops first."""
+    rewriter = Rewriter(op)
+    for loop in [o for o in op.walk(post_order=True) if o.name in LOOP_OPS and o is not op]:
+        hoist_invariants(loop, rewriter)
+
+
+__all__ = ["LOOP_OPS", "UNDEFINED_ON_SOME_INPUTS", "can_be_hoisted", "hoist_invariants",
+           "is_speculatable", "loop_invariant_code_motion"]
