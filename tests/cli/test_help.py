@@ -121,7 +121,7 @@ def test_pass_flags_run_their_pass(tmp_path) -> None:
     source = (CLI_DIR / "opt.py").read_text()
     flags = [a for a in opt.build_parser()._actions if isinstance(a, opt._PassFlag)]
     assert flags and _reads("passes", source)
-    args = opt.build_parser().parse_args(["--" + flags[0].metavar, "-"])
+    args = opt.build_parser().parse_args(["-", "--" + flags[0].metavar])
     assert args.passes == [(flags[0].metavar, "")]
 
 

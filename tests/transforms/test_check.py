@@ -79,3 +79,42 @@ def test_default_launches() -> None:
     assert first[3] == 64 and first[0].shape == (4096,) and first[0].dtype == np.float32
     assert all((x == y).all() for x, y in zip(first[:3], second[:3]))   # same every call
     assert first[0] is not second[0]                                    # fresh arrays
+
+
+def test_the_fuse_fma_bound_scales_with_the_buffer() -> None:
+    """A fused a*b + c keeps the product's rounding error: beside a small result after
+    cancellation that is many of the result's ulps, yet few of the buffer's largest."""
+    from tileir.transforms.check import _first_difference
+    before = np.array([0.0185, 3.0, np.inf], np.float32)
+    after = before.copy()
+    after[0] = np.float32(0.0185) + np.float32(8 * 2.0 ** -29)   # ~8 ulps of 0.0185
+    assert _first_difference(before, after, 4) is None             # 4 ulps of 3.0: far more
+    assert _first_difference(before, after, 0) == 0                # bit for bit: it differs
+    far = before.copy()
+    far[1] = np.float32(3.01)
+    assert _first_difference(before, far, 4) == 1
+
+
+def test_multicast_replicas_are_compared(monkeypatch) -> None:
+    """Every replica of a multicast argument is a buffer the check compares."""
+    from tileir.transforms.check import _outcome
+    module = tileir.load(KERNELS / "vector_add.mlir")
+    kind, (buffers, printed) = _outcome(module, Launch(None, (1,), lambda: [
+        np.ones(64, np.float32), np.ones(64, np.float32), np.zeros(64, np.float32), 64]))
+    assert kind == "ok" and len(buffers) == 3 and (buffers[2] == 2).all()
+    flat = [np.zeros(2, np.float32), [np.ones(2, np.float32), np.full(2, 5, np.float32)]]
+    monkeypatch.setattr("tileir.interp.launch", lambda *a, **k: None)
+    kind, (buffers, _) = _outcome(module, Launch(None, (1,), lambda: flat))
+    assert [b.tolist() for b in buffers] == [[0, 0], [1, 1], [5, 5]]
+
+
+def test_a_kernel_spinning_on_made_up_inputs_is_unchecked(monkeypatch) -> None:
+    """Made-up inputs can leave a spin lock never free: bounded, and counted unchecked."""
+    import tileir.transforms.check as check
+    monkeypatch.setattr(check, "DEFAULT_MAX_OPS", 20_000)
+    _register(monkeypatch, "test-nothing", _nothing)
+    module = tileir.load(KERNELS / "spin_lock.mlir")
+    report = Report()
+    run(module, "cuda_tile.module(cuda_tile.entry(test-nothing))", check_semantics=True,
+        report=report)
+    assert report.unchecked == {"test-nothing": 1} and report.compared == {}

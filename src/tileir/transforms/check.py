@@ -7,7 +7,9 @@ of the same inputs, and compare every buffer bit for bit (and what ``print_tko``
 A pass that changes a result raises `SemanticsChanged`, naming the pass, the kernel, the
 buffer and the first differing element.  A pass registered as changing numerics
 (`NUMERIC_PASSES`: fuse-fma, which rounds once where the kernel rounded twice) is held to a
-tolerance instead: each float element within a few units in the last place.
+tolerance instead: each float element within a few units in the last place of the
+buffer's largest magnitude (a fused ``a*b + c`` keeps the product's rounding error, which
+cancellation can make large beside the result itself).
 
 Inputs: the caller's `Launch` list, or, by default, `default_launches`: each entry on a
 single tile block with buffers of random values and integer scalars of a modest size.  Inputs on
@@ -30,10 +32,13 @@ from .pipeline import Checks
 from .registry import PassDef, PassFailure
 
 #: Passes allowed to change float results, each element by at most this many units in the
-#: last place of the larger of the two values.
+#: last place of the largest magnitude in its buffer.
 NUMERIC_PASSES: dict[str, int] = {"fuse-fma": 4}
 #: Elements of each buffer `default_launches` makes.
 DEFAULT_ELEMENTS = 4096
+#: The most ops a tile block of a made-up launch may run: made-up inputs can leave a
+#: kernel spinning (a lock never free), which then counts as unchecked, not as a hang.
+DEFAULT_MAX_OPS = 1_000_000
 
 
 class SemanticsChanged(PassFailure):
@@ -48,6 +53,9 @@ class Launch:
     entry: str | None
     grid: tuple[int, ...]
     make_args: Callable[[], list[Any]]
+    #: The most ops a tile block may run (None: no bound; the run then may use the batched
+    #: engine).
+    max_ops: int | None = None
 
 
 @dataclass
@@ -86,7 +94,8 @@ def default_launches(module: Module, seed: int = 0) -> list[Launch]:
         params = list(entry.attr("function_type").value.inputs)
         if not all(_supported(t) for t in params):
             continue
-        launches.append(Launch(entry.symbol, (1, 1, 1), _maker(params, seed)))
+        launches.append(Launch(entry.symbol, (1, 1, 1), _maker(params, seed),
+                               DEFAULT_MAX_OPS))
     return launches
 
 
@@ -134,10 +143,12 @@ def _outcome(module: Module, launch: Launch) -> tuple[str, Any]:
     args = launch.make_args()
     printed = io.StringIO()
     try:
-        run(module, launch.entry, launch.grid, args, stdout=printed)
+        run(module, launch.entry, launch.grid, args, stdout=printed, max_ops=launch.max_ops)
     except TileIRError as exc:
         return "ub", exc.diagnostics[0].message
-    buffers = [a for a in args if isinstance(a, np.ndarray)]
+    buffers = [b for a in args for b in ([a] if isinstance(a, np.ndarray) else
+                                         a if isinstance(a, (list, tuple)) else [])
+               if isinstance(b, np.ndarray)]     # (multicast arguments: every replica)
     return "ok", (buffers, printed.getvalue())
 
 
@@ -153,8 +164,9 @@ def _is_float(dtype: np.dtype) -> bool:
 
 def _first_difference(before: np.ndarray, after: np.ndarray, ulps: int) -> int | None:
     """The first element index where `after` differs from `before`: in its bits, or, for
-    floats when `ulps` > 0, by more than `ulps` units in the last place of the larger
-    magnitude (NaN matching NaN); None when they agree."""
+    floats when `ulps` > 0, by more than `ulps` units in the last place of the buffer's
+    largest finite magnitude (NaN matching NaN, infinities themselves); None when they
+    agree."""
     if before.shape != after.shape or before.dtype != after.dtype:
         return 0
     if ulps and _is_float(before.dtype):
@@ -162,9 +174,12 @@ def _first_difference(before: np.ndarray, after: np.ndarray, ulps: int) -> int |
         info = ml_dtypes.finfo(before.dtype)
         x = before.astype(np.float64).reshape(-1)
         y = after.astype(np.float64).reshape(-1)
-        bound = ulps * np.maximum(np.maximum(np.abs(x), np.abs(y)) * 2.0 ** -info.nmant,
-                                  float(info.smallest_subnormal))
-        close = (np.isnan(x) & np.isnan(y)) | (x == y) | (np.abs(x - y) <= bound)
+        finite = np.abs(np.concatenate([x, y]))
+        finite = finite[np.isfinite(finite)]
+        scale = float(finite.max()) if finite.size else 0.0
+        bound = ulps * max(scale * 2.0 ** -info.nmant, float(info.smallest_subnormal))
+        with np.errstate(invalid="ignore"):      # (inf - inf: not close unless equal)
+            close = (np.isnan(x) & np.isnan(y)) | (x == y) | (np.abs(x - y) <= bound)
         bad = np.flatnonzero(~close)
         return int(bad[0]) if bad.size else None
     if not before.size:
