@@ -19,6 +19,7 @@ _LAZY = {
     "Kernel": ("tileir.interp.kernel", "Kernel"),
     "Trace": ("tileir.interp.trace", "Trace"),
     "cutile": ("tileir.cutile", None),
+    "reduce": ("tileir.reducer", "reduce"),
 }
 
 
@@ -42,5 +43,5 @@ __all__ = [
     "Kernel", "LATEST", "LaunchError", "Location", "Module", "Operation", "ParseError",
     "Region", "SUPPORTED_VERSIONS", "Severity", "TileIRError", "Trace", "Value",
     "VerificationError", "Version", "compile", "cutile", "from_bytecode", "launch", "load",
-    "parse", "parse_document", "parse_type",
+    "parse", "parse_document", "parse_type", "reduce",
 ]

@@ -28,7 +28,9 @@ from .common import guarded
 from .examples import kernels_dir, list_lines, run_examples
 from .opt import hint_options
 from .view import add_parser as add_view_parser
+from .fuzz import add_parser as add_fuzz_parser
 from .run import add_parser as add_run_parser
+from .reduce import add_parser as add_reduce_parser
 
 
 def describe(t: Type) -> list[str]:
@@ -251,6 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_conv.set_defaults(func=_cmd_convert)
     add_run_parser(sub)
     add_view_parser(sub)
+    add_reduce_parser(sub)
+    add_fuzz_parser(sub)
     return parser
 
 
