@@ -225,3 +225,28 @@ def test_every_reduction_has_a_summary_and_is_documented(name: str) -> None:
     assert REDUCTIONS[name].summary
     docs = Path(__file__).resolve().parents[2] / "docs" / "reduce.md"
     assert f"| `{name}` |" in docs.read_text()
+
+
+def test_passes_merges_equal_constants() -> None:
+    """The `passes` reduction's cse candidate keeps one of two equal constants."""
+    import tileir
+    from tileir.reducer.reductions import candidates
+    module = tileir.parse("""cuda_tile.module @m {
+  entry @k(%p: tile<ptr<i32>>) {
+    %a = constant <i32: 0> : tile<i32>
+    %b = constant <i32: 0> : tile<i32>
+    %c = addi %a, %b : tile<i32>
+    %t = store_ptr_tko weak %p, %c : tile<ptr<i32>>, tile<i32> -> token
+    return
+  }
+}""")
+    made = dict(candidates(module, "passes"))
+    assert made[("cse",)].format() == """cuda_tile.module @m {
+  entry @k(%arg0: tile<ptr<i32>>) {
+    %cst_0_i32 = constant <i32: 0> : tile<i32>
+    %0 = addi %cst_0_i32, %cst_0_i32 : tile<i32>
+    %1 = store_ptr_tko weak %arg0, %0 : tile<ptr<i32>>, tile<i32> -> token
+    return
+  }
+}
+"""

@@ -796,6 +796,29 @@ def _views_apply(module: Module, key: Key) -> bool:
     return _retype(module, lambda t: new if t == old else t)
 
 
+#: The passes `passes` tries, each on every function of the module: merging equal values
+#: (constants above all) and folding what the patterns fold.
+REDUCING_PASSES = ("cse", "canonicalize")
+
+
+def _passes_keys(module: Module) -> list[Key]:
+    """One key per pass of `REDUCING_PASSES`."""
+    return [(name,) for name in REDUCING_PASSES]
+
+
+def _passes_apply(module: Module, key: Key) -> bool:
+    """runs a pass (cse, then canonicalize) on every function: equal values merged, what folds folded"""
+    from ..diagnostics import TileIRError
+    from ..transforms import run        # (a tool above the passes it borrows)
+    before = module.format()
+    pipeline = f"cuda_tile.entry({key[0]}),cuda_tile.testing$func({key[0]})"
+    try:
+        run(module, pipeline, verify_each=False)
+    except TileIRError:
+        return False
+    return module.format() != before
+
+
 @dataclass(frozen=True)
 class Reduction:
     """One way of making candidates: its keys for a module, and making one of them."""
@@ -822,6 +845,7 @@ REDUCTIONS: dict[str, Reduction] = {
     "views": Reduction(_views_keys, _views_apply),
     "shapes": Reduction(_shapes_keys, _shapes_apply),
     "elements": Reduction(_elements_keys, _elements_apply),
+    "passes": Reduction(_passes_keys, _passes_apply),
 }
 
 
