@@ -112,3 +112,31 @@ def test_deep_nesting_parses_verifies_and_prints() -> None:
     with pytest.raises(ParseError) as info:
         parse(_nested_ifs(250))
     assert info.value.diagnostics[0].message == "operations nest more than 200 deep"
+
+
+def test_clone_copies_regions_and_remaps_values() -> None:
+    """`Operation.clone`: a detached deep copy whose nested uses point at the copy's own
+    values, its text the original's; without regions, the regions are there but empty."""
+    import tileir
+    text = """cuda_tile.module @m {
+  entry @k(%p: tile<ptr<i32>>) {
+    %zero = constant <i32: 0> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %r = for %i in (%zero to %one, step %one) : tile<i32> iter_values(%a = %zero) -> (tile<i32>) {
+      %n = addi %a, %i : tile<i32>
+      continue %n : tile<i32>
+    }
+    return
+  }
+}"""
+    module = tileir.parse(text)
+    module.spelling = "bare"
+    copy = module.clone()
+    assert copy.format() == module.format() and copy.spelling == "bare"
+    originals = {id(v) for op in module.walk() for v in op.results}
+    for op in copy.walk():
+        assert all(id(v) not in originals for v in op.operands)
+    loop = next(op for op in module.walk() if op.name == "cuda_tile.for")
+    bare = loop.clone(regions=False)
+    assert bare.parent is None and len(bare.regions) == 1 and not bare.regions[0].blocks
+    assert bare.operands == loop.operands

@@ -227,6 +227,34 @@ class Operation:
         a generator per nesting level that every op passes through."""
         return _walk_post(self) if post_order else _walk_pre(self)
 
+    def clone(self, mapping: "dict[Value, Value] | None" = None,
+              regions: bool = True) -> "Operation":
+        """A detached copy of this op (and, with `regions`, of everything nested in it;
+        without, regions empty: MLIR's ``cloneWithoutRegions``).  Operands are looked up
+        in `mapping` (values not in it are kept); `mapping` learns the copy's results and
+        block arguments.  Attributes and types are immutable and shared."""
+        mapping = {} if mapping is None else mapping
+        new = type(self).from_parts(self.name, [mapping.get(v, v) for v in self.operands],
+                                    [r.type for r in self.results], dict(self.attributes),
+                                    dict(self.discardable), self.location)
+        for result, copied in zip(self.results, new.results):
+            mapping[result] = copied
+        for region in self.regions:
+            region_copy = Region(new)
+            new.regions.append(region_copy)
+            if not regions:
+                continue
+            for block in region.blocks:
+                block_copy = region_copy.add_block(Block())
+                for argument in block.arguments:
+                    mapping[argument] = block_copy.add_argument(argument.type,
+                                                                argument.location)
+                for nested in block.operations:
+                    block_copy.append(nested.clone(mapping))
+        if isinstance(self, Module):
+            new.spelling = self.spelling
+        return new
+
     # ---- declared fields --------------------------------------------------
 
     def operand_groups(self) -> list[list[Value]]:

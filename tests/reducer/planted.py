@@ -6,7 +6,7 @@ import tileir
 from tileir.attributes import TypeAttr
 from tileir.generate import generate
 from tileir.ir import Module
-from tileir.reducer.reductions import clone_op, count_ops
+from tileir.reducer.reductions import count_ops
 from tileir.types import FunctionType
 
 #: The out-of-bounds extract warning of ``tileir check`` (spec warnings on).
@@ -76,7 +76,7 @@ def planted(core: str, seed: int, ops: int = 50) -> Module:
     mapping = {a: block.add_argument(a.type) for a in small.arguments}
     at = len(block.operations) // 2
     for op in small.operations[:-1]:
-        copy = clone_op(op, mapping)
+        copy = op.clone(mapping)
         block.operations.insert(at, copy)
         copy.parent = block
         at += 1

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from ..attributes import ArrayAttr, DenseElementsAttr, FloatAttr, IntegerAttr, TypeAttr
-from ..ir import Block, BlockArgument, Builder, Module, Operation, OpResult, Region, Value
+from ..ir import Block, BlockArgument, Builder, Module, Operation, OpResult, Value
 from ..ops import registry
 from ..types import (F32, I1, I32, TOKEN, FloatType, FunctionType, IntegerType,
                      PartitionViewType, StridedViewType, TileType, Type)
@@ -29,31 +29,8 @@ PLAIN_ELEMENTS = frozenset({I1, I32, F32})
 
 
 def clone(module: Module) -> Module:
-    """A deep copy of `module` (ops, regions, blocks; attributes and types are immutable
-    and shared)."""
-    mapping: dict[Value, Value] = {}
-    copy = clone_op(module, mapping)
-    copy.spelling = module.spelling
-    return copy  # type: ignore[return-value]
-
-
-def clone_op(op: Operation, mapping: dict[Value, Value]) -> Operation:
-    """A copy of `op` and what it holds, its operands looked up in `mapping`."""
-    new = type(op).from_parts(op.name, [mapping.get(v, v) for v in op.operands],
-                              [r.type for r in op.results], dict(op.attributes),
-                              dict(op.discardable), op.location)
-    for result, copied in zip(op.results, new.results):
-        mapping[result] = copied
-    for region in op.regions:
-        region_copy = Region(new)
-        new.regions.append(region_copy)
-        for block in region.blocks:
-            block_copy = region_copy.add_block(Block())
-            for argument in block.arguments:
-                mapping[argument] = block_copy.add_argument(argument.type, argument.location)
-            for nested in block.operations:
-                block_copy.append(clone_op(nested, mapping))
-    return new
+    """A deep copy of `module` (`Operation.clone`)."""
+    return module.clone()  # type: ignore[return-value]
 
 
 def body_ops(module: Module) -> list[Operation]:
@@ -807,7 +784,7 @@ def _passes_keys(module: Module) -> list[Key]:
 
 
 def _passes_apply(module: Module, key: Key) -> bool:
-    """runs a pass (cse, then canonicalize) on every function: equal values merged, what folds folded"""
+    """runs cse or canonicalize on every function: equal values merged, what folds folded"""
     from ..diagnostics import TileIRError
     from ..transforms import run        # (a tool above the passes it borrows)
     before = module.format()
@@ -859,5 +836,5 @@ def candidates(module: Module, name: str) -> Iterator[tuple[Key, Module]]:
             yield key, copy
 
 
-__all__ = ["Key", "REDUCTIONS", "Reduction", "body_ops", "candidates", "clone", "clone_op",
+__all__ = ["Key", "REDUCTIONS", "Reduction", "body_ops", "candidates", "clone",
            "count_ops", "measure"]

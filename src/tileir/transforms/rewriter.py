@@ -165,10 +165,7 @@ class Rewriter:
     def clone_without_regions(self, op: Operation) -> Operation:
         """A copy of `op` (operands, result types, attributes, location) with empty regions,
         placed just before it (MLIR's ``cloneWithoutRegions``)."""
-        copy = type(op).from_parts(op.name, list(op.operands), [r.type for r in op.results],
-                                   dict(op.attributes), dict(op.discardable), op.location)
-        copy.regions = [Region(copy) for _ in op.regions]
-        return self.insert_before(op, copy)
+        return self.insert_before(op, op.clone(regions=False))
 
     # ---- changing ---------------------------------------------------
 

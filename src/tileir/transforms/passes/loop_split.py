@@ -39,7 +39,7 @@ from typing import Any, Sequence
 
 from ...attributes import DenseElementsAttr, IntegerAttr
 from ...enums import ComparisonPredicate, RoundingMode, Signedness
-from ...ir import Block, BlockArgument, Builder, OpResult, Operation, Region, Value
+from ...ir import BlockArgument, Builder, OpResult, Operation, Region, Value
 from ...types import IntegerType
 from ..registry import PassOption, register
 from ..rewriter import Rewriter
@@ -58,26 +58,6 @@ _SWAPPED = {LT: GT, LE: GE, GT: LT, GE: LE}
 
 
 # ---- IR helpers ---------------------------------------------------------------------------
-
-
-def clone_op(op: Operation, mapping: dict[Value, Value]) -> Operation:
-    """A copy of `op` and everything nested in it, its operands looked up in `mapping`
-    (values not in it are kept); `mapping` learns the copy's results and block arguments."""
-    new = type(op).from_parts(op.name, [mapping.get(v, v) for v in op.operands],
-                              [r.type for r in op.results], dict(op.attributes),
-                              dict(op.discardable), op.location)
-    for result, copy in zip(op.results, new.results):
-        mapping[result] = copy
-    for region in op.regions:
-        copy_region = Region(new)
-        new.regions.append(copy_region)
-        for block in region.blocks:
-            copy_block = copy_region.add_block(Block())
-            for argument in block.arguments:
-                mapping[argument] = copy_block.add_argument(argument.type, argument.location)
-            for nested in block.operations:
-                copy_block.append(clone_op(nested, mapping))
-    return new
 
 
 def is_inside(value: Value, op: Operation) -> bool:
@@ -319,7 +299,7 @@ def _copy_loop(loop: Operation, split: Split, lower: Value, upper: Value,
                 mapping[op.result] = flag.result
             continue
         if op not in split.ifs:
-            new_body.append(clone_op(op, mapping))
+            new_body.append(op.clone(mapping))
             continue
         branch = op.regions[0 if take_then else 1]
         for nested in (branch.blocks[0].operations if branch.blocks else []):
@@ -327,7 +307,7 @@ def _copy_loop(loop: Operation, split: Split, lower: Value, upper: Value,
                 for result, value in zip(op.results, nested.operands, strict=True):
                     mapping[result] = mapping.get(value, value)
                 continue
-            new_body.append(clone_op(nested, mapping))
+            new_body.append(nested.clone(mapping))
             if nested.name == "cuda_tile.continue":
                 return new          # (the rest of the body never runs)
     return new
@@ -375,5 +355,5 @@ def loop_split(function: Operation, options: dict[str, Any]) -> None:
                 break
 
 
-__all__ = ["HEAVY_OPS", "HINT", "Split", "clone_op", "constant_int", "find_split",
+__all__ = ["HEAVY_OPS", "HINT", "Split", "constant_int", "find_split",
            "is_inside", "is_split_profitable", "loop_split", "split_loop", "threshold_for"]
