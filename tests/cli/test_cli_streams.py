@@ -131,3 +131,36 @@ def test_ctrl_c_is_one_line_and_status_130(capsys) -> None:
         raise KeyboardInterrupt
     assert guarded("cuda-tile-opt", interrupted) == 130
     assert capsys.readouterr().err == "cuda-tile-opt: interrupted\n"
+
+
+def test_status_line_draws_throttled_and_clears() -> None:
+    """The one progress line of the CLIs (`common.StatusLine`): nothing before `after`,
+    at most one draw per `every`, padded over a longer previous line, wiped by clear; a
+    lazily made text is made only when drawn."""
+    import io
+    from tileir.cli.common import StatusLine
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+    now = [0.0]
+    made: list[str] = []
+
+    def text(word: str):
+        def make() -> str:
+            made.append(word)
+            return word
+        return make
+    stream = Terminal()
+    line = StatusLine(stream, clock=lambda: now[0], after=1.0, every=0.5)
+    line.show(text("early"))
+    now[0] = 1.0
+    line.show(text("longer"))
+    now[0] = 1.2
+    line.show(text("skipped"))
+    now[0] = 2.0
+    line.show("ab")
+    line.clear()
+    assert made == ["longer"]
+    assert stream.getvalue() == "\rlonger\rab    \r  \r"   # (the padding blanked the rest)
+    assert StatusLine(io.StringIO()).enabled is False and StatusLine(None).enabled is False

@@ -6,12 +6,18 @@ written) into one line on stderr and a non-zero exit."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
-from typing import Callable
+import time
+from dataclasses import replace
+from typing import Any, Callable
 
-from ..bytecode import is_bytecode, parse_preview
-from ..diagnostics import BytecodeError
+from ..api import check_document
+from ..bytecode import from_bytecode, is_bytecode, parse_preview
+from ..diagnostics import BytecodeError, Diagnostic, Location, TileIRError
+from ..ir import Operation
+from ..verify import Options, verify
 
 #: The flags cuda-tile-opt and cuda-tile-translate both take: spellings, destination and
 #: help.
@@ -176,3 +182,78 @@ def _silence_stdout() -> None:
             os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
+
+
+class StatusLine:
+    """A progress line on `stream`, redrawn in place with ``\\r``, only when `stream` is a
+    terminal: `show` draws once `after` seconds have passed since it was made, at most
+    every `every` seconds; `clear` wipes it.  A stream that fails is left alone after."""
+
+    def __init__(self, stream: Any, clock: Callable[[], float] = time.monotonic,
+                 after: float = 0.0, every: float = 0.1) -> None:
+        self.stream = stream
+        self.clock = clock
+        self.start = clock()
+        self.after = after
+        self.every = every
+        self.shown = 0          # (the width of the line on the terminal; 0: none)
+        self.drawn = -math.inf
+        try:
+            self.enabled = stream is not None and stream.isatty()
+        except (AttributeError, ValueError, OSError):
+            self.enabled = False
+
+    def show(self, text: str | Callable[[], str]) -> None:
+        """Draw `text` (or what calling it gives, made only when drawn) if it is time."""
+        if not self.enabled:
+            return
+        now = self.clock()
+        if now - self.start < self.after or now - self.drawn < self.every:
+            return
+        self.drawn = now
+        line = text() if callable(text) else text
+        self._write("\r" + line.ljust(self.shown))
+        self.shown = len(line)
+
+    def clear(self) -> None:
+        """Wipe the line, if one is shown."""
+        if self.shown:
+            self._write("\r" + " " * self.shown + "\r")
+            self.shown = 0
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            self.enabled = False
+
+
+def read_document(path: str, options: Options | None
+                   ) -> tuple[str, list[Operation] | None, list[Diagnostic]] | None:
+    """A file's text (printed back when it is bytecode), its top-level ops (None when it
+    does not read) and the diagnostics of reading and verifying it with `options` (those of
+    a bytecode file with no location placed at its start); None, after saying why, when it
+    cannot be opened."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        print(f"{path}: error: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        return None
+    if is_bytecode(data):
+        text, ops = "", None
+        try:
+            module = from_bytecode(data, verify=False)
+            text, ops, diagnostics = str(module), [module], verify(module, options)
+        except TileIRError as exc:
+            diagnostics = exc.diagnostics
+        return text, ops, [replace(d, location=Location(path, 0, 0)) if d.location is None
+                           else d for d in diagnostics]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        print(f"{path}: error: neither Tile IR bytecode nor UTF-8 text (byte {exc.start})",
+              file=sys.stderr)
+        return None
+    return (text, *check_document(text, path, options=options))

@@ -8,23 +8,21 @@ from __future__ import annotations
 import argparse
 import sys
 from importlib import resources
-from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
 
 from .. import numerics
-from ..api import check_document, has_errors
-from ..bytecode import from_bytecode, is_bytecode
-from ..diagnostics import Diagnostic, Location, TileIRError
+from ..api import has_errors
+from ..diagnostics import TileIRError
 from ..ir import Module, Operation
 from ..syntax.printer import Printer
-from ..verify import Options, verify
+from ..verify import Options
 from ..enums import RoundingMode
 from ..syntax.type_parser import parse_type
 from ..types import (F64, ELEMENT_INFO, FloatType, IntegerType, TiledView, TileType, Type,
                      element_type)
-from .common import guarded
+from .common import guarded, read_document
 from .examples import kernels_dir, list_lines, run_examples
 from .opt import hint_options
 from .view import add_parser as add_view_parser
@@ -67,40 +65,10 @@ def _run_types(items: Sequence[tuple[str, str]]) -> int:
     return status
 
 
-def _read_document(path: str, options: Options | None
-                   ) -> tuple[str, list[Operation] | None, list[Diagnostic]] | None:
-    """A file's text (printed back when it is bytecode), its top-level ops (None when it
-    does not read) and the diagnostics of reading and verifying it with `options` (those of
-    a bytecode file with no location placed at its start); None, after saying why, when it
-    cannot be opened."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        print(f"{path}: error: cannot read: {exc.strerror or exc}", file=sys.stderr)
-        return None
-    if is_bytecode(data):
-        text, ops = "", None
-        try:
-            module = from_bytecode(data, verify=False)
-            text, ops, diagnostics = str(module), [module], verify(module, options)
-        except TileIRError as exc:
-            diagnostics = exc.diagnostics
-        return text, ops, [replace(d, location=Location(path, 0, 0)) if d.location is None
-                           else d for d in diagnostics]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        print(f"{path}: error: neither Tile IR bytecode nor UTF-8 text (byte {exc.start})",
-              file=sys.stderr)
-        return None
-    return (text, *check_document(text, path, options=options))
-
-
 def _checked(path: str, options: Options | None = None) -> list[Operation] | None:
     """The top-level ops of a text or bytecode file, verified, after printing its
     diagnostics; None when it cannot be read or has errors."""
-    read = _read_document(path, options)
+    read = read_document(path, options)
     if read is None:
         return None
     text, ops, diagnostics = read

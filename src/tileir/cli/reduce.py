@@ -16,15 +16,14 @@ import argparse
 import math
 import os
 import sys
-import time
-from typing import Any, Callable, TextIO
+from typing import Any, Callable
 
 from ..api import load
 from ..diagnostics import TileIRError
 from ..ir import Module
 from ..reducer import Progress, ReduceError, reduce
 from ..reducer import predicates
-from .common import CliError, write_output
+from .common import CliError, StatusLine, write_output
 
 PROG = "tileir reduce"
 #: How often the progress line is redrawn (seconds).
@@ -186,39 +185,10 @@ def _read(path: str) -> Module:
         raise Refusal(line if path in line else f"{path}: {line}") from None
 
 
-class _ProgressLine:
-    """The reduction's progress, redrawn on one line of `stream` when it is a terminal."""
-
-    def __init__(self, stream: TextIO | None) -> None:
-        self.stream = stream
-        self.shown = 0
-        self.drawn = -math.inf
-        try:
-            self.enabled = stream is not None and stream.isatty()
-        except (AttributeError, ValueError, OSError):
-            self.enabled = False
-
-    def __call__(self, p: Progress) -> None:
-        now = time.monotonic()
-        if not self.enabled or now - self.drawn < PROGRESS_EVERY:
-            return
-        self.drawn = now
-        text = (f"{PROG}: {p.ops_before} -> {p.ops} ops, {p.tested} tested, "
-                f"{p.seconds:.1f} s ({p.reduction})")
-        self._write("\r" + text.ljust(self.shown))
-        self.shown = len(text)
-
-    def clear(self) -> None:
-        if self.shown:
-            self._write("\r" + " " * self.shown + "\r")
-            self.shown = 0
-
-    def _write(self, text: str) -> None:
-        try:
-            self.stream.write(text)     # type: ignore[union-attr]
-            self.stream.flush()         # type: ignore[union-attr]
-        except (OSError, ValueError):
-            self.enabled = False
+def _progress_text(p: Progress) -> str:
+    """The progress line's text at `p`."""
+    return (f"{PROG}: {p.ops_before} -> {p.ops} ops, {p.tested} tested, "
+            f"{p.seconds:.1f} s ({p.reduction})")
 
 
 def reduce_command(args: argparse.Namespace) -> int:
@@ -232,9 +202,10 @@ def reduce_command(args: argparse.Namespace) -> int:
     except Refusal as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return exc.status
-    line = _ProgressLine(sys.stderr)
+    line = StatusLine(sys.stderr, every=PROGRESS_EVERY)
     try:
-        result = reduce(module, predicate, jobs=args.jobs, progress=line,
+        result = reduce(module, predicate, jobs=args.jobs,
+                        progress=lambda p: line.show(lambda: _progress_text(p)),
                         deadline=args.time_limit)
     except ReduceError as exc:
         line.clear()

@@ -36,6 +36,7 @@ from ..types import FloatType, PointerType, TileType, Type
 from .arrays import (GENERATORS, ArgumentError, accepted, as_saved, element_texts, load_npy,
                      generators_help, make, npy_readable, parse_generator, parse_number,
                      scalar)
+from .common import StatusLine, read_document
 
 PROG = "tileir run"
 #: Arrays of at most this many elements are printed in full; larger ones summarized.
@@ -290,9 +291,8 @@ def _launch_options(args: argparse.Namespace) -> dict[str, Any]:
 def _read_kernel(path: str) -> tuple[str, Module] | None:
     """The text (printed back for bytecode) and module of the kernel file, verified; None
     after printing its diagnostics as ``tileir check`` does."""
-    from .main import _read_document      # (main imports this module: import when run)
     from ..api import has_errors, parse
-    read = _read_document(path, None)
+    read = read_document(path, None)
     if read is None:
         return None
     text, ops, diagnostics = read
@@ -594,45 +594,17 @@ def progress_text(done: int, total: int) -> str:
     return f"{PROG}: block {done}/{total} ({100 * done // max(total, 1)}%)"
 
 
-class Progress:
+class Progress(StatusLine):
     """`launch`'s progress callback: once a per-block run has gone on for
     `PROGRESS_AFTER` seconds, a line on `stream` redrawn with ``\\r`` (at most every
     `PROGRESS_EVERY` seconds), only when `stream` is a terminal; `clear` wipes it."""
 
     def __init__(self, stream: TextIO | None, clock: Callable[[], float] = time.monotonic
                  ) -> None:
-        self.stream = stream
-        self.clock = clock
-        self.start = clock()
-        self.shown = 0          # (the width of the line on the terminal; 0: none)
-        self.drawn = -math.inf
-        try:
-            self.enabled = stream is not None and stream.isatty()
-        except (AttributeError, ValueError, OSError):
-            self.enabled = False
+        super().__init__(stream, clock, PROGRESS_AFTER, PROGRESS_EVERY)
 
     def __call__(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        now = self.clock()
-        if now - self.start < PROGRESS_AFTER or now - self.drawn < PROGRESS_EVERY:
-            return
-        self.drawn = now
-        text = progress_text(done, total)
-        self._write("\r" + text.ljust(self.shown))
-        self.shown = len(text)
-
-    def clear(self) -> None:
-        if self.shown:
-            self._write("\r" + " " * self.shown + "\r")
-            self.shown = 0
-
-    def _write(self, text: str) -> None:
-        try:
-            self.stream.write(text)     # type: ignore[union-attr]
-            self.stream.flush()         # type: ignore[union-attr]
-        except (OSError, ValueError):
-            self.enabled = False
+        self.show(lambda: progress_text(done, total))
 
 
 __all__ = ["GENERATORS", "Progress", "add_parser", "array_line", "parameter_names",
