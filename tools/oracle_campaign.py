@@ -34,6 +34,7 @@ import tileir
 from tileir.generate import generate_with_arguments
 from tileir.interp import launch
 from tileir.ir import OpResult
+from tileir.nvidia import ARCHITECTURE_LIMIT, tool_path
 
 VERSIONS = ("13.1", "13.2", "13.3", "13.4", "13.5")
 ARCHS = ("sm_90", "sm_100")
@@ -41,24 +42,8 @@ TIMEOUT_S = 120
 #: tileiras's refusal of something an architecture lacks (Blackwell's narrow floats or
 #: multicast memory on Hopper): not a disagreement (the kernel is valid, for another
 #: architecture), counted apart.
-ARCHITECTURE_LIMIT = re.compile(r"Incompatibility with architecture '(\w+)': (.*)")
 
 
-def tool_path(name: str) -> str | None:
-    """Where NVIDIA's `name` (tileiras, tileirdisasm) is: PATH or the wheel's bin folder."""
-    from shutil import which
-    found = which(name)
-    if found:
-        return found
-    try:
-        import importlib.metadata as metadata
-        dist = metadata.distribution("nvidia-cuda-tileiras")
-    except Exception:       # (not installed)
-        return None
-    for file in dist.files or ():
-        if file.name == name and file.parent.name == "bin":
-            return str(dist.locate_file(file))
-    return None
 
 
 @dataclass

@@ -21,6 +21,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from tileir import nvidia
+
 HERE = Path(__file__).resolve().parent
 SOURCES = (HERE / "kernels.py", HERE / "corpus.py")
 GPU_CODE = {"13.1": "sm_90", "13.2": "sm_90"}  # versions that need an architecture
@@ -76,21 +78,9 @@ def missing() -> str | None:
 
 
 def tool_path(name: str) -> Path | None:
-    """Where `tileiras` or `tileirdisasm` is: on PATH, or in the nvidia-cuda-tileiras wheel."""
-    found = shutil.which(name)
-    if found:
-        return Path(found)
-    try:
-        dist = importlib.metadata.distribution("nvidia-cuda-tileiras")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    for file in dist.files or ():
-        if file.name == name and file.parent.name == "bin":
-            path = Path(dist.locate_file(file))
-            if path.is_file() and os.access(path, os.X_OK):
-                return path
-    return None
-
+    """Where `tileiras` or `tileirdisasm` is (`tileir.nvidia.tool_path`), as a Path."""
+    found = nvidia.tool_path(name)
+    return Path(found) if found is not None else None
 
 def run_tool(name: str, *args: str) -> subprocess.CompletedProcess[str]:
     """Run one of NVIDIA's tools, capturing its text output."""

@@ -18,7 +18,6 @@ the kernel passes, else the first failure found.  `TARGETS` names them:
 from __future__ import annotations
 
 import copy
-import re
 import signal as signals
 import subprocess
 import tempfile
@@ -32,12 +31,12 @@ from ..api import parse
 from ..bytecode import from_bytecode
 from ..diagnostics import TileIRError
 from ..ir import Module
+from ..nvidia import ARCHITECTURE_LIMIT, tool_path
 from ..versions import LATEST, Version
 from .signatures import Signature, first_line, normalize, signature
 
 #: tileiras's refusal of something an architecture lacks (Blackwell's narrow floats or
 #: multicast memory on Hopper): the kernel is valid, for another architecture.
-ARCHITECTURE_LIMIT = re.compile(r"Incompatibility with architecture '(\w+)': (.*)")
 #: Seconds a tool may run on one kernel before it counts as hanging.
 TIMEOUT_S = 60.0
 #: The versions and architectures checked when none are asked for.
@@ -45,22 +44,6 @@ DEFAULT_VERSIONS: tuple[Version, ...] = (LATEST,)
 DEFAULT_GPU_NAMES: tuple[str, ...] = ("sm_100",)
 
 
-def tool_path(name: str) -> str | None:
-    """Where NVIDIA's `name` (tileiras, tileirdisasm) is: PATH, or the bin folder of the
-    ``nvidia-cuda-tileiras`` wheel (the ``oracles`` extra); None when neither has it."""
-    from shutil import which
-    found = which(name)
-    if found:
-        return found
-    try:
-        import importlib.metadata as metadata
-        dist = metadata.distribution("nvidia-cuda-tileiras")
-    except Exception:       # (not installed)
-        return None
-    for file in dist.files or ():
-        if file.name == name and file.parent.name == "bin":
-            return str(dist.locate_file(file))
-    return None
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from ..nvidia import tool_path as find_tool   # (tests replace it)
 from ..diagnostics import Severity, TileIRError
 from ..ir import Module
 from ..types import FloatType, IntegerType, PointerType, TileType
@@ -40,21 +41,6 @@ class ToolMissing(Exception):
     """NVIDIA's tileiras is not installed (the ``oracles`` extra)."""
 
 
-def find_tool(name: str = "tileiras") -> str | None:
-    """Where NVIDIA's `name` is: on PATH, or in the nvidia-cuda-tileiras wheel's bin."""
-    from shutil import which
-    found = which(name)
-    if found:
-        return found
-    try:
-        import importlib.metadata as metadata
-        dist = metadata.distribution("nvidia-cuda-tileiras")
-    except Exception:       # (not installed)
-        return None
-    for file in dist.files or ():
-        if file.name == name and file.parent.name == "bin":
-            return str(dist.locate_file(file))
-    return None
 
 
 def _tileiras() -> str:
