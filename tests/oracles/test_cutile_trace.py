@@ -85,3 +85,16 @@ def test_failed_cutile_launch_trace_points_at_python(cutile) -> None:
     assert loaded.line == _line_of(to_int, "loaded = ct.load")
     assert np.isnan(loaded.array()[1]) and loaded.array()[0] == np.float32(1.5)
     assert (y == 7).all()
+
+
+def test_source_names_follow_the_file_not_its_path_and_time(tmp_path) -> None:
+    """A kernel file rewritten in place (same size, same second) gets its new names."""
+    from tileir.cutile.tracing import assignments
+    path = tmp_path / "k.py"
+    path.write_text("x = f(1)\n")
+    first = assignments(str(path))
+    stat = path.stat()
+    path.write_text("y = f(1)\n")                     # same size
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))   # same time
+    assert first == {(1, 4): "x"} and assignments(str(path)) == {(1, 4): "y"}
+    assert assignments(str(tmp_path / "missing.py")) == {}

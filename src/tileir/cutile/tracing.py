@@ -9,16 +9,17 @@ gets the assignment's target names (``x``; ``q, r`` for a tuple).
 from __future__ import annotations
 
 import ast
-import os
+import hashlib
 from typing import Any
 
 import numpy as np
 
 from ..interp.trace import Trace, TraceEvent, with_variables
 
-#: The files read, by path: (size, mtime ns) and the names of the assignments in them,
-#: keyed by where their value starts (line, 0-based column).
-_SOURCES: dict[str, tuple[tuple[int, int], dict[tuple[int, int], str]]] = {}
+#: The names of the assignments of each Python source read, keyed by its bytes' digest
+#: (never by path and time: a file rewritten within the clock's resolution would get the
+#: old file's names), by where their value starts (line, 0-based column).
+_SOURCES: dict[bytes, dict[tuple[int, int], str]] = {}
 #: Python files larger than this are not read for names.
 MAX_SOURCE_BYTES = 4 << 20
 
@@ -27,25 +28,26 @@ def assignments(path: str) -> dict[tuple[int, int], str]:
     """Where each assignment's value starts in the Python file at `path`, and the names
     it assigns (empty when the file cannot be read or parsed)."""
     try:
-        stat = os.stat(path)
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_SOURCE_BYTES + 1)
     except (OSError, ValueError):
         return {}
-    key = (stat.st_size, stat.st_mtime_ns)
-    cached = _SOURCES.get(path)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    found: dict[tuple[int, int], str] = {}
-    if stat.st_size <= MAX_SOURCE_BYTES:
-        try:
-            with open(path, "rb") as handle:
-                tree = ast.parse(handle.read(), path)
-        except (OSError, SyntaxError, ValueError):
-            tree = None
-        for node in ast.walk(tree) if tree is not None else ():
-            targets = _targets(node)
-            if targets is not None and getattr(node, "value", None) is not None:
-                found[(node.value.lineno, node.value.col_offset)] = targets
-    _SOURCES[path] = (key, found)
+    if len(data) > MAX_SOURCE_BYTES:
+        return {}
+    key = hashlib.sha256(data).digest()
+    found = _SOURCES.get(key)
+    if found is not None:
+        return found
+    found = {}
+    try:
+        tree = ast.parse(data, path)
+    except (SyntaxError, ValueError):
+        tree = None
+    for node in ast.walk(tree) if tree is not None else ():
+        targets = _targets(node)
+        if targets is not None and getattr(node, "value", None) is not None:
+            found[(node.value.lineno, node.value.col_offset)] = targets
+    _SOURCES[key] = found
     return found
 
 
