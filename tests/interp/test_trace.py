@@ -241,6 +241,7 @@ def test_recording_stops_at_its_memory_limit(monkeypatch) -> None:
     import tileir.interp.trace as tracing
     monkeypatch.setattr(tracing, "MAX_TRACE_BYTES", 600)
     monkeypatch.setattr(tracing.TraceLog.__init__, "__defaults__", (600,))
+    monkeypatch.setattr(tracing, "EVENT_BYTES", 0)      # (tile bytes alone, here)
     a, b, c, n = _vector_add_args()
     trace = tileir.launch(VECTOR_ADD, None, 2, [a, b, c, n], trace=True).trace
     assert c.tobytes() == (a + b).tobytes()
@@ -252,3 +253,19 @@ def test_recording_stops_at_its_memory_limit(monkeypatch) -> None:
     assert trace.format().splitlines()[-1] == (
         "(recording stopped here: the trace's values reached 600 bytes; narrow it with "
         "block=, op= or line=)")
+
+
+def test_events_without_tile_bytes_are_bounded_too(monkeypatch) -> None:
+    """Tokens and views hold no tile bytes, yet every event counts: tracing the tokens of
+    every block stops at the limit instead of growing with the grid."""
+    import tileir.interp.trace as tracing
+    limit = 10 * tracing.EVENT_BYTES
+    monkeypatch.setattr(tracing, "MAX_TRACE_BYTES", limit)
+    monkeypatch.setattr(tracing.TraceLog.__init__, "__defaults__", (limit,))
+    n = 64 * 16
+    a, b, c = np.ones(n, np.float32), np.ones(n, np.float32), np.zeros(n, np.float32)
+    trace = tileir.launch(VECTOR_ADD, None, 16, [a, b, c, n],
+                          trace="block=all op=make_token").trace
+    assert trace.truncated and len(trace) == 10
+    assert [e.block for e in trace] == [(x, 0, 0) for x in range(10)]
+    assert (c == 2).all()

@@ -33,6 +33,8 @@ LOOP_OPS = frozenset({"cuda_tile.for", "cuda_tile.loop"})
 DEFAULT_BLOCK = (0, 0, 0)
 #: A trace stops recording (the launch goes on) once its values hold this many bytes.
 MAX_TRACE_BYTES = 256 << 20
+#: What one event costs besides its tiles' bytes, counted toward `MAX_TRACE_BYTES`.
+EVENT_BYTES = 256
 
 
 class TraceSpecError(ValueError):
@@ -370,7 +372,10 @@ class TracingMachine(Machine):
         point = location_of(op)
         if not self.spec.wants_op(op, point):
             return
-        log.bytes += sum(x.nbytes for x in runtime if isinstance(x, (np.ndarray, np.generic)))
+        # (every event counts for its own bookkeeping too: a trace of views and tokens
+        # over a huge grid holds no tile bytes, yet must stay bounded)
+        log.bytes += EVENT_BYTES + sum(x.nbytes for x in runtime
+                                       if isinstance(x, (np.ndarray, np.generic)))
         if log.bytes > log.limit:
             log.truncated = True
             return
