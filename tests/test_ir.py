@@ -140,3 +140,26 @@ def test_clone_copies_regions_and_remaps_values() -> None:
     bare = loop.clone(regions=False)
     assert bare.parent is None and len(bare.regions) == 1 and not bare.regions[0].blocks
     assert bare.operands == loop.operands
+
+
+def test_encloses_tells_values_defined_inside_an_op() -> None:
+    import tileir
+    module = tileir.parse("""cuda_tile.module @m {
+  entry @k(%p: tile<ptr<i32>>) {
+    %zero = constant <i32: 0> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %r = for %i in (%zero to %one, step %one) : tile<i32> iter_values(%a = %zero) -> (tile<i32>) {
+      %n = addi %a, %i : tile<i32>
+      continue %n : tile<i32>
+    }
+    return
+  }
+}""")
+    entry = module.entries[0]
+    loop = next(op for op in entry.walk() if op.name == "cuda_tile.for")
+    add = next(op for op in entry.walk() if op.name == "cuda_tile.addi")
+    zero = entry.regions[0].block.operations[0].results[0]
+    assert loop.encloses(add.results[0]) and loop.encloses(loop.regions[0].block.arguments[0])
+    assert not loop.encloses(loop.results[0]) and not loop.encloses(zero)
+    assert entry.encloses(zero) and module.encloses(add.results[0])
+    assert not loop.encloses(entry.regions[0].block.arguments[0])

@@ -227,6 +227,17 @@ class Operation:
         a generator per nesting level that every op passes through."""
         return _walk_post(self) if post_order else _walk_pre(self)
 
+    def encloses(self, value: Value) -> bool:
+        """Whether `value` is defined inside this op's regions (a nested op's result or a
+        nested block's argument); the op's own results are outside."""
+        owner = getattr(value, "owner", None)
+        at = owner.parent_op if isinstance(owner, (Operation, Block)) else None
+        while at is not None:
+            if at is self:
+                return True
+            at = at.parent_op
+        return False
+
     def clone(self, mapping: "dict[Value, Value] | None" = None,
               regions: bool = True) -> "Operation":
         """A detached copy of this op (and, with `regions`, of everything nested in it;

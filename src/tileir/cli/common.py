@@ -257,3 +257,18 @@ def read_document(path: str, options: Options | None
               file=sys.stderr)
         return None
     return (text, *check_document(text, path, options=options))
+
+
+def checked_document(path: str, options: Options | None = None
+                     ) -> tuple[str, list[Operation]] | None:
+    """The text (printed back for bytecode) and verified top-level ops of a text or
+    bytecode file, after printing its diagnostics as ``tileir check`` does; None when it
+    cannot be read or has errors."""
+    from ..api import has_errors
+    read = read_document(path, options)
+    if read is None:
+        return None
+    text, ops, diagnostics = read
+    for diagnostic in diagnostics:
+        print(diagnostic.render({path: text}), file=sys.stderr)
+    return None if ops is None or has_errors(diagnostics) else (text, ops)

@@ -6,7 +6,6 @@ Ctrl-C: the summary of what was found, exit 130."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any

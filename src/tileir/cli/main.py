@@ -13,16 +13,14 @@ from typing import Sequence
 import numpy as np
 
 from .. import numerics
-from ..api import has_errors
 from ..diagnostics import TileIRError
-from ..ir import Module, Operation
+from ..ir import Module
 from ..syntax.printer import Printer
-from ..verify import Options
 from ..enums import RoundingMode
 from ..syntax.type_parser import parse_type
 from ..types import (F64, ELEMENT_INFO, FloatType, IntegerType, TiledView, TileType, Type,
                      element_type)
-from .common import guarded, read_document
+from .common import checked_document, guarded
 from .examples import kernels_dir, list_lines, run_examples
 from .opt import hint_options
 from .view import add_parser as add_view_parser
@@ -65,28 +63,17 @@ def _run_types(items: Sequence[tuple[str, str]]) -> int:
     return status
 
 
-def _checked(path: str, options: Options | None = None) -> list[Operation] | None:
-    """The top-level ops of a text or bytecode file, verified, after printing its
-    diagnostics; None when it cannot be read or has errors."""
-    read = read_document(path, options)
-    if read is None:
-        return None
-    text, ops, diagnostics = read
-    for diagnostic in diagnostics:
-        print(diagnostic.render({path: text}), file=sys.stderr)
-    return None if ops is None or has_errors(diagnostics) else ops
-
-
 def _cmd_check(args: argparse.Namespace) -> int:
     """Parse (or read as bytecode) and verify each file."""
     status = 0
     options = hint_options(args)
     options.spec_warnings = True
     for path in args.files:
-        ops = _checked(path, options)
-        if ops is None:
+        read = checked_document(path, options)
+        if read is None:
             status = 1
         else:
+            ops = read[1]
             count = sum(1 for op in ops for _ in op.walk())
             print(f"{path}: ok ({count} ops)")
     return status
@@ -94,10 +81,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 def _cmd_show(args: argparse.Namespace) -> int:
     """Print a bytecode or text file, verified, as Tile IR text."""
-    ops = _checked(args.file)
-    if ops is None:
+    read = checked_document(args.file)
+    if read is None:
         return 1
-    for op in ops:
+    for op in read[1]:
         if isinstance(op, Module):
             if args.bare:
                 op.spelling = "bare"

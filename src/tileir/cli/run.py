@@ -36,7 +36,7 @@ from ..types import FloatType, PointerType, TileType, Type
 from .arrays import (GENERATORS, ArgumentError, accepted, as_saved, element_texts, load_npy,
                      generators_help, make, npy_readable, parse_generator, parse_number,
                      scalar)
-from .common import StatusLine, read_document
+from .common import StatusLine, checked_document
 
 PROG = "tileir run"
 #: Arrays of at most this many elements are printed in full; larger ones summarized.
@@ -291,15 +291,11 @@ def _launch_options(args: argparse.Namespace) -> dict[str, Any]:
 def _read_kernel(path: str) -> tuple[str, Module] | None:
     """The text (printed back for bytecode) and module of the kernel file, verified; None
     after printing its diagnostics as ``tileir check`` does."""
-    from ..api import has_errors, parse
-    read = read_document(path, None)
+    from ..api import parse
+    read = checked_document(path)
     if read is None:
         return None
-    text, ops, diagnostics = read
-    for diagnostic in diagnostics:
-        print(diagnostic.render({path: text}), file=sys.stderr)
-    if ops is None or has_errors(diagnostics):
-        return None
+    text, ops = read
     if len(ops) == 1 and isinstance(ops[0], Module):
         return text, ops[0]
     try:        # (tileirdisasm's text, a builtin module: what `tileir.parse` reads)

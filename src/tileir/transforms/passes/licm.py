@@ -26,7 +26,7 @@ from typing import Any
 
 from ...attributes import DenseElementsAttr
 from ...enums import IntegerOverflow
-from ...ir import BlockArgument, OpResult, Operation, Value
+from ...ir import OpResult, Operation
 from ..registry import register
 from ..rewriter import Rewriter, is_pure
 
@@ -69,22 +69,6 @@ def is_speculatable(op: Operation) -> bool:
     return True
 
 
-def _defined_inside(value: Value, op: Operation) -> bool:
-    """Whether `value` is defined within `op` (a result of a nested op or an argument of
-    a nested block); `op`'s own results are outside."""
-    if isinstance(value, OpResult):
-        at: Operation | None = value.owner.parent_op
-    elif isinstance(value, BlockArgument):
-        at = value.owner.parent_op
-    else:
-        return False
-    while at is not None:
-        if at is op:
-            return True
-        at = at.parent_op
-    return False
-
-
 def can_be_hoisted(op: Operation, loop: Operation) -> bool:
     """Whether `op` is no terminator and every value it and its nested ops use, except
     those defined inside `op`, comes from outside `loop` (MLIR's ``canBeHoisted``)."""
@@ -93,9 +77,9 @@ def can_be_hoisted(op: Operation, loop: Operation) -> bool:
         return False
     for nested in op.walk():
         for value in nested.operands:
-            if nested is not op and _defined_inside(value, op):
+            if nested is not op and op.encloses(value):
                 continue
-            if _defined_inside(value, loop):
+            if loop.encloses(value):
                 return False
     return True
 

@@ -39,7 +39,7 @@ from typing import Any, Sequence
 
 from ...attributes import DenseElementsAttr, IntegerAttr
 from ...enums import ComparisonPredicate, RoundingMode, Signedness
-from ...ir import BlockArgument, Builder, OpResult, Operation, Region, Value
+from ...ir import Builder, OpResult, Operation, Region, Value
 from ...types import IntegerType
 from ..registry import PassOption, register
 from ..rewriter import Rewriter
@@ -58,21 +58,6 @@ _SWAPPED = {LT: GT, LE: GE, GT: LT, GE: LE}
 
 
 # ---- IR helpers ---------------------------------------------------------------------------
-
-
-def is_inside(value: Value, op: Operation) -> bool:
-    """Whether `value` is defined inside `op`'s regions (by a nested op or block)."""
-    if isinstance(value, OpResult):
-        at: Operation | None = value.owner.parent_op
-    elif isinstance(value, BlockArgument):
-        at = value.owner.parent_op
-    else:
-        return False
-    while at is not None:
-        if at is op:
-            return True
-        at = at.parent_op
-    return False
 
 
 def _defining(value: Value, name: str) -> Operation | None:
@@ -180,7 +165,7 @@ def find_split(loop: Operation, if_op: Operation, threshold: int,
     predicate, bound = normalized
     # The reference only asks that no op of the body defines the bound; a block argument
     # of the loop (or of a region in it) is no invariant either.
-    if is_inside(bound, loop) or predicate not in _SWAPPED:
+    if loop.encloses(bound) or predicate not in _SWAPPED:
         return None
     second_then = predicate in (GT, GE)
     copy_cmp, profitable, ifs = False, False, []
@@ -356,4 +341,4 @@ def loop_split(function: Operation, options: dict[str, Any]) -> None:
 
 
 __all__ = ["HEAVY_OPS", "HINT", "Split", "constant_int", "find_split",
-           "is_inside", "is_split_profitable", "loop_split", "split_loop", "threshold_for"]
+           "is_split_profitable", "loop_split", "split_loop", "threshold_for"]
