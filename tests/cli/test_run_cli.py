@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import pickle
 import re
 import shutil
 import signal
@@ -367,6 +368,40 @@ def test_ml_dtypes_npy_files_are_read_and_printed(tmp_path):
         assert out["p0"].tobytes() == codes.tobytes()
 
 
+def test_summaries_leave_nans_out_of_min_and_max_and_i1_prints_true_false(tmp_path):
+    # (the min of [nan, nan, nan, inf, ...] once printed as nan: NaNs were set to +inf to
+    # be passed over, then tied with the real infinities and came first)
+    kernel = write(tmp_path, "keep.mlir", keep_kernel("f32", "i1", "bf16"))
+    x = np.full(100, np.inf, np.float32)
+    x[:3] = np.nan
+    np.save(tmp_path / "x.npy", x)
+    h = np.full(100, -np.inf, ml_dtypes.bfloat16)
+    h[1] = np.nan
+    h[50] = 0.1
+    np.save(tmp_path / "h.npy", h)
+    done = run(tmp_path, kernel, "--grid", "1", "x.npy", "ones:3xi1", "h.npy")
+    assert done.returncode == 0, done.stderr
+    assert stable(done.stdout).endswith(
+        "  p0: float32[100]: min inf, max inf, 3 NaN, first [nan, nan, nan, inf, inf, inf, "
+        "inf, inf, ...]\n"
+        "  p1: bool[3] = [true, true, true]\n"
+        "  p2: bfloat16[100]: min -inf, max 0.10009765625, 1 NaN, first [-inf, nan, -inf, "
+        "-inf, -inf, -inf, -inf, -inf, ...]\n")
+
+
+def test_a_0d_npy_file_stays_0d(tmp_path):
+    # (np.ascontiguousarray made it a 1-element vector: printed float32[1], and the shape
+    # a 0-d file was written back with depended on NumPy's broadcasting)
+    kernel = write(tmp_path, "keep.mlir", keep_kernel("f32"))
+    np.save(tmp_path / "s.npy", np.float32(2.5))
+    done = run(tmp_path, kernel, "--grid", "1", "s.npy", "--in-place", "-o", "o.npz")
+    assert done.returncode == 0, done.stderr
+    assert stable(done.stdout).endswith("  p0: float32[] = 2.5\nsaved: o.npz (p0)\n"
+                                        "written back: s.npy\n")
+    for saved in (np.load(tmp_path / "s.npy"), np.load(tmp_path / "o.npz")["p0"]):
+        assert saved.shape == () and saved.tobytes() == np.float32(2.5).tobytes()
+
+
 # -------------------------------------------------------------------- undefined behaviour
 
 
@@ -423,44 +458,97 @@ def test_kernel_file_errors_print_as_check_prints_them(tmp_path):
 
 # ------------------------------------------------------------------------ wrong arguments
 
+#: The kernels the argument tables run: each parameter as messages name it, and arguments
+#: it takes (a case changes one of them).
+PARAMETERS = {
+    "vector_add.mlir": (["%a: tile<ptr<f32>>", "%b: tile<ptr<f32>>", "%c: tile<ptr<f32>>",
+                         "%n: tile<i32>"], ["zeros:8", "zeros:8", "zeros:8", "8"]),
+    "scal.mlir": (["%x: tile<f32>", "%i: tile<i8>", "%p: tile<ptr<f32>>",
+                   "%q: tile<ptr<i8>>"], ["1", "1", "zeros:1", "zeros:1"]),
+}
+TOO_LONG = "9" * 5000       # (past the 4,300 digits int() reads: a traceback once)
+
+
+def argument_files(tmp_path: Path) -> None:
+    """The kernels of `PARAMETERS`, and the files the cases below pass."""
+    copy(tmp_path, "vector_add.mlir")
+    write(tmp_path, "scal.mlir", SCALARS)
+    write(tmp_path, "two.mlir", TWO_ENTRIES)
+    np.save(tmp_path / "f64.npy", np.zeros(8))
+    # a header promising 10**12 floats over no data (np.load allocated 4 TB: a
+    # MemoryError traceback once), and a file cut 10 bytes short of its header's 32
+    with open(tmp_path / "huge.npy", "wb") as handle:
+        np.lib.format.write_array_header_1_0(handle, {"descr": "<f4", "fortran_order": False,
+                                                      "shape": (10**12,)})
+    np.save(tmp_path / "cut.npy", np.zeros(8, np.float32))
+    (tmp_path / "cut.npy").write_bytes((tmp_path / "cut.npy").read_bytes()[:-10])
+    np.save(tmp_path / "objects.npy", np.array([1, "x"], object), allow_pickle=True)
+    (tmp_path / "pickled.npy").write_bytes(pickle.dumps([1.0, 2.0]))
+    (tmp_path / "empty.npy").write_bytes(b"")
+    np.savez(tmp_path / "z.npz", a=np.zeros(8, np.float32))
+    (tmp_path / "adir").mkdir()
+
+
+@pytest.mark.parametrize("kernel, at, word, why", [
+    ("vector_add.mlir", 0, "f64.npy",
+     "expected an array of float32 for f32, got float64 ('f64.npy')"),
+    ("vector_add.mlir", 1, "missing.npy",
+     "no such file 'missing.npy' (an array argument is a .npy file or a generator such as "
+     "zeros:1024xf32)"),
+    ("vector_add.mlir", 0, "huge.npy",
+     "an array of shape 1000000000000 holds 4000000000000 bytes; a launch maps at most "
+     "68719476736"),
+    ("vector_add.mlir", 0, "cut.npy",
+     "'cut.npy' is cut short: its header says 32 bytes of data, the file holds 22"),
+    ("vector_add.mlir", 0, "objects.npy", "'objects.npy' holds Python objects (a pickle), "
+     "not numbers"),
+    ("vector_add.mlir", 0, "pickled.npy", "'pickled.npy' is not a .npy file (it does not "
+     "start as one)"),
+    ("vector_add.mlir", 0, "empty.npy", "'empty.npy' is not a .npy file (it does not start "
+     "as one)"),
+    ("vector_add.mlir", 0, "z.npz", "'z.npz' is an .npz archive; give a .npy file"),
+    ("vector_add.mlir", 0, "adir", "'adir' is a directory, not a .npy file"),
+    ("vector_add.mlir", 2, "zeros:8xf16", "the generator makes f16, the parameter takes f32"),
+    ("vector_add.mlir", 3, "8.5", "expected an integer for i32, got '8.5'"),
+    ("vector_add.mlir", 3, "eight", "expected a number, got 'eight'"),
+    ("vector_add.mlir", 3, "0x100000000", "4294967296 does not fit in i32"),
+    ("vector_add.mlir", 0, "zero:8", "unknown generator 'zero' in 'zero:8' (generators: "
+     "zeros, ones, full, arange, rand, randn)"),
+    ("vector_add.mlir", 0, "zeros:8xf99", "'zeros:8xf99': 'f99' is not a Tile IR element "
+     "type"),
+    ("vector_add.mlir", 0, "zeros:8x", "'zeros:8x': expected SHAPE or SHAPExTYPE after "
+     "'zeros:', e.g. zeros:64x64xf32"),
+    ("vector_add.mlir", 0, "full:8", "'full:8': full takes a value first, e.g. "
+     "full:1.5:64xf32"),
+    ("vector_add.mlir", 0, "full:x:8", "'full:x:8': 'x' is not a number"),
+    # shapes past what a launch maps, refused before any of it is made (NumPy's "array is
+    # too big" and "maximum allowed size" were tracebacks)
+    ("vector_add.mlir", 0, "zeros:100000000x100000000x100000000",
+     "an array of shape 100000000x100000000x100000000 holds 4000000000000000000000000 "
+     "bytes; a launch maps at most 68719476736"),
+    ("vector_add.mlir", 0, "arange:99999999999999999999",
+     "an array of shape 99999999999999999999 holds 399999999999999999996 bytes; a launch "
+     "maps at most 68719476736"),
+    ("vector_add.mlir", 0, "zeros:" + TOO_LONG,
+     f"'zeros:{TOO_LONG[:34]}...': a dimension too long to read"),
+    ("scal.mlir", 1, "300", "300 does not fit in i8"),
+    ("scal.mlir", 3, "full:256:1", "256 does not fit in i8"),
+    ("scal.mlir", 3, "randn:4", "randn makes normally distributed floats, not i8 (use rand "
+     "for random integers)"),
+])
+def test_an_argument_its_parameter_cannot_take_exits_2_naming_it(tmp_path, kernel, at, word,
+                                                                 why):
+    argument_files(tmp_path)
+    params, good = PARAMETERS[kernel]
+    done = run(tmp_path, kernel, "--grid", "1", *good[:at], word, *good[at + 1:])
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2, "", f"tileir run: argument {at} ({params[at]}): {why}\n")
+
+
 @pytest.mark.parametrize("argv, message", [
     (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "8"],
      "the kernel takes 4 arguments (%a: tile<ptr<f32>>, %b: tile<ptr<f32>>, "
      "%c: tile<ptr<f32>>, %n: tile<i32>), got 3"),
-    (["vector_add.mlir", "--grid", "1", "f64.npy", "zeros:8", "zeros:8", "8"],
-     "argument 0 (%a: tile<ptr<f32>>): expected an array of float32 for f32, got "
-     "float64 ('f64.npy')"),
-    (["vector_add.mlir", "--grid", "1", "zeros:8", "missing.npy", "zeros:8", "8"],
-     "argument 1 (%b: tile<ptr<f32>>): no such file 'missing.npy' (an array argument is "
-     "a .npy file or a generator such as zeros:1024xf32)"),
-    (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "zeros:8xf16", "8"],
-     "argument 2 (%c: tile<ptr<f32>>): the generator makes f16, the parameter takes f32"),
-    (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "zeros:8", "8.5"],
-     "argument 3 (%n: tile<i32>): expected an integer for i32, got '8.5'"),
-    (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "zeros:8", "eight"],
-     "argument 3 (%n: tile<i32>): expected a number, got 'eight'"),
-    (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "zeros:8", "0x100000000"],
-     "argument 3 (%n: tile<i32>): 4294967296 does not fit in i32"),
-    (["vector_add.mlir", "--grid", "1", "zero:8", "zeros:8", "zeros:8", "8"],
-     "argument 0 (%a: tile<ptr<f32>>): unknown generator 'zero' in 'zero:8' (generators: "
-     "zeros, ones, full, arange, rand, randn)"),
-    (["vector_add.mlir", "--grid", "1", "zeros:8xf99", "zeros:8", "zeros:8", "8"],
-     "argument 0 (%a: tile<ptr<f32>>): 'zeros:8xf99': 'f99' is not a Tile IR element type"),
-    (["vector_add.mlir", "--grid", "1", "zeros:8x", "zeros:8", "zeros:8", "8"],
-     "argument 0 (%a: tile<ptr<f32>>): 'zeros:8x': expected SHAPE or SHAPExTYPE after "
-     "'zeros:', e.g. zeros:64x64xf32"),
-    (["vector_add.mlir", "--grid", "1", "full:8", "zeros:8", "zeros:8", "8"],
-     "argument 0 (%a: tile<ptr<f32>>): 'full:8': full takes a value first, e.g. "
-     "full:1.5:64xf32"),
-    (["vector_add.mlir", "--grid", "1", "full:x:8", "zeros:8", "zeros:8", "8"],
-     "argument 0 (%a: tile<ptr<f32>>): 'full:x:8': 'x' is not a number"),
-    (["scal.mlir", "--grid", "1", "1", "300", "zeros:1", "zeros:1"],
-     "argument 1 (%i: tile<i8>): 300 does not fit in i8"),
-    (["scal.mlir", "--grid", "1", "1", "1", "zeros:1", "full:256:1"],
-     "argument 3 (%q: tile<ptr<i8>>): 256 does not fit in i8"),
-    (["scal.mlir", "--grid", "1", "1", "1", "zeros:1", "randn:4"],
-     "argument 3 (%q: tile<ptr<i8>>): randn makes normally distributed floats, not i8 "
-     "(use rand for random integers)"),
     (["two.mlir", "--grid", "1", "zeros:8"],
      "the module has 2 entries (first, second): choose one with --kernel"),
     (["two.mlir", "--kernel", "third", "--grid", "1", "zeros:8"],
@@ -470,14 +558,20 @@ def test_kernel_file_errors_print_as_check_prints_them(tmp_path):
       "batched", "--max-ops", "10"],
      "the batched engine cannot run this kernel: max_ops bounds tile blocks run one at a "
      "time"),
+    # -o naming a file --in-place writes back (however spelled): the archive was lost
+    # while the output said "saved"
+    (["vector_add.mlir", "--grid", "1", "zeros:8", "zeros:8", "f32.npy", "8", "--in-place",
+      "-o", "./f32.npy"],
+     "-o './f32.npy' is an argument --in-place writes back; save the archive under another "
+     "name"),
 ])
-def test_wrong_arguments_exit_2_with_one_line(tmp_path, argv, message):
-    copy(tmp_path, "vector_add.mlir")
-    write(tmp_path, "scal.mlir", SCALARS)
-    write(tmp_path, "two.mlir", TWO_ENTRIES)
-    np.save(tmp_path / "f64.npy", np.zeros(8))
+def test_wrong_command_lines_exit_2_with_one_line(tmp_path, argv, message):
+    argument_files(tmp_path)
+    np.save(tmp_path / "f32.npy", np.zeros(8, np.float32))
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
     done = run(tmp_path, *argv)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"tileir run: {message}\n")
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
 
 
 def test_larger_tile_parameters_take_arrays_of_their_shape():
@@ -746,6 +840,18 @@ def test_trace_refusals_exit_2_with_launchs_line_and_write_nothing(tmp_path, arg
                       [np.ones(256, np.float32)] * 3 + [256], trace=spec,
                       engine="batched" if "batched" in argv else "auto")
     assert caught.value.diagnostics[0].message == message
+
+
+def test_a_refusal_from_inside_a_traced_launch_prints_no_trace(tmp_path):
+    # (the random schedule's bound is checked as the blocks are ordered, after the
+    # arguments are mapped: its LaunchError once carried an empty trace, printed as
+    # "trace (up to the failure): (no events)" before the refusal)
+    kernel = write(tmp_path, "keep.mlir", keep_kernel("f32"))
+    done = run(tmp_path, kernel, "--grid", str((1 << 24) + 1), "zeros:4", "--schedule",
+               "random", "--trace")
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2, "", f"tileir run: the random schedule shuffles at most {1 << 24} tile blocks; "
+        f"this grid has {(1 << 24) + 1}\n")
 
 
 def test_a_word_without_equals_after_trace_is_an_argument(tmp_path):

@@ -181,6 +181,18 @@ def test_png_without_pillow():
      "got 'eight,2'"),
     (["partition_view<tile=(2), tensor_view<?xf32, strides=[1]>>", "--shape", "0"],
      "error: tensor extents must be strictly positive, got [0]"),
+    # (digits str.isdigit takes and int() does not; numbers past i64 or past int()'s
+    # 4,300 digits: each a traceback once)
+    (["partition_view<tile=(2), tensor_view<?xf32, strides=[1]>>", "--shape", "\u00b2"],
+     "error: --shape takes non-negative integers separated by commas (e.g. --shape 4,6), "
+     "got '\u00b2'"),
+    (["partition_view<tile=(2), tensor_view<?xf32, strides=[1]>>", "--shape",
+      str(1 << 63)],
+     f"error: --shape takes numbers of at most 2**63 - 1 (i64 values), got '{1 << 63}'"),
+    (["gather_scatter_view<tile=(2), tensor_view<8xf32, strides=[1]>, sparse_dim=0>",
+      "--gather", "1," + "9" * 5000],
+     "error: --gather takes numbers of at most 2**63 - 1 (i64 values), got "
+     f"'1,{'9' * 5000}'"),
     ([], "error: give either a view TYPE or --op FILE:LINE"),
     ([PV_2D_PADDED, "--op", f"{CUSTOM_REDUCE}:13"],
      "error: give either a view TYPE or --op FILE:LINE, not both"),
@@ -199,6 +211,14 @@ def test_png_without_pillow():
 ])
 def test_bad_input_is_one_line(args, line):
     assert one_error_line(view(*args)) == line
+
+
+def test_the_largest_i64_extent_is_drawn():
+    done = view("partition_view<tile=(2), tensor_view<?xf32, strides=[1]>>", "--shape",
+                str((1 << 63) - 1))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[1] == (
+        f"tensor {(1 << 63) - 1}xf32: index space {1 << 62}, each index loads a tile<2xf32>")
 
 
 def test_bad_kernel_file_reports_its_location(tmp_path):

@@ -246,32 +246,45 @@ def _nan_view(text: str, shape: tuple[int, ...]):
     return replace(view, tensor_view=tensor, padding_value=PaddingValue.NAN)
 
 
+def load_and_store(view, shape: tuple[int, ...], setup: list[str], indices: list[str],
+                   index_types: str, out: tuple[int, ...], slots: list[str],
+                   grid: tuple[int, ...]) -> np.ndarray:
+    """Launch a kernel that loads the tile of `view` (over a dense f32 tensor of `shape`
+    holding its own element indices) at `indices` (SSA values the lines `setup` make;
+    their types as the load spells them, `index_types`), and stores it at tile index
+    `slots` of a partition view over an `out`-shaped output; the output."""
+    vt = view.format(qualified=False)
+    tile = view.tile_shape
+    tile_t = f"tile<{'x'.join(map(str, tile))}xf32>"
+    opv = f"partition_view<tile=({'x'.join(map(str, tile))}), {_tv(out)}>"
+    body = "\n".join([
+        _make_tv("%tv", "%src", shape),
+        f"    %v = make_{vt.split('<')[0]} %tv : {vt}",
+        *setup,
+        f"    %t, %tok = load_view_tko weak %v[{', '.join(indices)}] : {vt}, {index_types} "
+        f"-> {tile_t}, token",
+        _make_tv("%ov", "%dst", out),
+        f"    %op = make_partition_view %ov : {opv}",
+        f"    %s = store_view_tko weak %t, %op[{', '.join(slots)}] : {tile_t}, {opv}, "
+        "tile<i32> -> token",
+    ])
+    src = np.arange(prod(shape), dtype=np.float32)
+    dst = np.full(prod(out), -1.0, np.float32)
+    launch(kernel(body, "%src: tile<ptr<f32>>, %dst: tile<ptr<f32>>"), "k", grid, [src, dst])
+    return dst.reshape(out)
+
+
 def interpreter_tiles(text: str, shape: tuple[int, ...]) -> dict[tuple[int, ...], np.ndarray]:
     """Each tile index of a partition or strided view mapped to the tile
     ``load_view_tko`` gives on a tensor holding its own element indices (NaN padding):
     one tile block per index, each storing its tile to its own slot of the output."""
     view = _nan_view(text, shape)
-    vt = view.format(qualified=False)
     space, tile = view.index_space_shape(), view.tile_shape
     rank = len(tile)
     out = tuple(n * t for n, t in zip(space, tile))
-    tile_t = f"tile<{'x'.join(map(str, tile))}xf32>"
-    opv = f"partition_view<tile=({'x'.join(map(str, tile))}), {_tv(out)}>"
-    ids = ", ".join(f"%b{k}" for k in range(rank))
-    body = "\n".join([
-        _make_tv("%tv", "%src", shape),
-        f"    %v = make_{vt.split('<')[0]} %tv : {vt}",
-        "    %b0, %b1, %b2 = get_tile_block_id : tile<i32>",
-        f"    %t, %tok = load_view_tko weak %v[{ids}] : {vt}, tile<i32> -> {tile_t}, token",
-        _make_tv("%ov", "%dst", out),
-        f"    %op = make_partition_view %ov : {opv}",
-        f"    %s = store_view_tko weak %t, %op[{ids}] : {tile_t}, {opv}, tile<i32> -> token",
-    ])
-    src = np.arange(prod(shape), dtype=np.float32)
-    dst = np.full(prod(out), -1.0, np.float32)
-    launch(kernel(body, "%src: tile<ptr<f32>>, %dst: tile<ptr<f32>>"), "k",
-           tuple(space) + (1,) * (3 - rank), [src, dst])
-    dst = dst.reshape(out)
+    ids = [f"%b{k}" for k in range(rank)]
+    dst = load_and_store(view, shape, ["    %b0, %b1, %b2 = get_tile_block_id : tile<i32>"],
+                         ids, "tile<i32>", out, ids, tuple(space) + (1,) * (3 - rank))
     return {index: dst[tuple(slice(i * t, (i + 1) * t) for i, t in zip(index, tile))]
             for index in np.ndindex(*space)}
 
@@ -328,12 +341,9 @@ def interpreter_gather(text: str, shape: tuple[int, ...], gather: list[int],
                        index: list[int]) -> np.ndarray:
     """The tile one ``load_view_tko`` through a gather/scatter view gives (NaN padding)."""
     view = _nan_view(text, shape)
-    vt = view.format(qualified=False)
-    tile = view.tile_shape
-    tile_t = f"tile<{'x'.join(map(str, tile))}xf32>"
     dense = iter(index)
     names, types, consts = [], [], []
-    for d in range(len(tile)):
+    for d in range(len(view.tile_shape)):
         if d == view.sparse_dim:
             consts.append(f"    %g = constant <i32: {gather}> : tile<{len(gather)}xi32>")
             names.append("%g")
@@ -342,23 +352,9 @@ def interpreter_gather(text: str, shape: tuple[int, ...], gather: list[int],
             consts.append(f"    %i{d} = constant <i32: {next(dense)}> : tile<i32>")
             names.append(f"%i{d}")
             types.append("tile<i32>")
-    opv = f"partition_view<tile=({'x'.join(map(str, tile))}), {_tv(tile)}>"
-    zeros = ", ".join(["%z"] * len(tile))
-    body = "\n".join([
-        _make_tv("%tv", "%src", shape),
-        f"    %v = make_gather_scatter_view %tv : {vt}",
-        *consts,
-        f"    %t, %tok = load_view_tko weak %v[{', '.join(names)}] : {vt}, "
-        f"{', '.join(types)} -> {tile_t}, token",
-        "    %z = constant <i32: 0> : tile<i32>",
-        _make_tv("%ov", "%dst", tile),
-        f"    %op = make_partition_view %ov : {opv}",
-        f"    %s = store_view_tko weak %t, %op[{zeros}] : {tile_t}, {opv}, tile<i32> -> token",
-    ])
-    src = np.arange(prod(shape), dtype=np.float32)
-    dst = np.full(prod(tile), -1.0, np.float32)
-    launch(kernel(body, "%src: tile<ptr<f32>>, %dst: tile<ptr<f32>>"), "k", 1, [src, dst])
-    return dst.reshape(tile)
+    consts.append("    %z = constant <i32: 0> : tile<i32>")
+    return load_and_store(view, shape, consts, names, ", ".join(types), view.tile_shape,
+                          ["%z"] * len(view.tile_shape), (1,))
 
 
 GATHER_CASES = [

@@ -1,4 +1,5 @@
 """``tileir.compile``: read, verify and plan a kernel once, launch it many times."""
+# ruff: noqa: E501  (Tile IR text lines are as long as the types they spell)
 
 from __future__ import annotations
 
@@ -76,6 +77,35 @@ def test_compiled_kernel_takes_launch_options_and_reports_ub() -> None:
     assert q.tobytes() == (a // b).astype(np.int32).tobytes()
 
 
+def test_every_call_maps_its_own_buffers_whatever_their_ids() -> None:
+    """Host addresses are read once per call and looked up by array id: arrays freed
+    between calls (whose ids Python reuses), an output passed as an input too, and views
+    of one array passed twice must each map the memory of the call that passes them."""
+    kernel = tileir.compile(VECTOR_ADD)
+    for k in range(6):                  # fresh arrays each time, the last ones freed
+        a = np.full(64, k, np.float32)
+        b = np.full(64, 0.5, np.float32)
+        c = np.zeros(64, np.float32)
+        kernel(1, a, b, c, 64)
+        assert c.tobytes() == np.full(64, k + 0.5, np.float32).tobytes()
+        del a, b, c
+    x, y = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    kernel(1, x, x, y, 64)              # one array as both inputs: y = x + x
+    assert y.tobytes() == (np.arange(64, dtype=np.float32) * 2).tobytes()
+    buf = np.arange(192, dtype=np.float32)
+    kernel(1, buf[64:128], buf[:64], buf[128:], 64)     # three views of one array
+    want = np.arange(192, dtype=np.float32)
+    want[128:] = want[64:128] + want[:64]
+    assert buf.tobytes() == want.tobytes()
+    # the output aliasing an input is seen as such: the kernel's unordered load and
+    # store of one address race (and the buffer is left as it was)
+    with pytest.raises(ExecutionError) as caught:
+        kernel(1, buf[:64], buf[64:128], buf[:64], 64)
+    assert caught.value.diagnostics[0].message.startswith(
+        "'cuda_tile.store_view_tko' op races with 'cuda_tile.load_view_tko' at ")
+    assert buf.tobytes() == want.tobytes()
+
+
 def test_compile_errors() -> None:
     with pytest.raises(ExecutionError) as caught:
         tileir.compile(VECTOR_ADD, "nope")
@@ -120,6 +150,42 @@ def test_an_edited_module_is_planned_again() -> None:
     kernel(2, x, 32)
     assert x.tobytes() == (np.arange(32, dtype=np.float32) * 5).tobytes()
     assert plan_of(kernel.entry) is not first_plan
+
+
+def test_an_entry_replaced_in_the_module_is_found_again_by_name() -> None:
+    """A pass may rebuild an entry: the compiled kernel runs the entry the module holds
+    now (here 5.0 in place of 3.0), never the one it was compiled from."""
+    module = tileir.parse(SCALE)
+    kernel = tileir.compile(module)
+    old = kernel.entry
+    new = tileir.parse(SCALE.replace("3.0", "5.0")).entries[0]
+    body = module.body.operations
+    body[body.index(old)] = new
+    new.parent = module.body
+    x = np.arange(32, dtype=np.float32)
+    kernel(2, x, 32)
+    assert x.tobytes() == (np.arange(32, dtype=np.float32) * 5).tobytes()
+    assert kernel.entry is new
+    body.remove(new)                             # no entry of that name any more
+    with pytest.raises(ExecutionError) as caught:
+        kernel(2, x, 32)
+    assert caught.value.diagnostics[0].message == \
+        "no entry named 'scale' in the module (entries: none)"
+
+
+def test_a_progress_that_is_no_function_is_refused() -> None:
+    kernel = tileir.compile(SCALE)
+    x = np.arange(32, dtype=np.float32)
+    message = "progress must be a function of (blocks done, blocks in all) or None, got int"
+    for call in (lambda: kernel(2, x, 32, progress=5),
+                 lambda: tileir.launch(SCALE, None, 2, [x, 32], progress=5)):
+        with pytest.raises(tileir.LaunchError) as caught:
+            call()
+        assert caught.value.diagnostics[0].message == message
+    assert x.tobytes() == np.arange(32, dtype=np.float32).tobytes()
+    seen = []
+    kernel(2, x, 32, engine="blocks", progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 2), (2, 2)]
 
 
 def test_toplevel_names() -> None:

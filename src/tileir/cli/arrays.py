@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import numerics
+from ..interp.memory import MAPPED_LIMIT
 from ..numerics import ENCODINGS, from_float64, from_integers, int_range, numpy_dtype
 from ..types import FloatType, IntegerType, Type, element_type
 
@@ -148,7 +148,10 @@ def parse_generator(text: str) -> Generator | None:
     if match is None:
         raise ArgumentError(f"'{text}': expected SHAPE or SHAPExTYPE after '{kind}:', e.g. "
                             f"{kind}:{'1.5:' if value is not None else ''}64x64xf32")
-    shape = tuple(int(n) for n in match.group(1).split("x"))
+    try:
+        shape = tuple(int(n) for n in match.group(1).split("x"))
+    except ValueError:      # (int() refuses numbers of more than 4,300 digits)
+        raise ArgumentError(f"'{text[:40]}...': a dimension too long to read") from None
     element = None
     if match.group(2) is not None:
         try:
@@ -167,6 +170,7 @@ def make(generator: Generator, t: Type, rng: np.random.Generator) -> np.ndarray:
                             f"{t}")
     if not isinstance(t, (FloatType, IntegerType)) or t not in ENCODINGS:
         raise ArgumentError(f"no generator makes arrays of {t}")
+    _fits_a_launch(generator.shape, numpy_dtype(t).itemsize)
     value = generator.value
     if isinstance(t, IntegerType) and value is not None:
         if isinstance(value, float):
@@ -180,6 +184,15 @@ def make(generator: Generator, t: Type, rng: np.random.Generator) -> np.ndarray:
         raise ArgumentError(f"an array of shape {'x'.join(map(str, generator.shape))} "
                             "does not fit in memory") from None
     return to_element(numbers, t)
+
+
+def _fits_a_launch(shape: tuple[int, ...], itemsize: int) -> None:
+    """Refuse an array no launch can map (more than `memory.MAPPED_LIMIT` bytes), before
+    any of it is made: a shape's size is counted in Python ints, where nothing wraps."""
+    size = math.prod(shape) * itemsize
+    if size > MAPPED_LIMIT:
+        raise ArgumentError(f"an array of shape {'x'.join(map(str, shape))} holds {size} "
+                            f"bytes; a launch maps at most {MAPPED_LIMIT}")
 
 
 def _as_float(n: int) -> float:
@@ -236,10 +249,18 @@ def scalar(text: str, t: Type) -> int | float:
     return number
 
 
+#: How a ``.npy`` file starts (`numpy.lib.format.MAGIC_PREFIX`), and an ``.npz`` archive.
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
 def load_npy(path: str) -> np.ndarray:
-    """The array in the ``.npy`` file at `path` (no pickles)."""
+    """The array in the ``.npy`` file at `path` (no pickles).  Its header is read first:
+    a file holding less data than its header's shape says is refused before anything is
+    allocated, and so is one no launch could map (`MAPPED_LIMIT`)."""
     try:
-        array = np.load(path, allow_pickle=False)
+        with open(path, "rb") as handle:
+            return _read_npy(handle, path)
     except FileNotFoundError:
         raise ArgumentError(f"no such file '{path}' (an array argument is a .npy file or a "
                             "generator such as zeros:1024xf32)") from None
@@ -249,11 +270,39 @@ def load_npy(path: str) -> np.ndarray:
         raise ArgumentError(f"cannot read '{path}': {exc.strerror or exc}") from None
     except (ValueError, EOFError) as exc:
         raise ArgumentError(f"cannot read '{path}' as a .npy file: {exc}") from None
-    if not isinstance(array, np.ndarray):
-        if hasattr(array, "close"):
-            array.close()
+    except MemoryError:
+        raise ArgumentError(f"cannot read '{path}': its array does not fit in memory") \
+            from None
+
+
+def _read_npy(handle: Any, path: str) -> np.ndarray:
+    """`load_npy` on an open file."""
+    fmt = np.lib.format
+    magic = handle.read(len(_NPY_MAGIC))
+    if magic.startswith(_ZIP_MAGIC):
         raise ArgumentError(f"'{path}' is an .npz archive; give a .npy file")
-    return array
+    if magic != _NPY_MAGIC:
+        raise ArgumentError(f"'{path}' is not a .npy file (it does not start as one)")
+    handle.seek(0)
+    version = fmt.read_magic(handle)
+    if version not in ((1, 0), (2, 0), (3, 0)):
+        raise ValueError(f"unknown .npy format version {version}")
+    read_header = fmt.read_array_header_1_0 if version == (1, 0) else \
+        fmt.read_array_header_2_0
+    shape, _, dtype = read_header(handle)
+    if dtype.hasobject:
+        raise ArgumentError(f"'{path}' holds Python objects (a pickle), not numbers")
+    _fits_a_launch(shape, dtype.itemsize)
+    size = math.prod(shape) * dtype.itemsize
+    try:
+        left = os.fstat(handle.fileno()).st_size - handle.tell()
+    except (OSError, ValueError):
+        left = None
+    if left is not None and os.path.isfile(path) and left < size:
+        raise ArgumentError(f"'{path}' is cut short: its header says {size} bytes of "
+                            f"data, the file holds {left}")
+    handle.seek(0)
+    return fmt.read_array(handle, allow_pickle=False)
 
 
 def npy_readable(dtype: np.dtype) -> bool:
@@ -290,20 +339,3 @@ def accepted(array: np.ndarray, t: Type, what: str) -> np.ndarray:
         return array.view(own)
     names = " or ".join(str(d) for d in encoding.numpy_dtypes)
     raise ArgumentError(f"expected an array of {names} for {t}, got {array.dtype} ({what})")
-
-
-#: The float dtypes whose elements are printed as NumPy prints them.
-_NUMPY_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
-
-
-def element_texts(array: np.ndarray, t: Type) -> list[str]:
-    """Each element of `array` (of element type `t`), flattened in row-major order, as
-    text: as NumPy prints it for NumPy's own dtypes (floats: the shortest decimal reading
-    back to the same value); the exact value for floats held in ml_dtypes' types or as raw
-    codes (``0.10009765625`` for bf16's nearest to 0.1)."""
-    flat = array.reshape(-1)
-    if isinstance(t, FloatType) and flat.dtype not in _NUMPY_FLOATS:
-        return [repr(float(v)) for v in numerics.to_float64(flat, t)]
-    if not npy_readable(flat.dtype):        # (ml_dtypes integers: int4, uint4)
-        return [str(int(v)) for v in flat.astype(np.int64)]
-    return [str(v) for v in flat]

@@ -31,11 +31,10 @@ import numpy as np
 from ..diagnostics import ExecutionError, LaunchError, Location, TileIRError
 from ..interp.launch import ENGINES, MAX_EXTENT, SCHEDULES, Run, launch
 from ..ir import Module, Operation
-from ..numerics import to_float64
-from ..types import FloatType, PointerType, TileType, Type
-from .arrays import (GENERATORS, ArgumentError, accepted, as_saved, element_texts, load_npy,
-                     generators_help, make, npy_readable, parse_generator, parse_number,
-                     scalar)
+from ..interp.trace_format import element_texts, extremes
+from ..types import PointerType, TileType, Type
+from .arrays import (GENERATORS, ArgumentError, accepted, as_saved, load_npy,
+                     generators_help, make, parse_generator, parse_number, scalar)
 from .common import StatusLine, checked_document
 
 PROG = "tileir run"
@@ -232,6 +231,9 @@ def run_command(args: argparse.Namespace) -> int:
         names = parameter_names(entry, module)
         passed = _arguments(params, names, args.args, args.seed)
         if args.output is not None:
+            if args.in_place and any(_same_file(args.output, s.path) for s in passed.files):
+                raise Refusal(f"-o '{args.output}' is an argument --in-place writes back; "
+                              "save the archive under another name")
             staged.reserve(args.output)
         if args.in_place:
             for source in passed.files:
@@ -358,10 +360,16 @@ class _Source:
 
 @dataclass
 class _Passed:
-    """The arguments for `launch`, and the ``.npy`` files they came from."""
+    """The arguments for `launch`, and the ``.npy`` files they came from, by real path
+    (a file given twice, however spelled, is loaded once: one buffer, passed twice)."""
 
     values: list[Any] = field(default_factory=list)
-    files: list[_Source] = field(default_factory=list)
+    sources: dict[str, _Source] = field(default_factory=dict)
+
+    @property
+    def files(self) -> list[_Source]:
+        """The ``.npy`` files, in the order they were first given."""
+        return list(self.sources.values())
 
 
 def _arguments(params: list[Type], names: list[str], texts: list[str],
@@ -375,17 +383,15 @@ def _arguments(params: list[Type], names: list[str], texts: list[str],
                       f"{len(texts)}")
     rng = np.random.default_rng(seed)
     passed = _Passed()
-    by_path: dict[str, _Source] = {}
     for i, (name, t, text) in enumerate(zip(names, params, texts)):
         try:
-            passed.values.append(_argument(t, text, rng, by_path, passed))
+            passed.values.append(_argument(t, text, rng, passed))
         except ArgumentError as exc:
             raise Refusal(f"argument {i} (%{name}: {t.format(False)}): {exc}") from None
     return passed
 
 
-def _argument(t: Type, text: str, rng: np.random.Generator,
-              by_path: dict[str, _Source], passed: _Passed) -> Any:
+def _argument(t: Type, text: str, rng: np.random.Generator, passed: _Passed) -> Any:
     """The value of one argument for a parameter of type `t`."""
     if not isinstance(t, TileType):
         raise ArgumentError(f"tileir run cannot pass a value of type {t.format(False)}")
@@ -393,29 +399,29 @@ def _argument(t: Type, text: str, rng: np.random.Generator,
     if isinstance(e, PointerType):
         if t.rank != 0:
             raise ArgumentError("tileir run cannot pass a tile of pointers")
-        return _array(text, e.pointee, None, rng, by_path, passed)
+        return _array(text, e.pointee, None, rng, passed)
     if t.rank == 0:
         return scalar(text, e)
-    return _array(text, e, t.shape, rng, by_path, passed)
+    return _array(text, e, t.shape, rng, passed)
 
 
 def _array(text: str, t: Type, shape: tuple[int, ...] | None, rng: np.random.Generator,
-           by_path: dict[str, _Source], passed: _Passed) -> np.ndarray:
+           passed: _Passed) -> np.ndarray:
     """An array of element type `t` (of `shape` unless None) from a generator or a file."""
+    what = f"'{text}'"
     generator = parse_generator(text)
     if generator is not None:
         array = make(generator, t, rng)
-        what = f"'{text}'"
     else:
         key = os.path.realpath(text)
-        source = by_path.get(key)
+        source = passed.sources.get(key)
         if source is None:
             loaded = load_npy(text)
-            buffer = np.ascontiguousarray(accepted(loaded, t, f"'{text}'"))
-            source = by_path[key] = _Source(text, loaded, buffer)
-            passed.files.append(source)
-        array = accepted(source.buffer, t, f"'{text}'")
-        what = f"'{text}'"
+            # (C order, as a buffer is mapped: a copy only of a Fortran-ordered file;
+            # np.ascontiguousarray would make a 0-d array 1-d)
+            buffer = np.asarray(accepted(loaded, t, what), order="C")
+            source = passed.sources[key] = _Source(text, loaded, buffer)
+        array = accepted(source.buffer, t, what)
     if shape is not None and array.shape != shape:
         raise ArgumentError(f"expected shape {_shape(shape)}, got {_shape(array.shape)} "
                             f"({what})")
@@ -478,6 +484,14 @@ class _Staged:
             except OSError:
                 pass
         self.temps.clear()
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether paths `a` and `b` name one file (however they are spelled)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _mode_of(path: str) -> int:
@@ -546,31 +560,10 @@ def array_line(name: str, array: np.ndarray, t: Type, full: bool = False) -> str
     head = f"{name}: {array.dtype}[{'x'.join(map(str, array.shape))}]"
     if full or array.size <= SMALL:
         return f"{head} = {_nested(element_texts(array, t), array.shape)}"
-    flat = array.reshape(-1)
-    first = element_texts(flat[:FIRST], t)
-    values = _comparable(flat, t)
-    nan = np.isnan(values) if values.dtype.kind == "f" else None
-    nans = int(nan.sum()) if nan is not None else 0
-    if nans == flat.size:
-        extremes = "min nan, max nan"
-    else:
-        if nans:
-            values = np.where(nan, np.inf, values)
-            low = int(np.argmin(values))
-            high = int(np.argmax(np.where(nan, -np.inf, values)))
-        else:
-            low, high = int(np.argmin(values)), int(np.argmax(values))
-        lo, hi = element_texts(flat[[low, high]], t)
-        extremes = f"min {lo}, max {hi}"
+    first = element_texts(array.reshape(-1)[:FIRST], t)
+    low, high, nans = extremes(array, t)
     counted = f", {nans} NaN" if nans else ""
-    return f"{head}: {extremes}{counted}, first [{', '.join(first)}, ...]"
-
-
-def _comparable(flat: np.ndarray, t: Type) -> np.ndarray:
-    """The elements as numbers NumPy orders (exact float64 for floats)."""
-    if isinstance(t, FloatType):
-        return to_float64(flat, t)
-    return flat if npy_readable(flat.dtype) else flat.astype(np.int64)
+    return f"{head}: min {low}, max {high}{counted}, first [{', '.join(first)}, ...]"
 
 
 def _nested(texts: list[str], shape: tuple[int, ...]) -> str:

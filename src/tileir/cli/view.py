@@ -5,13 +5,16 @@ The view is a type (``partition_view<...>``, ``strided_view<...>``,
 ``make_*_view`` op makes on a line of a Tile IR file (``--op FILE:LINE``).  The picture is
 printed for a terminal (ANSI colours when stdout is one) or written as SVG or PNG (``-o``).
 Every bad input ends with one line on stderr (``FILE:LINE:COL: error: ...`` where there is
-a location) and exit status 2.
+a location) and exit status 2; an ``-o`` file or stdout that cannot be written, with one
+line and exit status 1 (as every tileir command).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
+import re
 import sys
 from typing import Any, Callable
 
@@ -119,22 +122,29 @@ def _draw(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The renderer of each ``-o`` suffix, and the module it needs (None: none).
+WRITERS: dict[str, tuple[Callable[[Coverage], str | bytes], str | None]] = {
+    ".svg": (svg.render, None),
+    ".png": (png.render, "PIL"),
+}
+
+
 def _writer(path: str | None) -> Callable[[Coverage], str | bytes] | None:
     """The renderer for an ``-o`` path by its suffix (None: print), checked before any
     work: an unknown suffix or a PNG without Pillow is an error."""
     if path is None:
         return None
-    suffix = os.path.splitext(path)[1].lower()
-    if suffix == ".svg":
-        return svg.render
-    if suffix == ".png":
+    found = WRITERS.get(os.path.splitext(path)[1].lower())
+    if found is None:
+        raise ViewError(f"cannot write a picture to '{path}': the file name must end in "
+                        f"{' or '.join(WRITERS)}")
+    render, needs = found
+    if needs is not None:
         try:
-            import PIL  # noqa: F401  (only to say at once that it is missing)
+            importlib.import_module(needs)  # (only to say at once that it is missing)
         except ImportError:
             raise ViewError(png.INSTALL_HINT) from None
-        return png.render
-    raise ViewError(f"cannot write a picture to '{path}': the file name must end in .svg "
-                    "or .png")
+    return render
 
 
 def _colour(flag: bool | None) -> bool:
@@ -205,14 +215,23 @@ def _diagnosed(exc: TileIRError) -> ViewError:
     return ViewError(diagnostic.message, where)
 
 
+#: The largest number an option takes: tensor extents and indices are i64 values.
+MAX_INT = (1 << 63) - 1
+
+
 def _ints(text: str | None, option: str) -> list[int] | None:
-    """A comma-separated list of non-negative integers (``4,6``; ``4x6`` too), or None."""
+    """A comma-separated list of non-negative integers (``4,6``; ``4x6`` too) of at most
+    `MAX_INT`, or None."""
     if text is None:
         return None
-    items = text.replace("x", ",").split(",")
-    if not all(item.strip().isdigit() for item in items):
+    items = [item.strip() for item in text.replace("x", ",").split(",")]
+    if not all(re.fullmatch(r"[0-9]+", item) for item in items):  # (str.isdigit takes ²)
         raise ViewError(f"{option} takes non-negative integers separated by commas "
                         f"(e.g. {option} 4,6), got '{text}'")
+    if any(len(item.lstrip("0")) > len(str(MAX_INT)) or int(item) > MAX_INT
+           for item in items):        # (int() refuses more than 4,300 digits: not read)
+        raise ViewError(f"{option} takes numbers of at most 2**63 - 1 (i64 values), got "
+                        f"'{text}'")
     return [int(item) for item in items]
 
 

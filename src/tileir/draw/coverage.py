@@ -4,7 +4,10 @@ The spec's view types are separable: tile dimension ``t`` of the tile at index `
 along tensor dimension ``dim_map[t]`` over ``[start, start + tile_shape[t])``, where
 `tile_start` gives ``start`` (partition view: ``I[t] * tile_shape[t]``; strided view:
 ``I[t] * traversal_strides[t]``; gather/scatter view: the index itself along a dense
-dimension, the gather index tile's elements along ``sparse_dim``).  An element is covered
+dimension, the gather index tile's elements along ``sparse_dim``).  The step between
+consecutive indices is the interpreter's own (`interp.semantics.views`, which loads and
+stores through views with it): a drawing cannot disagree with what a kernel does.  This
+package sits above the interpreter and below the command line.  An element is covered
 by index ``I`` exactly when every one of its coordinates lies in the matching range, so
 the coverage of a tensor is the product of one `Axis` per tensor dimension: for each
 coordinate, the indices along that axis whose range holds it.  The index space itself
@@ -21,9 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import islice, product
 from math import prod
-from typing import Callable, Iterator, Sequence
+from typing import Iterator, Sequence
 
-from ..types import GatherScatterViewType, PartitionViewType, StridedViewType, TiledView
+from ..interp.semantics.views import _START_STEP as VIEW_START_STEP
+from ..types import GatherScatterViewType, TiledView
 
 #: Most coordinates drawn along one tensor dimension (padding cells included).
 MAX_CELLS = 64
@@ -32,14 +36,6 @@ MAX_SLICES = 8
 #: Most tile indices a cell lists by name; more are shown as a count.
 MAX_LISTED = 2
 
-#: How far apart consecutive indices of tile dimension t start, in elements (spec 5.6.x:
-#: a partition view's tiles abut, a strided view's start every traversal stride, a
-#: gather/scatter view's dense indices name the first element themselves).
-START_STEP: dict[type, Callable[[TiledView, int], int]] = {
-    PartitionViewType: lambda view, t: view.tile_shape[t],
-    StridedViewType: lambda view, t: view.traversal_strides[t],
-    GatherScatterViewType: lambda view, t: 1,
-}
 
 
 class CoverageError(ValueError):
@@ -47,9 +43,12 @@ class CoverageError(ValueError):
 
 
 def tile_start(view: TiledView, t: int, index: int) -> int:
-    """Where tile dimension `t` of the tile at `index` starts along its tensor dimension:
-    the one piece of index arithmetic here, checked against the interpreter by the tests."""
-    return index * START_STEP[type(view)](view, t)
+    """Where tile dimension `t` of the tile at `index` starts along its tensor dimension,
+    by the interpreter's step (spec 5.6: a partition view's tiles abut, a strided view's
+    start every traversal stride; a gather/scatter view's dense indices, and any view
+    without a step there, name the first element themselves)."""
+    step = VIEW_START_STEP.get(type(view))
+    return index * (step(view, t, view.tile_shape[t]) if step is not None else 1)
 
 
 def target_dim(view: TiledView, t: int) -> int:
@@ -298,4 +297,4 @@ def _gather_args(view: GatherScatterViewType, extents: tuple[int, ...],
 
 
 __all__ = ["Axis", "Cell", "Coverage", "CoverageError", "Grid", "MAX_CELLS", "MAX_SLICES",
-           "START_STEP", "coverage_map", "index_text", "target_dim", "tile_start"]
+           "coverage_map", "index_text", "target_dim", "tile_start"]

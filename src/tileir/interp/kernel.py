@@ -6,7 +6,8 @@ verifies it, finds the entry and plans it (`plan.KernelPlan`, and the batched en
 analysis); each call then only checks and maps its arguments and runs the tile blocks.
 The plan is the one `launch` keeps on the entry: it is checked against the entry's
 fingerprint on every call, so a module edited after `compile` is planned again, never run
-from a stale plan.
+from a stale plan; an entry replaced in the module (a pass that rebuilds it) is found
+again by its name, never run as it was.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 from typing import Any, Callable, Sequence, TextIO
 
 from ..ir import Module, Operation
-from .launch import Run, _module_of, checked_options, entry_of, launch_entry
+from .launch import Run, _module_of, batch_analysis, checked_options, entry_of, launch_entry
 from .plan import plan_of
 from .trace import TraceSpec
 
@@ -31,10 +32,7 @@ class Kernel:
             self.module.verify()        # (text, bytecode and files are verified as read)
         self.entry: Operation = entry_of(self.module, name)
         self.name: str = self.entry.symbol
-        plan = plan_of(self.entry)
-        if plan.batch is None:          # the batched engine's analysis, made now
-            from .batch import analyse
-            plan.batch = analyse(self.entry)
+        batch_analysis(plan_of(self.entry))     # (the batched engine's, made now)
 
     @property
     def parameters(self) -> list[Any]:
@@ -49,7 +47,9 @@ class Kernel:
                  trace: bool | str | TraceSpec | None = None) -> Run:
         """Run the kernel on every tile block of `grid` with `args` (see `launch`)."""
         spec = checked_options(schedule, seed, checks, max_ops, engine, workers, on_error,
-                               args, trace)
+                               args, trace, progress)
+        if not any(e is self.entry for e in self.module.entries):
+            self.entry = entry_of(self.module, self.name)     # (replaced since compile)
         return launch_entry(self.module, self.entry, grid, args, schedule=schedule,
                             seed=seed, checks=checks, stdout=stdout, max_ops=max_ops,
                             engine=engine, workers=workers, on_error=on_error,

@@ -136,10 +136,14 @@ def _check_options(schedule: Any, seed: Any, checks: Any, max_ops: Any, engine: 
 
 
 def checked_options(schedule: Any, seed: Any, checks: Any, max_ops: Any, engine: Any,
-                    workers: Any, on_error: Any, args: Any, trace: Any) -> TraceSpec | None:
+                    workers: Any, on_error: Any, args: Any, trace: Any,
+                    progress: Any = None) -> TraceSpec | None:
     """`launch`'s keyword options and arguments checked (see `_check_options`); the
     trace's spec (None: no trace)."""
     _check_options(schedule, seed, checks, max_ops, engine, workers, on_error, args)
+    if progress is not None and not callable(progress):
+        raise _fail(f"progress must be a function of (blocks done, blocks in all) or None, "
+                    f"got {type(progress).__name__}", None)
     spec = trace_spec(trace)
     if spec is not None and engine == "batched":
         raise _fail("a traced launch runs one tile block at a time: use engine 'auto' or "
@@ -504,10 +508,10 @@ def launch(module: Module | str, kernel_name: str | None, grid: int | Sequence[i
     (0, 0, 0); a spec's text such as ``"block=1,0,0 op=addf line=42"``; a `TraceSpec`),
     returned as ``Run.trace``; a traced launch runs one tile block at a time, and when it
     fails the error carries the events recorded up to the failure as its ``trace``
-    attribute.
+    attribute (a `LaunchError`, a launch refused before any tile block ran, carries none).
     """
     spec = checked_options(schedule, seed, checks, max_ops, engine, workers, on_error, args,
-                           trace)
+                           trace, progress)
     module = _module_of(module)
     kernel = entry_of(module, kernel_name)
     return launch_entry(module, kernel, grid, args, schedule=schedule, seed=seed,
@@ -564,7 +568,7 @@ def launch_entry(module: Module, kernel: Operation, grid: int | Sequence[int],
         run = _run(memory, plan, values, dims, checks, globals_, engine, max_ops, workers,
                    schedule, seed, stdout, journal, progress, recorder)
     except BaseException as exc:
-        if recorder is not None:
+        if recorder is not None and not isinstance(exc, LaunchError):
             exc.trace = recorder.trace()    # (what was recorded up to the failure)
         if journal is not None:
             journal.restore()
@@ -700,6 +704,15 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def batch_analysis(kernel_plan: KernelPlan) -> Any:
+    """The batched engine's analysis of a kernel (`batch.analyse`), made once and kept
+    with its plan (a plan made again after an edit is analysed again)."""
+    if kernel_plan.batch is None:
+        from .batch import analyse
+        kernel_plan.batch = analyse(kernel_plan.kernel)
+    return kernel_plan.batch
+
+
 def _batched(memory: Memory, kernel_plan: KernelPlan, values: list[Any],
              dims: tuple[int, int, int], checks: bool, globals_: dict[str, int],
              required: bool, max_ops: int | None, workers: int,
@@ -707,13 +720,10 @@ def _batched(memory: Memory, kernel_plan: KernelPlan, values: list[Any],
     """Run the kernel on the batched engine; None when it ran, else why it did not (the
     caller then runs it one tile block at a time, from memory as it was: the launch's
     journal, `launch_journal`, when it keeps one, else one of the engine's own)."""
-    from .batch import (BatchMachine, BlockFootprints, InternalError, UndefinedBehaviour,
-                        analyse, spans)
+    from .batch import BatchMachine, BlockFootprints, InternalError, UndefinedBehaviour, spans
     from .batch.footprints import BLOCK_BITS
     kernel = kernel_plan.kernel
-    if kernel_plan.batch is None:       # (kept with the kernel's plan)
-        kernel_plan.batch = analyse(kernel)
-    plan = kernel_plan.batch
+    plan = batch_analysis(kernel_plan)
     reason = plan.reason
     if reason is None and checks and math.prod(dims) >= 1 << BLOCK_BITS:
         reason = f"2**{BLOCK_BITS} tile blocks or more with checks on (the race checks " \

@@ -15,7 +15,8 @@ pays nothing for it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from bisect import bisect_right
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator, Sequence, overload
 
 import numpy as np
@@ -44,11 +45,19 @@ class TraceSpecError(ValueError):
 @dataclass(frozen=True)
 class TraceSpec:
     """Which events a launch records: tile blocks (None: every block), and, when given,
-    only ops of these names and at these source lines."""
+    only ops of these names and at these source lines (`lines`: inclusive ranges
+    ``(first, last)``, sorted and merged, so that a range of any length costs nothing)."""
 
     blocks: tuple[tuple[int, int, int], ...] | None = (DEFAULT_BLOCK,)
     ops: frozenset[str] = frozenset()
-    lines: frozenset[int] = frozenset()
+    lines: tuple[tuple[int, int], ...] = ()
+    _block_set: frozenset[tuple[int, int, int]] | None = field(
+        init=False, repr=False, compare=False, default=None)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lines", _merged(self.lines))
+        object.__setattr__(self, "_block_set",
+                           None if self.blocks is None else frozenset(self.blocks))
 
     @classmethod
     def parse(cls, text: str) -> "TraceSpec":
@@ -57,7 +66,7 @@ class TraceSpec:
         or ``line=N[,N|N-M]``.  An empty text is the default: block (0, 0, 0)."""
         blocks: list[tuple[int, int, int]] | None = []
         ops: set[str] = set()
-        lines: set[int] = set()
+        lines: list[tuple[int, int]] = []
         for item in re.split(r"[;\s]+", text.strip()):
             if not item:
                 continue
@@ -66,27 +75,54 @@ class TraceSpec:
             if not eq or reader is None or not value:
                 raise TraceSpecError(f"trace spec item {item!r}: expected block=X,Y,Z, "
                                      "block=all, op=NAME or line=N")
+            try:
+                read = reader(item, value)
+            except TraceSpecError:
+                raise
+            except ValueError:      # (int() refuses numbers of more than 4,300 digits)
+                raise TraceSpecError(f"trace spec item {item[:40]!r}...: a number too long "
+                                     "to read") from None
             if key == "block":
-                block = reader(item, value)
+                block = read
                 blocks = None if block is None or blocks is None else [*blocks, block]
+            elif key == "op":
+                ops.update(read)
             else:
-                (ops if key == "op" else lines).update(reader(item, value))
+                lines.extend(read)
         return cls(DEFAULT_BLOCKS if blocks == [] else
                    None if blocks is None else tuple(dict.fromkeys(blocks)),
-                   frozenset(ops), frozenset(lines))
+                   frozenset(ops), tuple(lines))
 
     def wants_block(self, block: tuple[int, int, int]) -> bool:
         """Whether tile block `block` is traced."""
-        return self.blocks is None or block in self.blocks
+        return self._block_set is None or block in self._block_set
 
     def wants_op(self, op: Operation, point: Location | None) -> bool:
         """Whether the events of `op` (at source point `point`) are recorded."""
         if self.ops and op.name not in self.ops and op.name.split(".", 1)[-1] not in self.ops:
             return False
-        return not self.lines or (point is not None and point.line in self.lines)
+        if not self.lines:
+            return True
+        if point is None:
+            return False
+        at = bisect_right(self.lines, (point.line, float("inf"))) - 1
+        return at >= 0 and self.lines[at][0] <= point.line <= self.lines[at][1]
 
 
 DEFAULT_BLOCKS = (DEFAULT_BLOCK,)
+
+
+def _merged(ranges: Any) -> tuple[tuple[int, int], ...]:
+    """Inclusive ranges ``(first, last)`` (a number N: ``(N, N)``) sorted, overlapping and
+    adjacent ones merged."""
+    pairs = ((r, r) if isinstance(r, int) else r for r in ranges)
+    out: list[tuple[int, int]] = []
+    for first, last in sorted((int(a), int(b)) for a, b in pairs):
+        if out and first <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], last))
+        else:
+            out.append((first, last))
+    return tuple(out)
 
 
 def _read_block(item: str, value: str) -> tuple[int, int, int] | None:
@@ -110,20 +146,16 @@ def _read_ops(item: str, value: str) -> set[str]:
     return set(names)
 
 
-def _read_lines(item: str, value: str) -> set[int]:
-    """Line numbers and ranges ``N-M`` (inclusive)."""
-    lines: set[int] = set()
+def _read_lines(item: str, value: str) -> list[tuple[int, int]]:
+    """Line numbers and ranges ``N-M``, as inclusive ranges (a number N is ``(N, N)``)."""
+    lines: list[tuple[int, int]] = []
     for part in value.split(","):
         match = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
         if match is None or (match[2] is not None and int(match[2]) < int(match[1])):
             raise TraceSpecError(f"trace spec item {item!r}: expected line numbers or "
                                  "ranges such as line=12,20-24")
         first = int(match[1])
-        last = int(match[2]) if match[2] is not None else first
-        if last - first > 1_000_000:
-            raise TraceSpecError(f"trace spec item {item!r}: a range of at most a million "
-                                 "lines")
-        lines.update(range(first, last + 1))
+        lines.append((first, int(match[2]) if match[2] is not None else first))
     return lines
 
 
@@ -219,11 +251,17 @@ class Trace(Sequence[TraceEvent]):
     blocks ran): index it, slice it, filter it, or name a value (``trace["sum"]``)."""
 
     def __init__(self, events: Sequence[TraceEvent] = (), spec: TraceSpec | None = None,
-                 truncated: bool = False) -> None:
+                 stopped_at: int | None = None) -> None:
         self.events: list[TraceEvent] = list(events)
         self.spec = spec if spec is not None else TraceSpec()
-        #: Whether recording stopped early: the values reached `MAX_TRACE_BYTES`.
-        self.truncated = truncated
+        #: The byte limit recording stopped at (its `TraceLog.limit`), None when the
+        #: trace is complete.
+        self.stopped_at = stopped_at
+
+    @property
+    def truncated(self) -> bool:
+        """Whether recording stopped early, its values at their limit (`stopped_at`)."""
+        return self.stopped_at is not None
 
     def __len__(self) -> int:
         return len(self.events)
@@ -243,7 +281,7 @@ class Trace(Sequence[TraceEvent]):
         if isinstance(key, str):
             return self.filter(name=key)
         if isinstance(key, slice):
-            return Trace(self.events[key], self.spec, self.truncated)
+            return Trace(self.events[key], self.spec, self.stopped_at)
         return self.events[key]
 
     def filter(self, *, op: str | None = None, line: int | None = None,
@@ -263,7 +301,7 @@ class Trace(Sequence[TraceEvent]):
                                              for i in range(len(e.names))))
                     and (iteration is None
                          or e.iteration[:len(iteration)] == tuple(iteration)))
-        return Trace([e for e in self.events if keep(e)], self.spec, self.truncated)
+        return Trace([e for e in self.events if keep(e)], self.spec, self.stopped_at)
 
     @property
     def blocks(self) -> list[tuple[int, int, int]]:
@@ -305,16 +343,17 @@ class TraceLog:
     """What the traced tile blocks of one launch record into: the events, and how many
     bytes their values hold (recording stops at `limit`; the launch goes on)."""
 
-    def __init__(self, spec: TraceSpec, limit: int = MAX_TRACE_BYTES) -> None:
+    def __init__(self, spec: TraceSpec, limit: int | None = None) -> None:
         self.spec = spec
         self.events: list[TraceEvent] = []
         self.bytes = 0
-        self.limit = limit
+        #: The limit (None: `MAX_TRACE_BYTES`, read when the log is made).
+        self.limit = MAX_TRACE_BYTES if limit is None else limit
         self.truncated = False
 
     def trace(self) -> Trace:
         """The events recorded so far."""
-        return Trace(self.events, self.spec, self.truncated)
+        return Trace(self.events, self.spec, self.limit if self.truncated else None)
 
 
 class TracingMachine(Machine):
@@ -421,7 +460,7 @@ def value_namer(kernel: Operation, module: Any) -> Callable[[Value], str]:
 def with_variables(trace: Trace, variables: Callable[[TraceEvent], str | None]) -> Trace:
     """`trace` with each event's `variable` filled from `variables` where it has none."""
     return Trace([e if e.variable is not None else replace(e, variable=variables(e))
-                  for e in trace.events], trace.spec, trace.truncated)
+                  for e in trace.events], trace.spec, trace.stopped_at)
 
 
 __all__ = ["DEFAULT_BLOCK", "LOOP_OPS", "MAX_TRACE_BYTES", "Trace", "TraceEvent", "TraceLog",

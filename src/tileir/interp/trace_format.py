@@ -1,4 +1,6 @@
-"""A `Trace` as a table for the terminal: one row per recorded value."""
+"""A `Trace` as a table for the terminal: one row per recorded value; and how values are
+spelled there (`element_texts`, `extremes`), which ``tileir run`` prints its buffers with
+too."""
 
 from __future__ import annotations
 
@@ -55,10 +57,9 @@ def format_trace(trace: Any, full: bool, basename: bool) -> str:
 
 def _truncated(trace: Any) -> str:
     """The line saying that recording stopped early, if it did."""
-    if not getattr(trace, "truncated", False):
+    limit = getattr(trace, "stopped_at", None)
+    if limit is None:
         return ""
-    from . import trace as tracing
-    limit = tracing.MAX_TRACE_BYTES
     size = f"{limit >> 20} MiB" if limit % (1 << 20) == 0 else f"{limit} bytes"
     return (f"\n(recording stopped here: the trace's values reached {size}; narrow it "
             "with block=, op= or line=)")
@@ -86,11 +87,13 @@ def _type(t: Type) -> str:
 _SHORTEST = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _elements(value: np.ndarray, t: Type) -> list[str]:
-    """Each element of a tile, spelled as a number: floats as the shortest text of their
-    own type where NumPy has one, else exactly."""
-    e = t.element_type if isinstance(t, TileType) else None
-    flat = value.reshape(-1)
+def element_texts(values: np.ndarray, e: Type | None) -> list[str]:
+    """Each element of `values` (of element type `e`), in row-major order, spelled as a
+    number: floats as the shortest text reading back as the same value of their own type
+    where NumPy has one (f16, f32, f64), else exactly (ml_dtypes' types and raw codes:
+    ``0.10009765625`` for bf16's nearest to 0.1); i1 as true and false, pointers in hex,
+    integers in decimal (as held: an i8 given as uint8 shows its uint8 values)."""
+    flat = values.reshape(-1)
     if isinstance(e, FloatType):
         if flat.dtype in _SHORTEST:
             return [str(x) for x in flat]
@@ -104,15 +107,41 @@ def _elements(value: np.ndarray, t: Type) -> list[str]:
     return [str(x) for x in flat]
 
 
+def extremes(values: np.ndarray, e: Type | None) -> tuple[str, str, int]:
+    """The least and the greatest element of `values` (of element type `e`), spelled as
+    `element_texts` spells them, NaNs left out (both "nan" when every element is one),
+    and how many elements are NaN."""
+    flat = values.reshape(-1)
+    if isinstance(e, FloatType):
+        wide = to_float64(flat, e)
+        numbers = np.flatnonzero(~np.isnan(wide))
+        nans = flat.size - numbers.size
+        if not numbers.size:
+            return "nan", "nan", nans
+        kept = wide[numbers]
+        low, high = int(numbers[np.argmin(kept)]), int(numbers[np.argmax(kept)])
+    else:
+        ordered = flat if flat.dtype.kind in "biu" else flat.astype(np.int64)
+        low, high, nans = int(np.argmin(ordered)), int(np.argmax(ordered)), 0
+    words = element_texts(flat[[low, high]], e)
+    return words[0], words[1], nans
+
+
+def _element_type(t: Type) -> Type | None:
+    """The element type of a tile type (None for any other type)."""
+    return t.element_type if isinstance(t, TileType) else None
+
+
 def _contents(value: Any, t: Type) -> str:
     """A short description of a recorded value."""
     if isinstance(value, np.ndarray):
+        e = _element_type(t)
         if value.ndim == 0:
-            return _elements(value, t)[0]
+            return element_texts(value, e)[0]
         if value.size <= WHOLE:
-            return "[" + ", ".join(_elements(value, t)) + "]"
-        head = _elements(value.reshape(-1)[:HEAD], t)
-        low, high = _range(value, t)
+            return "[" + ", ".join(element_texts(value, e)) + "]"
+        head = element_texts(value.reshape(-1)[:HEAD], e)
+        low, high, _ = extremes(value, e)
         return f"min {low} max {high}  [{', '.join(head)}, ...]"
     if isinstance(value, TensorView):
         return f"shape {list(value.shape)} strides {list(value.strides)} at {value.base:#x}"
@@ -124,31 +153,12 @@ def _contents(value: Any, t: Type) -> str:
     return type(value).__name__
 
 
-def _range(value: np.ndarray, t: Type) -> tuple[str, str]:
-    """The least and greatest element (NaNs ignored, unless all are NaN)."""
-    e = t.element_type if isinstance(t, TileType) else None
-    if isinstance(e, FloatType):
-        flat = value.reshape(-1)
-        wide = to_float64(flat, e)
-        keep = ~np.isnan(wide)
-        if not keep.any():
-            return "nan", "nan"
-        low, high = int(np.argmin(np.where(keep, wide, np.inf))), \
-            int(np.argmax(np.where(keep, wide, -np.inf)))
-        words = _elements(flat[[low, high]], t)
-        return words[0], words[1]
-    flat = value.reshape(-1)
-    if flat.dtype == np.bool_:
-        return ("true" if flat.all() else "false"), ("true" if flat.any() else "false")
-    return str(int(flat.min())), str(int(flat.max()))
-
-
 def _whole(value: np.ndarray, t: Type) -> str:
     """Every element of a tile, in its shape (rows of the last axis)."""
-    words = np.array(_elements(value, t), dtype=object).reshape(value.shape)
+    words = np.array(element_texts(value, _element_type(t)), dtype=object).reshape(value.shape)
     width = max(len(w) for w in words.reshape(-1))
     rows = words.reshape(-1, value.shape[-1])
     return "\n".join(" ".join(w.rjust(width) for w in row) for row in rows)
 
 
-__all__ = ["format_trace"]
+__all__ = ["element_texts", "extremes", "format_trace"]
