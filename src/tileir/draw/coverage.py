@@ -26,7 +26,7 @@ from itertools import islice, product
 from math import prod
 from typing import Iterator, Sequence
 
-from ..interp.semantics.views import _START_STEP as VIEW_START_STEP
+from ..interp.semantics.views import START_STEP
 from ..types import GatherScatterViewType, TiledView
 
 #: Most coordinates drawn along one tensor dimension (padding cells included).
@@ -47,7 +47,7 @@ def tile_start(view: TiledView, t: int, index: int) -> int:
     by the interpreter's step (spec 5.6: a partition view's tiles abut, a strided view's
     start every traversal stride; a gather/scatter view's dense indices, and any view
     without a step there, name the first element themselves)."""
-    step = VIEW_START_STEP.get(type(view))
+    step = START_STEP.get(type(view))
     return index * (step(view, t, view.tile_shape[t]) if step is not None else 1)
 
 

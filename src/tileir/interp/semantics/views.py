@@ -183,7 +183,7 @@ def tile_coordinates(step: Step, view: Any, indices: list[np.ndarray], index_typ
                     "a tile index must lie in the view's index space; padding fills only "
                     "the elements of such a tile that lie past the tensor's edge, never a "
                     "tile wholly outside it")
-            coord = i * _START_STEP.get(type(vt), lambda vt, k, size: 1)(vt, k, tile_shape[k]) \
+            coord = i * START_STEP.get(type(vt), lambda vt, k, size: 1)(vt, k, tile_shape[k]) \
                 + lane
         ok = coord < tensor.shape[d]
         outside_by_dim.append(~np.broadcast_to(ok, full))
@@ -231,7 +231,7 @@ def view_base(view: Any) -> int:
 
 #: How far apart consecutive indices of a view's dimension k start, in elements (a tensor
 #: view and a gather/scatter view's dense dimensions: 1).
-_START_STEP = {
+START_STEP = {
     PartitionViewType: lambda vt, k, size: size,
     StridedViewType: lambda vt, k, size: vt.traversal_strides[k],
 }
