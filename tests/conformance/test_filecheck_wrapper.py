@@ -43,3 +43,21 @@ def test_next_and_label_still_work(tmp_path: Path) -> None:
     assert _check(tmp_path, checks, "@a\nx\nz\n@b\n") == 0
     assert _check(tmp_path, checks, "@a\nx\ny\n@b\n") == 1
     assert _check(tmp_path, checks, "@a\nq\nx\n@b\n") == 1
+
+
+def test_match_full_lines_is_checked_where_the_match_ends(tmp_path: Path) -> None:
+    """A pending CHECK-NOT does not move the --match-full-lines check to the match's
+    start (where every line would be 'not whole')."""
+    checks = tmp_path / "full.txt"
+    checks.write_text("CHECK: first\nCHECK-NOT: if\nCHECK: second\n")
+    found = subprocess.run([sys.executable, str(WRAPPER), str(checks), "--match-full-lines"],
+                           input="first\nmiddle\nsecond\n", capture_output=True, text=True,
+                           timeout=120)
+    assert found.returncode == 0, found.stderr
+
+
+def test_count_ends_the_range_at_its_first_match(tmp_path: Path) -> None:
+    """LLVM checks a CHECK-NOT before CHECK-COUNT-n up to the first of the n matches."""
+    checks = "CHECK: first\nCHECK-NOT: x\nCHECK-COUNT-2: y\n"
+    assert _check(tmp_path, checks, "first\ny\nx\ny\n") == 0
+    assert _check(tmp_path, checks, "first\nx\ny\ny\n") == 1

@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
 import tileir
 from tileir.transforms.check import Launch
-
-KERNELS = Path(tileir.__file__).parent / "examples" / "kernels"
+from transform_helpers import KERNELS
 
 
 @dataclass(frozen=True)
@@ -333,11 +331,12 @@ cuda_tile.module @loop_split {{
   }}
 }}
 """
+#: The loaded bounds plus the z block id (0 on a 1-D grid): values read at run time.
 DYNAMIC_BOUNDS = """\
-    %lb = addi %dlb, %zero0 : tile<i32>
-    %ub = addi %dub, %zero0 : tile<i32>
-    %st = addi %dst, %zero0 : tile<i32>
-""".replace("%zero0", "%bz")       # bz is 0: the bounds stay values read at run time
+    %lb = addi %dlb, %bz : tile<i32>
+    %ub = addi %dub, %bz : tile<i32>
+    %st = addi %dst, %bz : tile<i32>
+"""
 CONSTANT_BOUNDS = """\
     %lb = constant <i32: -3> : tile<i32>
     %ub = constant <i32: 37> : tile<i32>

@@ -5,9 +5,7 @@ the kernel computes the same bits before and after (run on the interpreter)."""
 from __future__ import annotations
 
 import io
-import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,31 +19,14 @@ from tileir.transforms.canonical import canonicalization_patterns
 from tileir.transforms.canonical.common import dense_attr, evaluate
 from tileir.transforms.rewriter import FOLDS
 from tileir.types import FloatType, IntegerType, TileType
-
-KERNELS = Path(tileir.__file__).parent / "examples" / "kernels"
-
-
-def module_of(body: str) -> tileir.Module:
-    """A module holding `body` (one function)."""
-    return tileir.parse("cuda_tile.module @m {\n" + body + "\n}\n")
-
-
-def text(module: tileir.Module) -> str:
-    """The module's text with runs of spaces made one (the printer's spacing after an
-    elided rounding mode is not what these tests are about)."""
-    return re.sub(r" +", " ", module.format()).strip()
+from transform_helpers import KERNELS, expected, module_of, printed
 
 
 def canonicalized(body: str, pipeline: str = "canonicalize") -> str:
-    """`body`'s module after `pipeline`, as `text`."""
+    """`body`'s module after `pipeline`, `printed`."""
     module = module_of(body)
     run(module, pipeline)
-    return text(module)
-
-
-def expected(body: str) -> str:
-    """`body` (a function's text) wrapped as `text` prints a module."""
-    return re.sub(r" +", " ", "cuda_tile.module @m {\n" + body.strip("\n") + "\n}").strip()
+    return printed(module)
 
 
 # ---- running a function before and after ------------------------------------------------
@@ -625,7 +606,7 @@ def test_is_a_fixed_point(case: Case) -> None:
     once = canonicalized(case.source)
     module = tileir.parse(once)
     run(module, "canonicalize")
-    assert text(module) == once
+    assert printed(module) == once
 
 
 # ---- the pass and its options -------------------------------------------------------------
@@ -653,10 +634,9 @@ def test_dead_code_goes_and_effects_stay() -> None:
   }""")
 
 
-def test_bottom_up_gives_the_same_result() -> None:
-    for case in CASES:
-        assert canonicalized(case.source, "canonicalize{top-down=false}") == \
-            expected(case.result), case.name
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_bottom_up_gives_the_same_result(case: Case) -> None:
+    assert canonicalized(case.source, "canonicalize{top-down=false}") == expected(case.result)
 
 
 def test_test_convergence_fails_when_the_sweeps_run_out() -> None:
@@ -675,9 +655,9 @@ def test_test_convergence_fails_when_the_sweeps_run_out() -> None:
         run(module_of(source), "canonicalize{max-iterations=1 test-convergence=true}")
     module = module_of(source)
     run(module, "canonicalize{max-iterations=1}")
-    assert text(module).count("constant <i1: true>") == 2
+    assert printed(module).count("constant <i1: true>") == 2
     run(module, "canonicalize{test-convergence=true}")
-    assert text(module).count("constant <i1: true>") == 1
+    assert printed(module).count("constant <i1: true>") == 1
 
 
 def test_region_simplify_option_is_checked() -> None:
@@ -758,3 +738,18 @@ def test_evaluate_uses_the_interpreters_semantics() -> None:
     assert value.values == (0x7FC00001, 0xFF800000, 0xFF800000, 0x80000000)
     t = TileType((3,), IntegerType(8))
     assert dense_attr(np.array([-1, 0, 127], np.int8), t).values == (-1, 0, 127)
+
+
+def test_evaluate_folds_nothing_where_the_interpreter_reports_undefined_behaviour() -> None:
+    module = module_of("""
+  testing$func @f() -> tile<2xi32> {
+    %a = constant <i32: [7, -8]> : tile<2xi32>
+    %b = constant <i32: [2, 0]> : tile<2xi32>
+    %0 = divi %a, %b signed : tile<2xi32>
+    return %0 : tile<2xi32>
+  }""")
+    ops = module.functions[0].regions[0].block.operations
+    assert evaluate(ops[2], [op.attr("value") for op in ops[:2]]) is None   # -8 / 0
+    defined = dense_attr(np.array([2, 4], np.int32), ops[1].results[0].type)
+    [value] = evaluate(ops[2], [ops[0].attr("value"), defined])
+    assert value.values == (3, -2)

@@ -3,16 +3,13 @@ located; one that does not is counted as compared."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import tileir
 from tileir.transforms import PASSES, PassDef, run
 from tileir.transforms.check import Launch, Report, SemanticsChanged, default_launches
-
-KERNELS = Path(tileir.__file__).parent / "examples" / "kernels"
+from transform_helpers import KERNELS
 
 
 def _register(monkeypatch, name: str, body) -> None:
@@ -93,6 +90,78 @@ def test_the_fuse_fma_bound_scales_with_the_buffer() -> None:
     far = before.copy()
     far[1] = np.float32(3.01)
     assert _first_difference(before, far, 4) == 1
+
+
+def test_the_bound_is_read_from_the_buffer_before_the_pass() -> None:
+    """A wrong value after the pass does not widen its own tolerance: with a two-bit
+    mantissa, 4 ulps of a scale taken from both buffers would call 0 -> 1 equal."""
+    import ml_dtypes
+
+    from tileir.transforms.check import _first_difference
+    t = ml_dtypes.float8_e5m2
+    before = np.array([0.0, 0.25], t)
+    after = np.array([0.0, 1.0], t)
+    assert _first_difference(before, after, 4) == 1
+    assert _first_difference(before, before.copy(), 4) is None
+
+
+def test_infinities_compare_quietly_under_the_bound() -> None:
+    """Infinities compare equal to themselves under a ulp bound, without a warning, and
+    never to the other infinity or a finite value."""
+    import warnings
+
+    from tileir.transforms.check import _first_difference
+    x = np.array([np.inf, -np.inf, 1.0], np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        assert _first_difference(x, x.copy(), 4) is None
+        assert _first_difference(x, x[[1, 0, 2]], 4) == 0
+        assert _first_difference(x, np.array([np.inf, -np.inf, np.inf], np.float32), 4) == 2
+
+
+def test_differences_in_buffer_count_shape_or_type_are_changes() -> None:
+    from tileir.transforms.check import difference
+    a = np.zeros(4, np.float32)
+    assert difference(([a], ""), ([a.copy()], "")) is None
+    assert difference(([a], ""), ([a.copy(), a.copy()], "")) == \
+        "it has 2 buffers after the pass, 1 before"
+    assert difference(([a], ""), ([np.zeros(0, np.float32)], "")) == \
+        "buffer 0 is float32[0] after the pass, float32[4] before"
+    assert difference(([a], ""), ([a.view(np.int32)], ""), 4) == \
+        "buffer 0 is int32[4] after the pass, float32[4] before"
+    assert difference(([a], "x"), ([a.copy()], "y")) == \
+        "it prints something else after the pass"
+    bits = a.copy()
+    bits[2] = -0.0
+    assert difference(([a], ""), ([bits], "")) == \
+        "buffer 0 differs at element 2: np.float32(0.0) before the pass, np.float32(-0.0) after"
+
+
+def test_every_module_of_a_builtin_module_is_checked(monkeypatch) -> None:
+    """A pass run on a builtin module holding two kernels' modules checks both (it used
+    to check none: no single module to run)."""
+    from tileir.ir import Operation
+    monkeypatch.setitem(PASSES, "test-bump-any", PassDef("test-bump-any", "any",
+                                                         _bump_constant))
+    both = Operation("builtin.module", regions=1)
+    block = both.regions[0].add_block()
+    for kernel in ("vector_add.mlir", "bug_scale2d.mlir"):
+        block.append(tileir.load(KERNELS / kernel))
+    report = Report()
+    with pytest.raises(SemanticsChanged, match="kernel 'scale2d'"):
+        run(both, "test-bump-any", check_semantics=True, report=report)
+    assert report.compared == {"test-bump-any": 1}          # vector_add, before scale2d
+
+
+def test_semantics_checks_keep_the_callers_checks_and_the_verifier() -> None:
+    from tileir.transforms import Checks
+    from tileir.transforms.check import semantics_checks
+    module = tileir.load(KERNELS / "vector_add.mlir")
+    mine = Checks()
+    added = semantics_checks(module, mine)
+    assert (mine.before_pass, mine.after_pass) == (None, None)
+    assert added is not mine and added.verify_each
+    assert not semantics_checks(module, Checks(verify_each=False)).verify_each
 
 
 def test_multicast_replicas_are_compared(monkeypatch) -> None:

@@ -11,23 +11,22 @@ import tileir
 from tileir.attributes import (ArrayAttr, DICompileUnitAttr, DIFileAttr, DILocAttr,
                                DISubprogramAttr, DictAttr, FileLineColLoc, FusedLoc, NameLoc,
                                StringAttr, SymbolRefAttr, UNKNOWN_LOC, CallSiteLoc)
-from tileir.cli.opt import main
 from tileir.transforms import PassFailure, run
 from tileir.transforms.passes.synthesize_debug_info_scopes import file_location, split_path
 from tileir.transforms.symbols import (lookup_symbol_in, parse_nested_symbol, rename_symbol,
                                        replace_elements)
+from transform_helpers import ONE_ENTRY, opt
 
 SYNTHESIZE = "--pass-pipeline=builtin.module(cuda_tile.module(synthesize-debug-info-scopes))"
 
 
-def opt(tmp_path, monkeypatch, capsys, text: str, *flags: str) -> tuple[int, str, str]:
-    """cuda-tile-opt on `text` (the file ``in.mlir``, read from its own directory): its
-    exit status, stdout and stderr."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "in.mlir").write_text(text)
-    status = main(["in.mlir", *flags])
-    out, err = capsys.readouterr()
-    return status, out, err
+def with_debuginfo(tmp_path, monkeypatch, capsys, text: str, *flags: str) -> str:
+    """What cuda-tile-opt prints for `text` with `flags` and ``--mlir-print-debuginfo``;
+    it must succeed without a message."""
+    status, out, err = opt(tmp_path, monkeypatch, capsys, text, *flags,
+                           "--mlir-print-debuginfo")
+    assert (status, err) == (0, "")
+    return out
 
 
 # ---- synthesize-debug-info-scopes ------------------------------------------------------
@@ -45,9 +44,7 @@ def test_synthesize_uses_file_locations_through_names_call_sites_and_fused(
   } loc(unknown)
 } loc("kern"("/src/lib/mod.py":1:1))
 """
-    status, out, err = opt(tmp_path, monkeypatch, capsys, text, SYNTHESIZE,
-                           "--mlir-print-debuginfo")
-    assert (status, err) == (0, "")
+    out = with_debuginfo(tmp_path, monkeypatch, capsys, text, SYNTHESIZE)
     # @k: its own file and line; the constant keeps its call site's caller, the return
     # the first file location of its fused location.  @f has no file location: the
     # compile unit's file (the module's), line 1; its return keeps the parser's location.
@@ -90,9 +87,7 @@ def test_synthesize_without_any_file_location(tmp_path, monkeypatch, capsys) -> 
   } loc(unknown)
 } loc(unknown)
 """
-    status, out, err = opt(tmp_path, monkeypatch, capsys, text, SYNTHESIZE,
-                           "--mlir-print-debuginfo")
-    assert (status, err) == (0, "")
+    out = with_debuginfo(tmp_path, monkeypatch, capsys, text, SYNTHESIZE)
     assert out == """module {
   cuda_tile.module @m {
     entry @k() {
@@ -124,9 +119,7 @@ cuda_tile.module @m {
   } loc("k.py":7:1)
 } loc(unknown)
 """
-    status, out, err = opt(tmp_path, monkeypatch, capsys, text, SYNTHESIZE,
-                           "--mlir-print-debuginfo")
-    assert (status, err) == (0, "")
+    out = with_debuginfo(tmp_path, monkeypatch, capsys, text, SYNTHESIZE)
     # @k's scope (inside a fused location) stays, and so does its return's location;
     # @j gets one whose compile unit is the module's unknown file.
     assert out == """module {
@@ -194,11 +187,9 @@ cuda_tile.module @m {
 
 
 def test_rename_updates_the_linkage_name_everywhere(tmp_path, monkeypatch, capsys) -> None:
-    status, out, err = opt(
-        tmp_path, monkeypatch, capsys, SCOPED, "--mlir-print-debuginfo",
-        "--test-debuginfo-update-symbol-name=symbol-to-rename=m::k scope=m::k "
-        "new-name=k_f32")
-    assert (status, err) == (0, "")
+    out = with_debuginfo(tmp_path, monkeypatch, capsys, SCOPED,
+                         "--test-debuginfo-update-symbol-name=symbol-to-rename=m::k "
+                         "scope=m::k new-name=k_f32")
     # the subprogram inside the lexical block and inside the fused location is the
     # renamed one too: no second subprogram is printed
     assert out == """module {
@@ -332,7 +323,7 @@ def test_rename_symbol_replaces_only_inside_its_scope() -> None:
 
 
 def test_rename_symbol_defaults_to_the_whole_ir_and_keeps_other_scopes() -> None:
-    module = tileir.parse("cuda_tile.module @m {\n  entry @k() {\n    return\n  }\n}\n")
+    module = tileir.parse(ONE_ENTRY)
     k = module.entries[0]
     old, other = _subprogram("k"), _subprogram("other")
     k.location = DILocAttr(FileLineColLoc("k.py", 1, 1), old)
@@ -346,14 +337,14 @@ def test_rename_symbol_defaults_to_the_whole_ir_and_keeps_other_scopes() -> None
 
 
 def test_rename_symbol_without_a_subprogram_only_renames() -> None:
-    module = tileir.parse("cuda_tile.module @m {\n  entry @k() {\n    return\n  }\n}\n")
+    module = tileir.parse(ONE_ENTRY)
     before = module.entries[0].location
     rename_symbol(module.entries[0], "k2")
     assert module.entries[0].symbol == "k2" and module.entries[0].location is before
 
 
 def test_a_top_level_symbol_needs_no_enclosing_scope() -> None:
-    module = tileir.parse("cuda_tile.module @m {\n  entry @k() {\n    return\n  }\n}\n")
+    module = tileir.parse(ONE_ENTRY)
     rename_symbol(module, "n", scope=module.entries[0])
     assert module.sym_name == "n"
     with pytest.raises(PassFailure):
@@ -362,7 +353,7 @@ def test_a_top_level_symbol_needs_no_enclosing_scope() -> None:
 
 
 def test_lookup_and_replace_elements() -> None:
-    module = tileir.parse("cuda_tile.module @m {\n  entry @k() {\n    return\n  }\n}\n")
+    module = tileir.parse(ONE_ENTRY)
     assert parse_nested_symbol("a::b::c") == SymbolRefAttr("a", ("b", "c"))
     assert lookup_symbol_in(module, SymbolRefAttr("k")) is module.entries[0]
     assert lookup_symbol_in(module, SymbolRefAttr("k", ("x",))) is None

@@ -6,7 +6,6 @@ twice-rounded unfused result by no more than the product's rounding that fusion 
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 
 import numpy as np
@@ -15,25 +14,16 @@ import pytest
 import tileir
 from tileir.interp import Machine
 from tileir.transforms import PassFailure, run
+from transform_helpers import KERNELS, expected, module_of, printed
 
 PIPELINE = "cuda_tile.module(cuda_tile.testing$func(fuse-fma))"
 
 
-def module_of(body: str) -> tileir.Module:
-    """A module holding `body`."""
-    return tileir.parse("cuda_tile.module @m {\n" + body + "\n}\n")
-
-
 def fused(body: str) -> str:
-    """The module of `body` after fuse-fma, printed, runs of spaces made one."""
+    """The module of `body` after fuse-fma, `printed`."""
     module = module_of(body)
     run(module, PIPELINE)
-    return re.sub(r" +", " ", module.format()).strip()
-
-
-def expected(body: str) -> str:
-    """`body` as `fused` prints its module."""
-    return re.sub(r" +", " ", "cuda_tile.module @m {\n" + body.strip("\n") + "\n}").strip()
+    return printed(module)
 
 
 # ---- what fuses -------------------------------------------------------------------------
@@ -242,11 +232,8 @@ def test_fused_rounds_once_and_differs_by_at_most_the_saved_rounding(
 
 @pytest.mark.parametrize("kernel", ["flash_attention", "layernorm"])
 def test_example_kernels_fuse_within_the_checks_tolerance(kernel: str) -> None:
-    from pathlib import Path
-
     from tileir.transforms.check import Report
-    module = tileir.load(Path(tileir.__file__).parent / "examples" / "kernels" /
-                         f"{kernel}.mlir")
+    module = tileir.load(KERNELS / f"{kernel}.mlir")
     report = Report()
     run(module, "cuda_tile.module(cuda_tile.entry(fuse-fma))", check_semantics=True,
         report=report)

@@ -492,6 +492,7 @@ def test_wide_types_at_their_edges(t: str, bits: int, sign: str) -> None:
         text = kernel(t, predicate, sign, True)
         before, after = tileir.parse(text), tileir.parse(text)
         run(after, PIPELINE.format(options=""))
+        assert after.format().count(" in (") == 2, predicate
         for case in _cases(bits, sign == "unsigned")[::4]:
             args = [dtype(_wrapped(v, bits)) for v in case]
             assert _launch(before, args) == _launch(after, args), (predicate, case)

@@ -4,17 +4,14 @@ of a level skip, naming the passes it lacks, until they are registered."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 import tileir
-from tileir.cli.opt import build_parser, main
+from tileir.cli.opt import build_parser
 from tileir.transforms import PipelineError, parse_pipeline
 from tileir.transforms.optimize import missing_passes, optimize, passes_for, pipeline_for
 from tileir.transforms.pipeline import Nest
-
-KERNELS = Path(tileir.__file__).parent / "examples" / "kernels"
+from transform_helpers import KERNELS, ONE_ENTRY, opt
 
 
 def _in_functions(body: str) -> str:
@@ -83,27 +80,18 @@ def test_opt_level_out_of_range(capsys) -> None:
         "cuda-tile-opt: error: argument -O: invalid choice: 4 (choose from 0, 1, 2, 3)\n")
 
 
-SMALL = "cuda_tile.module @m {\n  entry @k() {\n    return\n  }\n}\n"
 PRINTED = "module {\n  cuda_tile.module @m {\n    entry @k() {\n      return\n    }\n  }\n}\n"
 
 
-def _opt(tmp_path, monkeypatch, capsys, text: str, *flags: str) -> tuple[int, str, str]:
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "in.mlir").write_text(text)
-    status = main(["in.mlir", *flags])
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
 def test_o0_runs_nothing(tmp_path, monkeypatch, capsys) -> None:
-    assert _opt(tmp_path, monkeypatch, capsys, SMALL, "-O0") == (0, PRINTED, "")
-    assert _opt(tmp_path, monkeypatch, capsys, SMALL, "-O0", "-no-implicit-module") == (
-        0, SMALL, "")
+    assert opt(tmp_path, monkeypatch, capsys, ONE_ENTRY, "-O0") == (0, PRINTED, "")
+    assert opt(tmp_path, monkeypatch, capsys, ONE_ENTRY, "-O0", "-no-implicit-module") == (
+        0, ONE_ENTRY, "")
 
 
 def test_o0_then_a_pass_pipeline(tmp_path, monkeypatch, capsys) -> None:
-    status, out, err = _opt(
-        tmp_path, monkeypatch, capsys, SMALL, "-O0", "--pass-pipeline="
+    status, out, err = opt(
+        tmp_path, monkeypatch, capsys, ONE_ENTRY, "-O0", "--pass-pipeline="
         "builtin.module(cuda_tile.module(synthesize-debug-info-scopes))",
         "--mlir-print-debuginfo")
     assert (status, err) == (0, "")
@@ -112,13 +100,13 @@ def test_o0_then_a_pass_pipeline(tmp_path, monkeypatch, capsys) -> None:
 
 
 def test_fuse_fma_opt_needs_a_level(tmp_path, monkeypatch, capsys) -> None:
-    assert _opt(tmp_path, monkeypatch, capsys, SMALL, "--fuse-fma-opt") == (
+    assert opt(tmp_path, monkeypatch, capsys, ONE_ENTRY, "--fuse-fma-opt") == (
         1, "", "error: --fuse-fma-opt needs an optimization level (-O0 to -O3)\n")
 
 
 def test_a_level_with_unregistered_passes_says_which(tmp_path, monkeypatch, capsys) -> None:
     monkeypatch.setattr("tileir.transforms.pipeline.load_passes", lambda: {})
-    assert _opt(tmp_path, monkeypatch, capsys, SMALL, "-O1") == (
+    assert opt(tmp_path, monkeypatch, capsys, ONE_ENTRY, "-O1") == (
         1, "", "error: 'canonicalize' does not refer to a registered pass or pass pipeline\n")
 
 
@@ -133,8 +121,8 @@ def test_levels_run_their_passes_in_order_on_each_function(tmp_path, monkeypatch
         monkeypatch.setitem(PASSES, name, PassDef(
             name, anchor, lambda op, opts, name=name: ran.append((name, op.symbol, opts)),
             options=options))
-    text = SMALL.replace("  }\n}", "  }\n  testing$func @t() {\n    return\n  }\n}")
-    status, out, err = _opt(tmp_path, monkeypatch, capsys, text, "-O3", "--fuse-fma-opt")
+    text = ONE_ENTRY.replace("  }\n}", "  }\n  testing$func @t() {\n    return\n  }\n}")
+    status, out, err = opt(tmp_path, monkeypatch, capsys, text, "-O3", "--fuse-fma-opt")
     assert (status, err) == (0, "")
     per_function = [("fuse-fma", {}), ("canonicalize", {}), ("cse", {}),
                     ("loop-invariant-code-motion", {}),
@@ -164,10 +152,18 @@ def _require(level: int, fuse_fma: bool) -> None:
 @pytest.mark.parametrize("level, fuse_fma", LEVEL_CASES)
 @pytest.mark.parametrize("kernel", ["vector_add.mlir", "bug_scale2d.mlir"])
 def test_levels_keep_what_kernels_compute(level: int, fuse_fma: bool, kernel: str) -> None:
+    from collections import Counter
+
+    from tileir.transforms.check import Report
     _require(level, fuse_fma)
     module = tileir.load(KERNELS / kernel)
-    assert optimize(module, level, fuse_fma, check_semantics=True) is module
+    report = Report()
+    assert optimize(module, level, fuse_fma, check_semantics=True, report=report) is module
     module.verify()
+    # every pass step of the level ran the kernel before and after it (a check that
+    # compares nothing would pass whatever the passes did)
+    names = Counter(text.partition("{")[0] for text in passes_for(level, fuse_fma))
+    assert (report.compared, report.unchecked) == (dict(names), {})
 
 
 @pytest.mark.parametrize("level, fuse_fma", LEVEL_CASES)
@@ -175,7 +171,7 @@ def test_levels_from_cuda_tile_opt(tmp_path, monkeypatch, capsys, level: int,
                                    fuse_fma: bool) -> None:
     _require(level, fuse_fma)
     text = (KERNELS / "vector_add.mlir").read_text()
-    status, out, err = _opt(tmp_path, monkeypatch, capsys, text, f"-O{level}",
+    status, out, err = opt(tmp_path, monkeypatch, capsys, text, f"-O{level}",
                             *(["--fuse-fma-opt"] if fuse_fma else []), "--check-semantics")
     assert (status, err) == (0, "")
     # the same as the Python entry point, on the builtin.module cuda-tile-opt wraps

@@ -4,20 +4,19 @@ re-queuing, limits)."""
 
 from __future__ import annotations
 
-import re
-
-
 import tileir
 from tileir.attributes import UNIT
 from tileir.ir import Operation
 from tileir.transforms.rewriter import (FOLDS, GreedyConfig, Patterns, Rewriter,
                                         apply_greedily, constant_value, erase_dead_ops,
                                         is_pure, is_trivially_dead, run_greedily)
+from transform_helpers import (BIT_DISTINCT_CONSTANTS, BIT_DISTINCT_UNIQUED, expected,
+                               module_of, printed)
 
 
 def function_of(body: str) -> Operation:
     """The only function of a module holding `body`."""
-    return tileir.parse("cuda_tile.module @m {\n" + body + "\n}\n").functions[0]
+    return module_of(body).functions[0]
 
 
 def ops(function: Operation) -> list[Operation]:
@@ -25,15 +24,9 @@ def ops(function: Operation) -> list[Operation]:
     return function.regions[0].blocks[0].operations
 
 
-def text(op: Operation) -> str:
-    """The module holding `op`, printed, spaces squeezed."""
-    module = op.parent.parent.parent
-    return re.sub(r" +", " ", module.format()).strip()
-
-
-def body_text(op: Operation) -> list[str]:
+def body_text(function: Operation) -> list[str]:
     """The printed lines of the function's body."""
-    return [line.strip() for line in text(op).splitlines()[2:-2]]
+    return [line.strip() for line in printed(function.parent_op).splitlines()[2:-2]]
 
 
 CHAIN = """
@@ -42,6 +35,19 @@ CHAIN = """
     %y = muli %x, %x : tile<i32>
     %z = subi %y, %a : tile<i32>
     return %z : tile<i32>
+  }"""
+
+
+#: An ``if`` computing in its then branch, yielding an argument in its else branch.
+IF_ADD = """
+  testing$func @f(%c: tile<i1>, %a: tile<i32>) -> tile<i32> {
+    %0 = if %c -> (tile<i32>) {
+      %x = addi %a, %a : tile<i32>
+      yield %x : tile<i32>
+    } else {
+      yield %a : tile<i32>
+    }
+    return %0 : tile<i32>
   }"""
 
 
@@ -67,16 +73,7 @@ def test_use_lists_follow_every_change() -> None:
 
 
 def test_an_inserted_op_with_a_body_records_the_uses_inside() -> None:
-    f = function_of("""
-  testing$func @f(%c: tile<i1>, %a: tile<i32>) -> tile<i32> {
-    %0 = if %c -> (tile<i32>) {
-      %x = addi %a, %a : tile<i32>
-      yield %x : tile<i32>
-    } else {
-      yield %a : tile<i32>
-    }
-    return %0 : tile<i32>
-  }""")
+    f = function_of(IF_ADD)
     c, a = f.regions[0].blocks[0].arguments
     if_op, ret = ops(f)
     rewriter = Rewriter(f)
@@ -169,16 +166,7 @@ def test_bottom_up_visits_the_last_op_first_and_top_down_the_first() -> None:
 
 
 def test_a_change_inside_a_region_revisits_its_ancestors() -> None:
-    f = function_of("""
-  testing$func @f(%c: tile<i1>, %a: tile<i32>) -> tile<i32> {
-    %0 = if %c -> (tile<i32>) {
-      %x = addi %a, %a : tile<i32>
-      yield %x : tile<i32>
-    } else {
-      yield %a : tile<i32>
-    }
-    return %0 : tile<i32>
-  }""")
+    f = function_of(IF_ADD)
     seen: list[str] = []
     patterns = _recorder(seen)
 
@@ -250,6 +238,13 @@ def test_constants_are_hoisted_to_the_front_and_uniqued() -> None:
         "yield %cst_2_i32 : tile<i32>",
         "}",
         "return %1 : tile<i32>"]
+
+
+def test_constants_are_uniqued_by_their_bits() -> None:
+    """0.0 and -0.0 (equal as floats) and NaNs of two payloads stay apart."""
+    module = module_of(BIT_DISTINCT_CONSTANTS)
+    apply_greedily(module.functions[0], Patterns())
+    assert printed(module) == expected(BIT_DISTINCT_UNIQUED)
 
 
 def test_constants_stay_where_they_are_without_cse_constants() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir import Operation
-from .pipeline import Checks, PipelineError, parse_pipeline, run_pipeline
+from .pipeline import Checks, InvalidAfterPass, PipelineError, parse_pipeline, run_pipeline
 from .registry import PASSES, PassDef, PassFailure, PassOption, load_passes, register
 
 
@@ -31,5 +31,5 @@ def run(op: Operation, pipeline: str, *, verify_each: bool = True,
     return op
 
 
-__all__ = ["Checks", "PASSES", "PassDef", "PassFailure", "PassOption", "PipelineError",
-           "load_passes", "parse_pipeline", "register", "run", "run_pipeline"]
+__all__ = ["Checks", "InvalidAfterPass", "PASSES", "PassDef", "PassFailure", "PassOption",
+           "PipelineError", "load_passes", "parse_pipeline", "register", "run", "run_pipeline"]

@@ -2,8 +2,9 @@
 same inputs and require the same results.
 
 `semantics_checks` gives the pipeline (`pipeline.Checks`) hooks that launch each of the
-module's kernels on the interpreter before a pass and again after it, from fresh copies
-of the same inputs, and compare every buffer bit for bit (and what ``print_tko`` printed).
+module's kernels (of every ``cuda_tile.module`` a pass on a builtin module can change) on
+the interpreter before a pass and again after it, from fresh copies of the same inputs,
+and compare every buffer bit for bit (and what ``print_tko`` printed: `difference`).
 A pass that changes a result raises `SemanticsChanged`, naming the pass, the kernel, the
 buffer and the first differing element.  A pass registered as changing numerics
 (`NUMERIC_PASSES`: fuse-fma, which rounds once where the kernel rounded twice) is held to a
@@ -20,7 +21,7 @@ as unchecked (`Report.unchecked`), not failures.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -67,22 +68,15 @@ class Report:
     unchecked: dict[str, int] = field(default_factory=dict)
 
 
-def _module_in(op: Operation) -> Module | None:
-    """The ``cuda_tile.module`` `op` is or holds (directly or in a builtin module)."""
-    if isinstance(op, Module):
-        return op
-    found = [o for o in op.walk() if isinstance(o, Module)]
-    return found[0] if len(found) == 1 else None
-
-
-def _modules_above(op: Operation) -> Module | None:
-    """The module `op` belongs to (itself, an ancestor, or the one inside it)."""
+def _modules_of(op: Operation) -> list[Module]:
+    """The ``cuda_tile.module``s a pass on `op` can change: the one `op` is or belongs
+    to, else every one inside it (a builtin module may hold several: each is checked)."""
     at: Any = op
     while at is not None:
         if isinstance(at, Module):
-            return at
+            return [at]
         at = at.parent_op
-    return _module_in(op)
+    return [o for o in op.walk() if isinstance(o, Module)]
 
 
 def default_launches(module: Module, seed: int = 0) -> list[Launch]:
@@ -164,9 +158,10 @@ def _is_float(dtype: np.dtype) -> bool:
 
 def _first_difference(before: np.ndarray, after: np.ndarray, ulps: int) -> int | None:
     """The first element index where `after` differs from `before`: in its bits, or, for
-    floats when `ulps` > 0, by more than `ulps` units in the last place of the buffer's
-    largest finite magnitude (NaN matching NaN, infinities themselves); None when they
-    agree."""
+    floats when `ulps` > 0, by more than `ulps` units in the last place of the largest
+    finite magnitude of the buffer before the pass (NaN matching NaN, infinities
+    themselves); None when they agree.  The scale is read from `before` alone: a value
+    the pass got wrong must not widen the tolerance it is judged by."""
     if before.shape != after.shape or before.dtype != after.dtype:
         return 0
     if ulps and _is_float(before.dtype):
@@ -174,7 +169,7 @@ def _first_difference(before: np.ndarray, after: np.ndarray, ulps: int) -> int |
         info = ml_dtypes.finfo(before.dtype)
         x = before.astype(np.float64).reshape(-1)
         y = after.astype(np.float64).reshape(-1)
-        finite = np.abs(np.concatenate([x, y]))
+        finite = np.abs(x)
         finite = finite[np.isfinite(finite)]
         scale = float(finite.max()) if finite.size else 0.0
         bound = ulps * max(scale * 2.0 ** -info.nmant, float(info.smallest_subnormal))
@@ -190,33 +185,52 @@ def _first_difference(before: np.ndarray, after: np.ndarray, ulps: int) -> int |
     return int(bad[0]) if bad.size else None
 
 
+def difference(outcome: tuple[list[np.ndarray], str], again: tuple[list[np.ndarray], str],
+               ulps: int = 0) -> str | None:
+    """How the results of one launch after a pass (`again`: its buffers and printed text)
+    differ from those before it (`outcome`), by `_first_difference`'s rule, or None when
+    they are the same."""
+    (buffers, printed), (new_buffers, new_printed) = outcome, again
+    if len(buffers) != len(new_buffers):
+        return f"it has {len(new_buffers)} buffers after the pass, {len(buffers)} before"
+    for i, (x, y) in enumerate(zip(buffers, new_buffers)):
+        at = _first_difference(x, y, ulps)
+        if at is not None:
+            if x.shape != y.shape or x.dtype != y.dtype:
+                return (f"buffer {i} is {y.dtype}{list(y.shape)} after the pass, "
+                        f"{x.dtype}{list(x.shape)} before")
+            return (f"buffer {i} differs at element {at}: {x.reshape(-1)[at]!r} before the "
+                    f"pass, {y.reshape(-1)[at]!r} after")
+    if printed != new_printed:
+        return "it prints something else after the pass"
+    return None
+
+
 def semantics_checks(op: Operation, checks: Checks | None = None,
                      launches: Sequence[Launch] | None = None, seed: int = 0,
                      report: Report | None = None) -> Checks:
-    """`checks` (a new `Checks` when None) with the execution check added around each pass
-    (see the module docstring); `report`, when given, collects the counts."""
+    """A copy of `checks` (default: a new `Checks`, the verifier on) with the execution
+    check added around each pass (see the module docstring), after the hooks `checks`
+    has; `report`, when given, collects the counts.  `checks` itself is left as it is."""
     checks = checks if checks is not None else Checks()
     report = report if report is not None else Report()
-    saved: dict[int, list[tuple[Launch, tuple[str, Any]]]] = {}
+    #: The runs before the pass, by the op it runs on (the op itself: an id could be
+    #: another op's once this one is gone).
+    saved: dict[Operation, list[tuple[Module, Launch, tuple[str, Any]]]] = {}
 
     def planned(module: Module) -> Sequence[Launch]:
         return launches if launches is not None else default_launches(module, seed)
 
     def before(pass_def: PassDef, target: Operation) -> None:
-        """Run each launch on the module as it is before the pass."""
-        module = _modules_above(target)
-        if module is None:
-            return
-        saved[id(target)] = [(launch, _outcome(module, launch))
-                             for launch in planned(module)]
+        """Run each launch on each module the pass can change, as it is before the
+        pass."""
+        saved[target] = [(module, launch, _outcome(module, launch))
+                         for module in _modules_of(target) for launch in planned(module)]
 
     def after(pass_def: PassDef, target: Operation) -> None:
         """Run each launch again and compare with the run before the pass."""
-        module = _modules_above(target)
-        if module is None:
-            return
         ulps = NUMERIC_PASSES.get(pass_def.name, 0)
-        for launch, (kind, outcome) in saved.pop(id(target), []):
+        for module, launch, (kind, outcome) in saved.pop(target, []):
             if kind != "ok":
                 report.unchecked[pass_def.name] = report.unchecked.get(pass_def.name, 0) + 1
                 continue
@@ -225,16 +239,9 @@ def semantics_checks(op: Operation, checks: Checks | None = None,
             if again_kind != "ok":
                 raise _changed(pass_def, target, f"{where} ran before the pass but fails "
                                f"after it: {again}")
-            (buffers, printed), (new_buffers, new_printed) = outcome, again
-            for i, (x, y) in enumerate(zip(buffers, new_buffers)):
-                at = _first_difference(x, y, ulps)
-                if at is not None:
-                    raise _changed(pass_def, target, f"{where}: buffer {i} differs at "
-                                   f"element {at}: {x.reshape(-1)[at]!r} before the pass, "
-                                   f"{y.reshape(-1)[at]!r} after")
-            if printed != new_printed:
-                raise _changed(pass_def, target, f"{where} prints something else after "
-                               "the pass")
+            found = difference(outcome, again, ulps)
+            if found is not None:
+                raise _changed(pass_def, target, f"{where}: {found}")
             report.compared[pass_def.name] = report.compared.get(pass_def.name, 0) + 1
 
     previous_before, previous_after = checks.before_pass, checks.after_pass
@@ -248,8 +255,7 @@ def semantics_checks(op: Operation, checks: Checks | None = None,
         if previous_after is not None:
             previous_after(pass_def, target)
         after(pass_def, target)
-    checks.before_pass, checks.after_pass = before_all, after_all
-    return checks
+    return replace(checks, before_pass=before_all, after_pass=after_all)
 
 
 def _changed(pass_def: PassDef, target: Operation, message: str) -> SemanticsChanged:
@@ -259,4 +265,4 @@ def _changed(pass_def: PassDef, target: Operation, message: str) -> SemanticsCha
 
 
 __all__ = ["DEFAULT_ELEMENTS", "Launch", "NUMERIC_PASSES", "Report", "SemanticsChanged",
-           "default_launches", "semantics_checks"]
+           "default_launches", "difference", "semantics_checks"]

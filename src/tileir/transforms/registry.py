@@ -10,14 +10,15 @@ pipeline's ``{name=value ...}`` text.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ..diagnostics import Diagnostic, TileIRError
+from ..verify.rules import core as _core_rules
 
 #: Anchors a pass may declare: an op name, "function" (MLIR's FunctionOpInterface: an
-#: ``entry`` or a testing function) or "any" (an OperationPass<>: whatever op it is
-#: nested under).
-FUNCTION_OPS = frozenset({"cuda_tile.entry", "cuda_tile.testing$func"})
+#: ``entry`` or a testing function, the verifier's own list of them) or "any" (an
+#: OperationPass<>: whatever op it is nested under).
+FUNCTION_OPS = frozenset(_core_rules.FUNCTION_OPS)
 
 
 class PassFailure(TileIRError):
@@ -27,12 +28,14 @@ class PassFailure(TileIRError):
 @dataclass(frozen=True)
 class PassOption:
     """One option of a pass: its name as the pipeline spells it, its type, default and
-    help."""
+    help, and the values it may take (`choices`; empty: any value of its type).  The
+    pipeline parser checks a value against both, so a pass never sees a bad one."""
 
     name: str
     type: type
     default: Any
     help: str = ""
+    choices: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -60,9 +63,12 @@ PASSES: dict[str, PassDef] = {}
 
 def register(name: str, anchor: str = "any", summary: str = "",
              options: tuple[PassOption, ...] = ()) -> Callable[[Callable], Callable]:
-    """Register the decorated function as pass `name`."""
+    """Register the decorated function as pass `name` (a name registered already is an
+    error, as a fold declared twice is: one pass would silently replace the other)."""
     def add(run: Callable[[Any, dict[str, Any]], None]) -> Callable:
         """Record `run` under `name`."""
+        if name in PASSES:
+            raise ValueError(f"pass '{name}' registered twice")
         PASSES[name] = PassDef(name, anchor, run, summary, tuple(options))
         return run
     return add
@@ -74,12 +80,14 @@ def load_passes() -> dict[str, PassDef]:
     return PASSES
 
 
-def failure(message: str, location: Any = None) -> PassFailure:
-    """A `PassFailure` with one error at `location` (an op's location, or none)."""
+def failure(message: str, location: Any = None, notes: Sequence[Diagnostic] = (),
+            kind: type[PassFailure] = PassFailure) -> PassFailure:
+    """A `PassFailure` (or subclass `kind`) with one error at `location` (an op or its
+    location, or none) carrying `notes`."""
     from ..diagnostics import error
     from ..ir import location_of
     where = location_of(location) if location is not None else None
-    return PassFailure(error(message, where))
+    return kind(error(message, where, tuple(notes)))
 
 
 __all__ = ["Diagnostic", "FUNCTION_OPS", "PASSES", "PassDef", "PassFailure", "PassOption",

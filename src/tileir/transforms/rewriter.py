@@ -42,9 +42,15 @@ Pattern = Callable[[Operation, "Rewriter"], bool]
 Fold = Callable[[Operation, "Rewriter"], "list[Value | Attribute] | None"]
 
 
-def _traits(op: Operation) -> frozenset[str]:
+def traits_of(op: Operation) -> frozenset[str]:
     """The declared traits of `op` (none for an unregistered op)."""
     return op.opdef.traits if op.opdef is not None else frozenset()
+
+
+def might_be_isolated(op: Operation) -> bool:
+    """Whether `op`'s regions may not see values from outside it: IsolatedFromAbove, or
+    unregistered (MLIR's ``mightHaveTrait``)."""
+    return op.opdef is None or "IsolatedFromAbove" in op.opdef.traits
 
 
 class Rewriter:
@@ -186,17 +192,13 @@ class Rewriter:
     def replace_all_uses(self, old: Value, new: Value) -> None:
         """Make every use of `old` a use of `new` (each user is told, newest use first,
         as MLIR walks a use list)."""
-        if old is new:
-            return
-        for user in reversed(self.users(old)):
-            self._drop_uses(user)
-            user.operands = [new if v is old else v for v in user.operands]
-            self._add_uses(user)
-            self._changed(user)
+        if old is not new:
+            self.replace_uses_where(old, new, lambda user: True)
 
     def replace_uses_where(self, old: Value, new: Value,
                            where: Callable[[Operation], bool]) -> None:
-        """Make the uses of `old` by the ops `where` accepts uses of `new`."""
+        """Make the uses of `old` by the ops `where` accepts uses of `new` (each user
+        told, newest use first)."""
         for user in reversed(self.users(old)):
             if where(user):
                 self._drop_uses(user)
@@ -299,7 +301,7 @@ class Rewriter:
 def is_pure(op: Operation) -> bool:
     """Whether `op` has no memory effect (Pure / NoMemoryEffect, or RecursiveMemoryEffects
     with every nested op pure)."""
-    traits = _traits(op)
+    traits = traits_of(op)
     if "Pure" in traits or "NoMemoryEffect" in traits or "ConstantLike" in traits:
         return True
     if "RecursiveMemoryEffects" in traits:
@@ -310,7 +312,7 @@ def is_pure(op: Operation) -> bool:
 
 def is_trivially_dead(op: Operation, rewriter: Rewriter) -> bool:
     """Whether `op` can go: no result used, no effect, not a terminator nor a symbol."""
-    traits = _traits(op)
+    traits = traits_of(op)
     if "Terminator" in traits or "ReturnLike" in traits or "Symbol" in traits:
         return False
     return all(not rewriter.has_uses(r) for r in op.results) and is_pure(op)
@@ -343,7 +345,7 @@ def load_folds() -> dict[str, Fold]:
 def constant_value(op: Operation | None) -> Attribute | None:
     """The value of a constant op (``ConstantLike``, folding to an attribute: MLIR's
     ``m_Constant``), else None."""
-    if op is None or "ConstantLike" not in _traits(op):
+    if op is None or "ConstantLike" not in traits_of(op):
         return None
     hook = load_folds().get(op.name)
     found = hook(op, None) if hook is not None else None   # (constant folds need none)
@@ -436,9 +438,9 @@ class _Worklist:
 
 
 def _isolated(op: Operation) -> bool:
-    """Whether constants inside `op` stay inside it: isolated from above, unregistered
-    (MLIR: might be), or at top level."""
-    return op.opdef is None or "IsolatedFromAbove" in op.opdef.traits or op.parent is None
+    """Whether constants inside `op` stay inside it: it might be isolated from above, or
+    it is at top level."""
+    return might_be_isolated(op) or op.parent is None
 
 
 def _insertion_region(block: Block) -> Region:
@@ -456,12 +458,14 @@ def _insertion_region(block: Block) -> Region:
 
 class _ConstantFolder:
     """Constants uniqued per insertion region and kept at the front of its entry block
-    (MLIR's ``OperationFolder::insertKnownConstant``), for one sweep."""
+    (MLIR's ``OperationFolder::insertKnownConstant``), for one sweep.  Scopes are keyed by
+    the region itself (an identity-hashed object kept alive here), never by its `id`,
+    which a freed region could pass on to a new one."""
 
     def __init__(self, rewriter: Rewriter) -> None:
         self.rewriter = rewriter
-        self.scopes: dict[int, dict[tuple[Attribute, Any], Operation]] = defaultdict(dict)
-        self.owned: dict[Operation, tuple[int, tuple[Attribute, Any]]] = {}
+        self.scopes: dict[Region, dict[tuple[Attribute, Any], Operation]] = defaultdict(dict)
+        self.owned: dict[Operation, tuple[Region, tuple[Attribute, Any]]] = {}
 
     @staticmethod
     def _move_to_front(op: Operation, block: Block) -> None:
@@ -484,7 +488,7 @@ class _ConstantFolder:
             return True
         region = _insertion_region(block)
         key = (value, op.results[0].type)
-        known = self.scopes[id(region)].get(key)
+        known = self.scopes[region].get(key)
         if known is not None:
             self.rewriter.replace_op(op, known.results)
             known.location = UNKNOWN_LOC
@@ -494,8 +498,8 @@ class _ConstantFolder:
                                   entry.operations[entry.operations.index(op) - 1]
                                   not in self.owned):
             self._move_to_front(op, entry)
-        self.scopes[id(region)][key] = op
-        self.owned[op] = (id(region), key)
+        self.scopes[region][key] = op
+        self.owned[op] = (region, key)
         return True
 
     def forget(self, op: Operation) -> None:
@@ -574,7 +578,7 @@ class _Driver:
     def _fold(self, op: Operation) -> bool:
         """Try `op`'s fold; whether it folded (in place, or replaced by existing values)."""
         hook = self.folds.get(op.name)
-        if hook is None or "ConstantLike" in _traits(op):
+        if hook is None or "ConstantLike" in traits_of(op):
             return False
         found = hook(op, self.rewriter)
         if found is None:
@@ -691,21 +695,16 @@ def run_greedily(root: Operation, patterns: Patterns, config: GreedyConfig,
     return changed, converged
 
 
-def apply_greedily(root: Operation, patterns: Patterns, *, remove_dead: bool = True,
-                   max_iterations: int = MAX_ITERATIONS,
-                   prepare: Callable[[Rewriter], None] | None = None,
-                   top_down: bool = False, fold: bool = True, cse_constants: bool = True,
-                   simplify_regions: bool = True, max_rewrites: int = -1) -> bool:
+def apply_greedily(root: Operation, patterns: Patterns, *,
+                   prepare: Callable[[Rewriter], None] | None = None, **config: Any) -> bool:
     """Apply `patterns` (and the ops' folds) to every op nested in `root`'s regions until
     none matches, each region on its own (MLIR's greedy driver, see the module docstring;
     `root` is not rewritten itself); whether anything changed.  `prepare` runs once with
     the rewriter before the first sweep; the keywords are `GreedyConfig`'s fields."""
-    config = GreedyConfig(top_down=top_down, max_iterations=max_iterations,
-                          max_rewrites=max_rewrites, fold=fold, cse_constants=cse_constants,
-                          simplify_regions=simplify_regions, remove_dead=remove_dead)
-    return run_greedily(root, patterns, config, prepare)[0]
+    return run_greedily(root, patterns, GreedyConfig(**config), prepare)[0]
 
 
 __all__ = ["FOLDS", "Fold", "GreedyConfig", "MAX_ITERATIONS", "Pattern", "Patterns",
-           "Rewriter", "apply_greedily", "constant_value", "erase_dead_ops", "fold", "is_pure",
-           "is_trivially_dead", "load_folds", "run_greedily"]
+           "Rewriter", "apply_greedily", "constant_value", "erase_dead_ops",
+           "fold", "is_pure", "is_trivially_dead", "load_folds", "might_be_isolated",
+           "run_greedily", "traits_of"]

@@ -13,9 +13,9 @@ from typing import Any, Callable
 
 from ..attributes import (Attribute, DILocAttr, DISubprogramAttr, StringAttr,
                           SymbolRefAttr)
-from ..diagnostics import error, note
+from ..diagnostics import note
 from ..ir import Operation, location_of
-from .registry import PassFailure
+from .registry import failure
 
 
 def is_symbol_table(op: Operation) -> bool:
@@ -148,7 +148,8 @@ def replace_in_op(root: Operation, replace: Callable[[Attribute], Attribute | No
 
 def replace_symbol_uses(symbol: Operation, new_name: str, table: Operation) -> None:
     """Make every reference to `symbol` inside `table` (its symbol table) name `new_name`:
-    MLIR's ``replaceAllSymbolUses``, which does not look inside nested symbol tables."""
+    MLIR's ``replaceAllSymbolUses``, which does not look inside nested symbol tables (their
+    own attributes are looked at, not their contents)."""
     old_name = symbol.symbol
 
     def replace(attr: Attribute) -> Attribute | None:
@@ -156,21 +157,8 @@ def replace_symbol_uses(symbol: Operation, new_name: str, table: Operation) -> N
             return SymbolRefAttr(new_name, attr.nested)
         return None
 
-    cache: dict[int, Any] = {}
-
-    def walk(op: Operation) -> None:   # locations hold no symbol references
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.operations:
-                    for attrs in (child.attributes, child.discardable):
-                        for name, attr in attrs.items():
-                            new = replace_elements(attr, replace, cache)
-                            if new is not attr:
-                                attrs[name] = new
-                    if not is_symbol_table(child):
-                        walk(child)
-
-    walk(table)
+    replace_in_op(table, replace, descend=lambda op: not is_symbol_table(op),
+                  include_root=False)
 
 
 def rename_symbol(symbol: Operation, new_name: str, scope: Operation | None = None, *,
@@ -191,19 +179,18 @@ def rename_symbol(symbol: Operation, new_name: str, scope: Operation | None = No
         while scope.parent_op is not None:
             scope = scope.parent_op
     if symbol.parent_op is not None and not is_ancestor(scope, symbol):
-        raise PassFailure(error(
-            "attempted to update symbol names in a scope that did not enclose the symbol "
-            "itself", location_of(symbol),
-            [note("scope defined here", location_of(scope))]))
+        raise failure("attempted to update symbol names in a scope that did not enclose "
+                      "the symbol itself", symbol,
+                      [note("scope defined here", location_of(scope))])
     old_name = symbol.symbol
     if update_uses and new_name != old_name:
         table = nearest_symbol_table(symbol)
         if table is not None:
             existing = symbol_in(table, new_name)
             if existing is not None and existing is not symbol:
-                raise PassFailure(error(
-                    f"redefinition of symbol named '{new_name}'", location_of(symbol),
-                    [note("see existing symbol definition here", location_of(existing))]))
+                raise failure(f"redefinition of symbol named '{new_name}'", symbol,
+                              [note("see existing symbol definition here",
+                                    location_of(existing))])
             replace_symbol_uses(symbol, new_name, table)
     symbol.attributes["sym_name"] = StringAttr(new_name)
 

@@ -5,8 +5,8 @@ LLVM's FileCheck checks a CHECK-NOT pattern against the text between the previou
 and the *start* of the next positive match; filecheck 1.0.6 (the newest release) scans up
 to that match's *end*, so ``// CHECK-NOT: if`` followed by ``// CHECK-LABEL: @split_if``
 fails on the label's own line (NVIDIA's loop_split.mlir does exactly this).  This wrapper
-records where each positive match starts and ends the CHECK-NOT range there; everything
-else is filecheck's own.
+records where each positive match starts and ends the CHECK-NOT range at the first one
+(as LLVM does for CHECK-COUNT too); everything else is filecheck's own.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from filecheck import matcher
+from filecheck.finput import InputRange
 from filecheck.main import main
 
 _post_check = matcher.Matcher._post_check
@@ -43,17 +44,20 @@ def pre_check(self: Any, op: Any) -> None:
 
 
 def post_check(self: Any, op: Any) -> None:
-    """Check the pending CHECK-NOTs up to the start of `op`'s match (LLVM's range)."""
+    """Check the pending CHECK-NOTs up to the start of `op`'s first match (LLVM's range:
+    for CHECK-COUNT-n the first of its n matches), then let filecheck finish the op (its
+    --match-full-lines check runs at the real position, after the match)."""
     starts = getattr(self, "_starts", [])
-    if op.name in ("NOT", "DAG") or self.ctx.negative_matches_start is None or not starts:
-        _post_check(self, op)
-        return
-    end = self.file.range.start
-    self.file.range.start = max(starts[-1], self.ctx.negative_matches_start)
-    try:
-        _post_check(self, op)
-    finally:
-        self.file.range.start = end
+    ctx = self.ctx
+    if op.name not in ("NOT", "DAG") and ctx.negative_matches_start is not None and starts \
+            and not self.file.is_discontigous():
+        search = InputRange(ctx.negative_matches_start,
+                            max(starts[0], ctx.negative_matches_start))
+        for check in ctx.negative_matches_stack:
+            self.check_not(check, search)
+        ctx.negative_matches_start = None
+        ctx.negative_matches_stack = []
+    _post_check(self, op)
 
 
 matcher.Matcher._pre_check = pre_check

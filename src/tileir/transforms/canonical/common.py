@@ -57,8 +57,7 @@ def _single(value: Value | None, element: type) -> int | None:
 def constant_bool(value: Value | None) -> bool | None:
     """The truth of an i1 constant splat (or single element), else None (the reference's
     ``getConstantBoolValue``)."""
-    attr = constant_attr(value)
-    if attr is None or attr.element_type != I1:
+    if value is None or getattr(value.type, "element_type", None) != I1:
         return None
     found = _single(value, IntegerType)
     return None if found is None else bool(found)
@@ -128,15 +127,22 @@ def dense_attr(values: np.ndarray, t: TileType) -> DenseElementsAttr:
     return DenseElementsAttr(t, tuple(int(v) for v in raw))
 
 
-def evaluate(op: Operation, operands: Sequence[DenseElementsAttr]) -> list[DenseElementsAttr]:
+def evaluate(op: Operation, operands: Sequence[DenseElementsAttr]
+             ) -> list[DenseElementsAttr] | None:
     """The results of `op` on constant `operands`, computed by the op's semantics in the
-    interpreter (one tile block, checks on), as dense attributes of its result types."""
-    from ...interp.semantics import SEMANTICS                 # (a layer above: looked up
-    from ...interp.semantics.core import dense_values         # only when a pattern
-    from ...interp.semantics.registry import short_name       # evaluates)
+    interpreter (one tile block, checks on), as dense attributes of its result types; None
+    where the interpreter reports undefined behaviour on them (nothing to fold: the
+    kernel reports it when it runs)."""
+    from ...diagnostics import ExecutionError                 # (a layer above: looked up
+    from ...interp.semantics import SEMANTICS                 # only when a pattern
+    from ...interp.semantics.core import dense_values         # evaluates)
+    from ...interp.semantics.registry import short_name
     from ...interp.step import Step
     values = [dense_values(attr) for attr in operands]
-    found: Any = SEMANTICS[short_name(op)](Step(op), *values)
+    try:
+        found: Any = SEMANTICS[short_name(op)](Step(op), *values)
+    except ExecutionError:
+        return None
     results = found if isinstance(found, tuple) else (found,)
     return [dense_attr(value, result.type) for value, result in zip(results, op.results)]
 

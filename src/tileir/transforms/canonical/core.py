@@ -131,10 +131,10 @@ def select_constants(op: Operation, rewriter: Rewriter) -> bool:
     """``select`` of three constants becomes the constant it selects, element by element
     (the reference's SelectConsts; computed by ``select``'s semantics)."""
     attrs = [constant_attr(v) for v in op.operands]
-    if any(a is None for a in attrs):
+    found = evaluate(op, attrs) if all(a is not None for a in attrs) else None
+    if found is None:
         return False
-    [value] = evaluate(op, attrs)
-    rewriter.replace_op(op, [build_constant(rewriter, op, value)])
+    rewriter.replace_op(op, [build_constant(rewriter, op, found[0])])
     return True
 
 

@@ -19,7 +19,8 @@ REGION_SIMPLIFY = ("disabled", "normal", "aggressive")
 OPTIONS = (
     PassOption("top-down", bool, True, "seed the worklist in general top-down order"),
     PassOption("region-simplify", str, "normal",
-               "region simplification: disabled, normal or aggressive"),
+               "region simplification: disabled, normal or aggressive",
+               choices=REGION_SIMPLIFY),
     PassOption("max-iterations", int, MAX_ITERATIONS,
                "the most sweeps of the greedy driver (-1: no limit)"),
     PassOption("max-num-rewrites", int, -1, "the most rewrites per sweep (-1: no limit)"),
@@ -30,14 +31,10 @@ OPTIONS = (
 @register("canonicalize", "any", "canonicalize operations", OPTIONS)
 def canonicalize(op: Operation, options: dict[str, Any]) -> None:
     """Apply every fold and canonicalization pattern to the ops nested in `op`."""
-    level = options["region-simplify"]
-    if level not in REGION_SIMPLIFY:
-        raise failure(f"invalid value '{level}' for option 'region-simplify' of pass "
-                      f"'canonicalize'")
     config = GreedyConfig(top_down=options["top-down"],
                           max_iterations=options["max-iterations"],
                           max_rewrites=options["max-num-rewrites"],
-                          simplify_regions=level != "disabled")
+                          simplify_regions=options["region-simplify"] != "disabled")
     _, converged = run_greedily(op, canonicalization_patterns(), config)
     if options["test-convergence"] and not converged:
         raise failure("canonicalization did not converge", op)

@@ -17,33 +17,26 @@ IR's loads are ordered by tokens and are not merged here).
 
 from __future__ import annotations
 
-from typing import Any, Hashable
+from typing import Any
 
-from ...attributes import Attribute, UnknownLoc
+from ...attributes import UnknownLoc
 from ...ir import Operation, Region, Value
 from ..registry import register
-from ..rewriter import Rewriter, is_pure, is_trivially_dead
-
-
-def _attribute_key(attr: Attribute) -> Hashable:
-    """`attr` itself when hashable, else its type and text."""
-    try:
-        hash(attr)
-    except TypeError:
-        return (type(attr).__name__, attr.format())
-    return attr
+from ..rewriter import Rewriter, is_pure, is_trivially_dead, might_be_isolated, traits_of
 
 
 def attributes_key(op: Operation) -> tuple[Any, ...]:
     """What an op's attributes say, for comparison: the inherent ones (a declared default
-    filled in where absent) and the discardable ones, each sorted by name."""
+    filled in where absent) and the discardable ones, each sorted by name.  Attributes
+    are frozen and hashable (`tileir.attributes`), and compare by value (floats by their
+    bits), so they are their own keys: never their text, which may round."""
     inherent = dict(op.attributes)
     if op.opdef is not None:
         for decl in op.opdef.attrs:
             if decl.name not in inherent and decl.default is not None:
                 inherent[decl.name] = decl.default
-    return (tuple(sorted((k, _attribute_key(v)) for k, v in inherent.items())),
-            tuple(sorted((k, _attribute_key(v)) for k, v in op.discardable.items())))
+    return (tuple(sorted(inherent.items(), key=lambda item: item[0])),
+            tuple(sorted(op.discardable.items(), key=lambda item: item[0])))
 
 
 def op_key(op: Operation) -> tuple[Any, ...]:
@@ -85,12 +78,6 @@ def regions_equivalent(a: Operation, b: Operation, mapping: dict[Value, Value]) 
     return True
 
 
-def _isolated(op: Operation) -> bool:
-    """Whether `op`'s regions cannot see values from outside (an unregistered op might
-    be isolated, so it counts as one, as MLIR's ``mightHaveTrait``)."""
-    return op.opdef is None or "IsolatedFromAbove" in op.opdef.traits
-
-
 class _Driver:
     """One run of CSE under a root op: the known ops by key, scope by scope."""
 
@@ -121,11 +108,10 @@ class _Driver:
 
     def operation(self, op: Operation) -> None:
         """Simplify `op`'s regions, then `op`."""
-        fresh = _isolated(op)
+        fresh = might_be_isolated(op)
         for region in op.regions:
             self.region(region, fresh)
-        traits = op.opdef.traits if op.opdef is not None else frozenset()
-        if "Terminator" in traits or op.opdef is None:
+        if op.opdef is None or "Terminator" in traits_of(op):
             return
         if is_trivially_dead(op, self.rewriter):
             self.to_erase.append(op)

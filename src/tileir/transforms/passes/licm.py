@@ -22,58 +22,66 @@ The op the pass runs on is not itself a loop it hoists from (nothing leaves it).
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import Any, Callable
 
-from ...attributes import DenseElementsAttr
 from ...enums import IntegerOverflow
-from ...ir import OpResult, Operation
+from ...ir import Operation
+from ..canonical.common import CT, constant_attr
 from ..registry import register
-from ..rewriter import Rewriter, is_pure
+from ..rewriter import Rewriter, is_pure, traits_of
 
 #: The ops whose bodies LICM hoists from.
-LOOP_OPS = frozenset({"cuda_tile.for", "cuda_tile.loop"})
-#: Pure ops some inputs make undefined behaviour.
-UNDEFINED_ON_SOME_INPUTS = frozenset("cuda_tile." + name for name in (
-    "divi", "remi", "extract", "insert", "offset", "iota"))
-SHIFTS = frozenset({"cuda_tile.shli", "cuda_tile.shri"})
+LOOP_OPS = frozenset({CT + "for", CT + "loop"})
+
+
+def _never(op: Operation) -> bool:
+    """No operands make the op safe to run anywhere: some input is undefined behaviour."""
+    return False
 
 
 def _constant_shift_in_range(op: Operation) -> bool:
     """Whether a shift's amount is a constant whose every element (read unsigned) is below
     the bit width."""
-    amount = op.operands[1]
-    owner = amount.owner if isinstance(amount, OpResult) else None
-    attr = owner.attributes.get("value") if owner is not None and \
-        owner.name == "cuda_tile.constant" else None
-    if not isinstance(attr, DenseElementsAttr):
+    attr = constant_attr(op.operands[1])
+    if attr is None:
         return False
     width = attr.element_type.width       # type: ignore[attr-defined]
     return all(0 <= (v & ((1 << width) - 1)) < width for v in attr.values)
 
 
+def _saturating(op: Operation) -> bool:
+    """An ``ftoi`` that saturates has a result for every input (NaN included)."""
+    return op.has_flag("saturating")
+
+
+#: The Pure ops some inputs make undefined behaviour, each with the test of when this op
+#: is safe to run where the program would not (see the module text).  An overflow flag
+#: other than ``none`` is checked for every op besides.
+SPECULATABLE_WHEN: dict[str, Callable[[Operation], bool]] = {
+    **{CT + name: _never for name in ("divi", "remi", "extract", "insert", "offset",
+                                      "iota")},
+    CT + "shli": _constant_shift_in_range, CT + "shri": _constant_shift_in_range,
+    CT + "ftoi": _saturating,
+}
+
+
 def is_speculatable(op: Operation) -> bool:
     """Whether running `op` where the program would not cannot be undefined behaviour
     (see the module text)."""
-    traits = op.opdef.traits if op.opdef is not None else frozenset()
-    if "Pure" not in traits and "ConstantLike" not in traits:
-        return False
-    if op.regions or op.name in UNDEFINED_ON_SOME_INPUTS:
-        return False
-    if op.name in SHIFTS and not _constant_shift_in_range(op):
+    traits = traits_of(op)
+    if ("Pure" not in traits and "ConstantLike" not in traits) or op.regions:
         return False
     flag = op.enum("overflow")
     if flag is not None and flag != IntegerOverflow.NONE:
         return False
-    if op.name == "cuda_tile.ftoi" and not op.has_flag("saturating"):
-        return False
-    return True
+    safe = SPECULATABLE_WHEN.get(op.name)
+    return safe is None or safe(op)
 
 
 def can_be_hoisted(op: Operation, loop: Operation) -> bool:
     """Whether `op` is no terminator and every value it and its nested ops use, except
     those defined inside `op`, comes from outside `loop` (MLIR's ``canBeHoisted``)."""
-    traits = op.opdef.traits if op.opdef is not None else frozenset()
-    if "Terminator" in traits:
+    if "Terminator" in traits_of(op):
         return False
     for nested in op.walk():
         for value in nested.operands:
@@ -114,5 +122,5 @@ def loop_invariant_code_motion(op: Operation, options: dict[str, Any]) -> None:
         hoist_invariants(loop, rewriter)
 
 
-__all__ = ["LOOP_OPS", "UNDEFINED_ON_SOME_INPUTS", "can_be_hoisted", "hoist_invariants",
+__all__ = ["LOOP_OPS", "SPECULATABLE_WHEN", "can_be_hoisted", "hoist_invariants",
            "is_speculatable", "loop_invariant_code_motion"]

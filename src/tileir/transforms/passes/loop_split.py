@@ -35,19 +35,21 @@ upper - clamped)`` (differences of ordered values read unsigned, so exact).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ...attributes import DenseElementsAttr, IntegerAttr
 from ...enums import ComparisonPredicate, RoundingMode, Signedness
-from ...ir import Builder, OpResult, Operation, Region, Value
+from ...ir import Builder, Operation, Region, Value
 from ...types import IntegerType
+from ..canonical.common import CT, constant_attr, defining
 from ..registry import PassOption, register
 from ..rewriter import Rewriter
 
 #: The discardable attribute that overrides the threshold on an op (function, for or if).
 HINT = "cuda_tile.loop_split"
 #: Ops that make a branch worth splitting for whatever its size (as the reference lists).
-HEAVY_OPS = frozenset("cuda_tile." + name for name in (
+HEAVY_OPS = frozenset(CT + name for name in (
     "load_ptr_tko", "load_view_tko", "store_ptr_tko", "store_view_tko", "mmaf", "mmai",
     "reduce", "if", "for"))
 
@@ -60,12 +62,6 @@ _SWAPPED = {LT: GT, LE: GE, GT: LT, GE: LE}
 # ---- IR helpers ---------------------------------------------------------------------------
 
 
-def _defining(value: Value, name: str) -> Operation | None:
-    """The op that defines `value` when it is named `name` (full name)."""
-    owner = value.owner if isinstance(value, OpResult) else None
-    return owner if owner is not None and owner.name == name else None
-
-
 def _scalar_type(value: Value) -> IntegerType:
     """The element type of a rank-0 integer tile value."""
     return value.type.element_type  # type: ignore[attr-defined,no-any-return]
@@ -74,10 +70,8 @@ def _scalar_type(value: Value) -> IntegerType:
 def constant_int(value: Value, unsigned: bool) -> int | None:
     """The integer a rank-0 ``constant`` gives `value`, read signed or unsigned; None when
     `value` is not one."""
-    op = _defining(value, "cuda_tile.constant")
-    attr = op.attributes.get("value") if op is not None else None
-    if not isinstance(attr, DenseElementsAttr) or len(attr.values) != 1 or \
-            not isinstance(attr.element_type, IntegerType):
+    attr = constant_attr(value)
+    if attr is None or len(attr.values) != 1 or not isinstance(attr.element_type, IntegerType):
         return None
     width = attr.element_type.width
     bits = int(attr.values[0]) & ((1 << width) - 1)
@@ -102,20 +96,24 @@ def _hint(op: Operation | None) -> int | None:
 # ---- deciding ------------------------------------------------------------------------------
 
 
+@dataclass
 class Split:
     """A split the pass decided on: the ``cmpi``, the normalized predicate (induction
     variable on the left), the invariant it compares with, the ``if``s to replace by one
-    branch, whether the second loop gets the then branch, and whether the ``cmpi`` has other
-    users (then its copies become constants)."""
+    branch, and whether the ``cmpi`` has other users (then its copies become
+    constants)."""
 
-    def __init__(self, cmp: Operation, predicate: ComparisonPredicate, bound: Value,
-                 ifs: list[Operation], second_then: bool, copy_cmp: bool) -> None:
-        self.cmp = cmp
-        self.predicate = predicate
-        self.bound = bound
-        self.ifs = ifs
-        self.second_then = second_then
-        self.copy_cmp = copy_cmp
+    cmp: Operation
+    predicate: ComparisonPredicate
+    bound: Value
+    ifs: list[Operation]
+    copy_cmp: bool
+
+    @property
+    def second_then(self) -> bool:
+        """Whether the second loop gets the then branch (``>``, ``>=``: the condition
+        holds from the split point on)."""
+        return self.predicate in (GT, GE)
 
 
 def _normalized(loop: Operation, cmp: Operation) -> tuple[ComparisonPredicate, Value] | None:
@@ -156,7 +154,7 @@ def find_split(loop: Operation, if_op: Operation, threshold: int,
     """The split `if_op` asks of `loop` at `threshold`, or None (see the module text)."""
     if not threshold:
         return None
-    cmp = _defining(if_op.operands[0], "cuda_tile.cmpi")
+    cmp = defining(if_op.operands[0], "cmpi")
     if cmp is None:
         return None
     normalized = _normalized(loop, cmp)
@@ -167,10 +165,9 @@ def find_split(loop: Operation, if_op: Operation, threshold: int,
     # of the loop (or of a region in it) is no invariant either.
     if loop.encloses(bound) or predicate not in _SWAPPED:
         return None
-    second_then = predicate in (GT, GE)
     copy_cmp, profitable, ifs = False, False, []
     for user in rewriter.users(cmp.result):
-        if user.name == "cuda_tile.if":
+        if user.name == CT + "if":
             profitable |= is_split_profitable(user, threshold)
             if user.parent_op is loop:
                 ifs.append(user)
@@ -178,7 +175,7 @@ def find_split(loop: Operation, if_op: Operation, threshold: int,
         copy_cmp = True
     if not profitable:
         return None
-    return Split(cmp, predicate, bound, ifs, second_then, copy_cmp)
+    return Split(cmp, predicate, bound, ifs, copy_cmp)
 
 
 # ---- rewriting ------------------------------------------------------------------------------
@@ -194,10 +191,8 @@ class _Emitter:
 
     def op(self, name: str, operands: Sequence[Value], **attributes: Any) -> Value:
         """A new ``name`` op of the loop's index type before the loop: its result."""
-        built = Builder(None, self.loop.location).create(
-            name, list(operands), [self.type], attributes)
-        self.rewriter.insert_before(self.loop, built)
-        return built.result
+        return self.rewriter.create(self.loop, CT + name, list(operands), [self.type],
+                                    attributes).result
 
     def constant(self, value: int) -> Value:
         """A rank-0 constant of the loop's index type."""
@@ -288,12 +283,12 @@ def _copy_loop(loop: Operation, split: Split, lower: Value, upper: Value,
             continue
         branch = op.regions[0 if take_then else 1]
         for nested in (branch.blocks[0].operations if branch.blocks else []):
-            if nested.name == "cuda_tile.yield":
+            if nested.name == CT + "yield":
                 for result, value in zip(op.results, nested.operands, strict=True):
                     mapping[result] = mapping.get(value, value)
                 continue
             new_body.append(nested.clone(mapping))
-            if nested.name == "cuda_tile.continue":
+            if nested.name == CT + "continue":
                 return new          # (the rest of the body never runs)
     return new
 
@@ -329,9 +324,9 @@ def loop_split(function: Operation, options: dict[str, Any]) -> None:
     """Split each ``for`` of `function` (inner loops first) at most once."""
     rewriter = Rewriter(function)
     function_hint = _hint(function)
-    loops = [op for op in function.walk(post_order=True) if op.name == "cuda_tile.for"]
+    loops = [op for op in function.walk(post_order=True) if op.name == CT + "for"]
     for loop in loops:
-        ifs = [op for op in loop.walk(post_order=True) if op.name == "cuda_tile.if"]
+        ifs = [op for op in loop.walk(post_order=True) if op.name == CT + "if"]
         for if_op in ifs:
             threshold = threshold_for(function_hint, loop, if_op, options["split-threshold"])
             split = find_split(loop, if_op, threshold, rewriter)
