@@ -83,7 +83,7 @@ def generated_module(ops: int) -> tuple[str, int]:
         kernel = generate(seed)
         lines = kernel.format().splitlines()[1:-1]      # inside ``cuda_tile.module {}``
         bodies.append("\n".join(lines).replace("entry @kernel(", f"entry @kernel_{seed}(", 1))
-        count += sum(1 for _ in kernel.walk()) - 1          # less the module itself
+        count += count_ops(kernel)
         seed += 1
     return "cuda_tile.module @kernels {\n" + "\n".join(bodies) + "\n}\n", count
 
@@ -256,17 +256,31 @@ def print_kernel_table(rows: list[tuple[str, int, int, float, float, str]], labe
               f"{after / before:>8.2f}  {verdict}")
 
 
+def positive(text: str) -> int:
+    """An argparse type: a positive integer (a count of 0 would leave a table empty)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ops", type=int, default=10_000, help="ops of each pipeline module")
-    ap.add_argument("--repeat", type=int, default=3, help="repeats of each pipeline time")
+    ap.add_argument("--ops", type=positive, default=10_000,
+                    help="ops of each pipeline module")
+    ap.add_argument("--repeat", type=positive, default=3,
+                    help="repeats of each pipeline time")
     ap.add_argument("--fuse-fma", action="store_true", help="-O3 with fuse-fma")
     ap.add_argument("--size", choices=("tiny", "small"), default="small",
                     help="kernels_bench.py's problem sizes (default small)")
-    ap.add_argument("--kernel-repeat", type=int, default=3, help="launches timed per kernel")
+    ap.add_argument("--kernel-repeat", type=positive, default=3,
+                    help="launches timed per kernel")
     ap.add_argument("--problems", default=",".join(kernels_bench.PROBLEMS),
                     help="comma-separated subset of kernels_bench.py's problems")
-    ap.add_argument("--iterations", type=int, default=20_000,
+    ap.add_argument("--iterations", type=positive, default=20_000,
                     help="loop iterations of the control-flow kernels")
     ap.add_argument("--skip", default="", help="parts to leave out: pipeline,kernels")
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",

@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import copy
 import importlib
-import io
 import re
 import signal
 import sys
@@ -49,13 +48,13 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-import numpy as np
 
 import tileir
 from tileir.diagnostics import TileIRError
 from tileir.ir import Module
 from tileir.transforms import Checks, load_passes, parse_pipeline, run_pipeline
 from tileir.transforms.check import NUMERIC_PASSES, Launch, Report, semantics_checks
+from tileir.transforms.check import _outcome as _run      # (the check's own launch)
 from tileir.transforms.pipeline import Nest
 
 #: Seconds one subject may take on one kernel before it counts as a failure (a pass or
@@ -325,29 +324,6 @@ def _check_as_functions(subject: Subject, module: Module, launches: Sequence[Lau
     return outcome
 
 
-def _buffers(args: list[Any]) -> list[np.ndarray]:
-    """Every array among a launch's arguments (a multicast argument's replicas too)."""
-    found: list[np.ndarray] = []
-    for a in args:
-        if isinstance(a, np.ndarray):
-            found.append(a)
-        elif isinstance(a, (list, tuple)):
-            found += _buffers(list(a))
-    return found
-
-
-def _run(module: Module, launch: Launch) -> tuple[str, Any]:
-    """("ok", (buffers, printed)) or ("ub", message) of one launch of `module`."""
-    from tileir.interp import launch as run
-    args = launch.make_args()
-    printed = io.StringIO()
-    try:
-        run(module, launch.entry, launch.grid, args, stdout=printed)
-    except TileIRError as exc:
-        return "ub", exc.diagnostics[0].message
-    return "ok", (_buffers(args), printed.getvalue())
-
-
 def _difference(before: Any, after: Any, ulps: int) -> str | None:
     """Where two launches' results differ (check.py's rule: bits, or within `ulps` for
     floats), or None."""
@@ -381,8 +357,10 @@ def generated(seed: int) -> tuple[Module, list[Launch]]:
 _TEXTS: dict[int, str] = {}
 
 
-class _Timeout(Exception):
-    pass
+class _Timeout(BaseException):
+    """The alarm of `check_seed` (a BaseException: a launch passes it on as it is, where
+    an Exception would become an "internal error" diagnostic, counted as undefined
+    behaviour, and the pass's failure handler would swallow it)."""
 
 
 def _alarm(signum: int, frame: Any) -> None:
@@ -469,22 +447,47 @@ def table(rows: Sequence[Row]) -> list[str]:
     return lines
 
 
+def _at_least(low: int) -> Any:
+    """An argparse type: an integer of at least `low`."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer of at least {low}, "
+                                             f"got {text!r}")
+        return value
+    return parse
+
+
+def _levels(text: str) -> tuple[int, ...]:
+    """An argparse type: comma-separated -O levels of `LEVELS`."""
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    if not all(x in {str(level) for level in LEVELS} for x in names):
+        raise argparse.ArgumentTypeError(f"expected levels among "
+                                         f"{','.join(map(str, LEVELS))}, got {text!r}")
+    return tuple(int(x) for x in names)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--kernels", type=int, default=200, help="generated kernels per "
-                        "pass and level (default 200)")
-    parser.add_argument("--seed", type=int, default=1, help="the first kernel's seed")
+    parser.add_argument("--kernels", type=_at_least(0), default=200,
+                        help="generated kernels per pass and level (default 200)")
+    parser.add_argument("--seed", type=_at_least(0), default=1,
+                        help="the first kernel's seed")
     parser.add_argument("--passes", default=None,
                         help="comma-separated pass names (default: every registered pass; "
                              "'' for none)")
-    parser.add_argument("--levels", default=",".join(map(str, LEVELS)),
+    parser.add_argument("--levels", type=_levels, default=LEVELS,
                         help="comma-separated -O levels (default 0,1,2,3; '' for none)")
     parser.add_argument("--no-fuse-fma-variants", action="store_true",
                         help="run each level without fuse-fma only")
-    parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument("--quiet", action="store_true", help="no progress line (there is "
+                        "one only when stderr is a terminal)")
     cli = parser.parse_args(argv)
     passes = None if cli.passes is None else [p for p in cli.passes.split(",") if p]
-    levels = [int(x) for x in cli.levels.split(",") if x]
+    levels = list(cli.levels)
     chosen = subjects(passes, levels, not cli.no_fuse_fma_variants)
     for line in not_run(levels, not cli.no_fuse_fma_variants):
         print(line)
@@ -494,7 +497,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"pass-campaign: {len(chosen)} subjects x {cli.kernels} kernels "
           f"(seeds {cli.seed}..{cli.seed + cli.kernels - 1}, grids 1 and 3)", flush=True)
     start = time.perf_counter()
-    rows, failures = campaign(chosen, cli.kernels, cli.seed, not cli.quiet)
+    rows, failures = campaign(chosen, cli.kernels, cli.seed,
+                              not cli.quiet and sys.stderr.isatty())
     print("\n".join(table(rows)))
     print(f"{time.perf_counter() - start:.0f} s")
     for seed, name, message in failures:

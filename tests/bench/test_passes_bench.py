@@ -75,3 +75,13 @@ def test_the_benchmark_prints_its_tables() -> None:
                                                    "loop_break"]
     assert all(row.endswith("bit-identical") for row in kernels)
     assert all(math.isfinite(float(row.split()[-2])) for row in kernels)
+
+
+@pytest.mark.parametrize("option", ["--repeat", "--kernel-repeat", "--ops", "--iterations"])
+def test_a_count_below_one_is_refused(option: str, capsys) -> None:
+    # (--repeat 0 ended in min() of an empty list: a traceback)
+    with pytest.raises(SystemExit) as stop:
+        pb.main([option, "0"])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith(
+        f"argument {option}: expected a positive integer, got '0'")

@@ -1,10 +1,10 @@
 """`tileir fuzz` campaigns in process: dedup by signature, the saved files, reduction
-(a stand-in reducer, the real one, none), Ctrl-C, and the command's options."""
+(a stand-in reducer, the real one), Ctrl-C, a folder that cannot be written, and the
+command's options and progress line."""
 
 from __future__ import annotations
 
 import stat
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -14,6 +14,7 @@ from tileir.fuzz import campaign
 from tileir.fuzz.campaign import Config, run, summary
 from tileir.fuzz.targets import Options
 from tileir.generate import generate_with_arguments
+from tileir.reducer import count_ops
 
 
 def _crashing_tileiras(tmp_path) -> str:
@@ -30,24 +31,26 @@ def _config(tmp_path, **changes) -> Config:
     return Config(**base)
 
 
-def _stand_in(calls):
+def _stand_in(calls, **flags):
     def reduce(module, predicate, *, jobs=1, progress=None, deadline=None):
         calls.append((predicate(module), jobs, deadline))
         small = generate_with_arguments(1, ops=1)[0]
-        return SimpleNamespace(module=small, ops_before=17, ops_after=4, seconds=0.1)
+        return SimpleNamespace(module=small, ops_before=17, ops_after=4, seconds=0.1,
+                               **{"timed_out": False, "interrupted": False, **flags})
     return reduce
 
 
 def test_findings_deduplicated_saved_and_reduced(tmp_path, monkeypatch):
     calls = []
-    monkeypatch.setattr(campaign, "_reducer", lambda: _stand_in(calls))
+    monkeypatch.setattr(campaign, "reduce", _stand_in(calls))
     report = run(_config(tmp_path, reduce_seconds=7.0))
     assert report.checked == 3 and report.findings == 3 and len(report.failures) == 1
     failure = next(iter(report.failures.values()))
     assert (failure.signature.target, failure.signature.key) == ("tileiras", "SIGILL")
     assert failure.count == 3 and failure.first.seed == 10
     assert calls == [(True, 1, 7.0)]        # (the predicate holds on the first kernel)
-    assert (failure.ops_before, failure.ops_after) == (17, 4)
+    kernel = generate_with_arguments(10, ops=6)[0]
+    assert (failure.ops_before, failure.ops_after) == (count_ops(kernel), 4)
     path = tmp_path / "out" / failure.signature.slug()
     assert failure.path == path
     assert sorted(p.name for p in path.iterdir()) == [
@@ -70,19 +73,27 @@ def test_findings_deduplicated_saved_and_reduced(tmp_path, monkeypatch):
         " signature ", " target   ", " count ", " first seed ", " ops before → after ",
         " saved" + " " * (len(str(path)) - 4)]
     assert [c.strip() for c in lines[3].split("|")[1:-1]] == [
-        "SIGILL", "tileiras", "3", "10", "17 → 4", str(path)]
+        "SIGILL", "tileiras", "3", "10", f"{count_ops(kernel)} → 4", str(path)]
 
 
-def test_reducer_not_available(tmp_path, monkeypatch):
-    monkeypatch.setattr(campaign, "_reducer", lambda: None)
+def test_ctrl_c_in_a_reduction_saves_the_smallest_so_far(tmp_path, monkeypatch):
+    # (the reduction's smallest kernel was dropped: only the unreduced one was saved)
+    monkeypatch.setattr(campaign, "reduce", _stand_in([], interrupted=True))
     report = run(_config(tmp_path, count=1))
     failure = next(iter(report.failures.values()))
-    assert failure.ops_after is None and failure.reduce_note == "reducer not available"
-    assert not (failure.path / "reduced.mlir").exists()
-    text = summary(report)
-    assert text.endswith("note: reducer not available: kernels saved unreduced")
-    assert [c.strip() for c in text.splitlines()[3].split("|")[1:-1]][4] == \
-        str(failure.ops_before)
+    assert report.interrupted and failure.reduce_note == "reduction interrupted"
+    assert (failure.path / "reduced.mlir").read_text() == \
+        generate_with_arguments(1, ops=1)[0].format()
+
+
+def test_a_failure_that_cannot_be_saved_is_a_note(tmp_path):
+    (tmp_path / "file").write_text("")
+    report = run(_config(tmp_path, count=1, reduce=False, out=tmp_path / "file" / "out"))
+    failure = next(iter(report.failures.values()))
+    assert failure.path is None
+    assert report.notes == [f"cannot save {failure.signature.slug()} under "
+                            f"'{tmp_path / 'file' / 'out'}': Not a directory"]
+    assert summary(report).endswith("note: " + report.notes[0])
 
 
 def test_no_reduce_and_no_findings(tmp_path):
@@ -94,7 +105,6 @@ def test_no_reduce_and_no_findings(tmp_path):
 
 
 def test_real_reducer_keeps_the_signature(tmp_path):
-    pytest.importorskip("tileir.reducer", reason="the reducer is not in this tree yet")
     report = run(_config(tmp_path, count=1, ops=8, reduce_seconds=60.0))
     failure = next(iter(report.failures.values()))
     assert failure.ops_after is not None and failure.ops_after < failure.ops_before
@@ -131,13 +141,56 @@ def test_deterministic_by_seed(tmp_path):
      "--version takes some of 13.1, 13.2, 13.3, 13.4, 13.5"),
     (["--target", "roundtrip", "--gpu-name", "ampere"],
      "--gpu-name takes names such as sm_80,sm_90,sm_100, got 'ampere'"),
-    (["--target", "roundtrip", "-j", "0"], "--count must be at least 0, --jobs and --ops "
-     "at least 1, --timeout and --reduce-seconds positive"),
 ])
 def test_bad_options_one_line_exit_2(argv, message, capsys):
     assert main(["fuzz", *argv]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err == f"tileir fuzz: error: {message}\n"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["-j", "0"], "argument -j/--jobs: expected an integer from 1 to 256, got '0'"),
+    (["-j", "100000"], "argument -j/--jobs: expected an integer from 1 to 256, got '100000'"),
+    (["--count", "-1"], "argument --count: expected an integer of at least 0, got '-1'"),
+    (["--seed", "-5"], "argument --seed: expected an integer of at least 0, got '-5'"),
+    (["--ops", "0"], "argument --ops: expected an integer from 1 to 10000, got '0'"),
+    (["--ops", "100000000"],
+     "argument --ops: expected an integer from 1 to 10000, got '100000000'"),
+    (["--timeout", "nan"], "argument --timeout: expected a positive number of seconds, got "
+     "'nan'"),
+    (["--reduce-seconds", "inf"], "argument --reduce-seconds: expected a positive number of "
+     "seconds, got 'inf'"),
+])
+def test_numbers_out_of_range_exit_2(argv, message, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["fuzz", "--target", "roundtrip", *argv])
+    assert stop.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines()[-1] == f"tileir fuzz: error: {message}"
+
+
+def test_an_out_that_is_a_file_is_refused_first(tmp_path, capsys):
+    (tmp_path / "k.mlir").write_text("")
+    for out in ("k.mlir", "k.mlir/found"):
+        assert main(["fuzz", "--target", "roundtrip", "--count", "1",
+                     "--out", str(tmp_path / out)]) == 2
+        assert capsys.readouterr().err == (
+            f"tileir fuzz: error: --out '{tmp_path / out}': '{tmp_path / 'k.mlir'}' is not "
+            "a directory\n")
+
+
+def test_a_huge_count_is_not_listed_up_front(tmp_path, monkeypatch):
+    # (the seeds were listed, and every one submitted to the pool, before the first ran)
+    seen = []
+
+    def stop_at_the_fifth(config, seed):
+        seen.append(seed)
+        if len(seen) == 5:
+            raise KeyboardInterrupt
+        return []
+    monkeypatch.setattr(campaign, "check_seed", stop_at_the_fifth)
+    report = run(Config(count=10 ** 30, seed=0, targets=("roundtrip",), out=None))
+    assert report.interrupted and report.checked == 4 and seen == [0, 1, 2, 3, 4]
 
 
 @pytest.mark.parametrize("target, tool", [("tileiras", "tileiras"),
@@ -171,3 +224,22 @@ def test_generator_exception_is_a_finding(tmp_path, monkeypatch):
     report = run(Config(count=2, seed=8, targets=("roundtrip",), reduce=False, out=None))
     assert [(str(s), f.count) for s, f in report.failures.items()] == [
         ("generator: generator raised RuntimeError: no kernel for seed #", 2)]
+
+
+def test_progress_line_only_on_a_terminal(tmp_path, monkeypatch, capsys):
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+    argv = ["fuzz", "--target", "roundtrip", "--count", "3", "--out", str(tmp_path)]
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    assert main(argv) == 0
+    shown = sys.stderr.getvalue()
+    assert "\r1/3 kernels, 0 distinct failures, 0 findings, " in shown  # (the first drawn)
+    assert shown.endswith("\r")                     # (the line wiped at the end)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert main(argv) == 0
+    assert sys.stderr.getvalue() == ""
+    assert capsys.readouterr().out.startswith("tileir fuzz: 3 kernels")

@@ -3,7 +3,6 @@ an engine and a printer broken in this process."""
 
 from __future__ import annotations
 
-import os
 import stat
 
 import numpy as np
@@ -161,3 +160,17 @@ def test_real_tools_agree_on_clean_kernels(seed):
     options = Options(versions=(Version(13, 4), Version(13, 5)), gpu_names=("sm_90", "sm_100"))
     assert check("tileirdisasm", module, arguments, options) is None
     assert check("tileiras", module, arguments, options) is None
+
+
+def test_engines_past_the_timeout_is_a_timeout_finding(monkeypatch):
+    # (the launches had no bound: a reduced kernel that never ends hung the campaign)
+    import time
+
+    def forever(*args, **kwargs):
+        time.sleep(30)
+        yield
+    monkeypatch.setattr(targets, "compare_engines", forever)
+    module, arguments = _kernel()
+    found = check("engines", module, arguments, Options(timeout=0.2))
+    assert (found.signature.key, found.message) == (
+        "timeout", "the launches took more than 0.2 s")

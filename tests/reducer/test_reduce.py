@@ -5,6 +5,7 @@ smallest so far."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ import pytest
 import tileir
 from tileir.interp.batch.ops import BATCHED
 from tileir.interp.semantics import SEMANTICS
-from tileir.reducer import ReduceError, ReduceResult, count_ops, predicates, reduce
+from tileir.reducer import REDUCTIONS, ReduceError, ReduceResult, count_ops, predicates, reduce
 from tileir.verify import Options, verify
 
 from planted import (EXTRACT_CORE, EXTRACT_MINIMAL, NEGI_CORE, NEGI_MINIMAL, planted)
@@ -84,7 +85,8 @@ def test_every_candidate_tested_is_a_valid_kernel(extract_kernel) -> None:
         seen.append((module.format(), inner(module)))
         return seen[-1][1]
     result = reduce(extract_kernel, recording)
-    assert len(seen) == result.tested + 1           # (+ the original)
+    assert len(seen) == result.tested + 2   # (+ the original, + the result tested again)
+    assert seen[-1] == (result.module.format(), True) and result.confirmed
     for text, _ in seen:
         tileir.parse(text)              # every one reads back and verifies
     kept = [count_ops(tileir.parse(t)) for t, interesting in seen if interesting]
@@ -189,3 +191,96 @@ cuda_tile.module @kernels {
   }
 }
 """
+
+
+def test_engines_compare_kernels_with_scalar_arguments(wrong_batched_negi) -> None:
+    # (a scalar argument's bytes were read as a list of buffers: a TypeError escaped)
+    kernel = tileir.parse("""\
+cuda_tile.module @kernels {
+  entry @k(%p: tile<ptr<i32>>, %n: tile<i32>, %x: tile<f32>) {
+    %y = negi %n : tile<i32>
+    %t = store_ptr_tko weak %p, %y : tile<ptr<i32>>, tile<i32> -> token
+    return
+  }
+}
+""")
+    found = predicates.engine_disagreements(kernel, (1,))
+    assert [(d.setting, d.schedule) for d in found] == [
+        ("batched", "sequential"), ("checks off (batched)", "sequential"),
+        ("batched", "reverse"), ("checks off (batched)", "reverse")]
+    assert str(found[0]) == ("blocks and batched wrote different bytes to argument 0 "
+                             "(entry 'k', grid 1, schedule sequential)")
+
+
+def test_engines_differ_keeps_to_the_settings_it_is_given(wrong_batched_negi) -> None:
+    kernel = tileir.parse(NEGI_MINIMAL)
+    assert predicates.engines_differ((1,))(kernel)
+    assert predicates.engines_differ((1,), settings=["batched"])(kernel)
+    assert not predicates.engines_differ((1,), settings=["checks off"])(kernel)
+
+
+def test_the_result_is_tested_again_and_a_flaky_yes_is_not_handed_back(
+        extract_kernel) -> None:
+    inner = predicates.diagnostic(OUT_OF_BOUNDS)
+    said_yes: list[str] = []
+
+    def flaky(module: tileir.Module) -> bool:
+        """Yes to the first kernel of 6 ops once; no to it ever after."""
+        text = module.format()
+        if count_ops(module) == 6:
+            if said_yes:
+                return False
+            said_yes.append(text)
+        return inner(module)
+    result = reduce(extract_kernel, flaky)
+    assert result.confirmed and said_yes
+    assert result.module.format() != said_yes[0] and result.ops_after > 6
+    assert flaky(result.module)         # (the kernel handed back shows the failure)
+    calls = []
+
+    def no_longer(module: tileir.Module) -> bool:
+        calls.append(1)
+        return len(calls) < 3           # (the input, one candidate: then never again)
+    with pytest.raises(ReduceError, match="different answers on the same kernel"):
+        reduce(extract_kernel, no_longer)
+
+
+def test_an_error_of_the_test_is_a_reduce_error(extract_kernel) -> None:
+    def broken(module: tileir.Module) -> bool:
+        raise ValueError("bad\nmore")
+    for jobs in (1, 2):
+        with pytest.raises(ReduceError, match=r"^the test failed with an error: "
+                                              r"ValueError: bad$"):
+            reduce(EXTRACT_CORE, broken, jobs=jobs)
+
+
+def test_a_command_past_its_timeout_is_killed_with_what_it_started(tmp_path) -> None:
+    pid_file = tmp_path / "pid"
+    done = predicates.run_tool(f"sleep 60 & echo $! > {pid_file}; wait", 3.0)
+    assert done.timed_out
+    pid = int(pid_file.read_text())
+    stat = Path(f"/proc/{pid}/stat")
+    assert not stat.exists() or stat.read_text().split(") ")[1].startswith("Z")
+
+
+def test_a_stopped_pool_worker_removes_its_scratch_files(tmp_path, monkeypatch) -> None:
+    # (a test still running when the reduction stops is ended by the pool's SIGTERM)
+    import tempfile
+    import time
+    from tileir.reducer.core import _Pool, _work
+    from tileir.reducer.reductions import measure
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    module = tileir.parse(EXTRACT_CORE)
+    text = module.format()
+    key = REDUCTIONS["constants"].keys(module)[0]
+    pool = _Pool(predicates.command(f"touch {tmp_path}/started; sleep 60; test -f {{}}"), 1)
+    try:
+        pool.pool.apply_async(_work, ((text, "constants", key, measure(module, text)),))
+        waited = 0.0
+        while not (tmp_path / "started").exists() and waited < 60:
+            time.sleep(0.05)
+            waited += 0.05
+        assert len(list(tmp_path.glob("tileir-reduce-*"))) == 1
+    finally:
+        pool.close()
+    assert list(tmp_path.glob("tileir-reduce-*")) == []

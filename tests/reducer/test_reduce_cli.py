@@ -97,16 +97,22 @@ cuda_tile.module @kernels {
     assert (done.returncode, done.stdout) == (0, "cuda_tile.module @kernels {\n}\n")
 
 
-def test_ctrl_c_writes_the_smallest_so_far(kernel: Path) -> None:
-    # The test command itself sends Ctrl-C (SIGINT) to tileir on its fifth run: after the
-    # original and three candidates.
+@pytest.mark.parametrize("again, how", [
+    ("-eq", "interrupted: the smallest kernel so far"),
+    ("-ge", "interrupted before the smallest kernel was tested again")])
+def test_ctrl_c_writes_the_smallest_so_far(kernel: Path, again: str, how: str) -> None:
+    # The test command itself sends Ctrl-C (SIGINT) to tileir on its fifth run (after the
+    # original and three candidates), and with -ge on every run after (the last test of
+    # the smallest kernel too); the sleep after it is killed with the command.
     counting = ("n=$(cat count 2>/dev/null || echo 0); echo $((n + 1)) > count; "
-                "if [ $n -ge 4 ]; then kill -INT $PPID; sleep 5; fi; grep -q extract {}")
+                f"if [ $n {again} 4 ]; then kill -INT $PPID; sleep 60; fi; "
+                "grep -q extract {}")
     done = _tileir("reduce", kernel.name, "--test", counting, "-o", "min.mlir",
                    cwd=kernel.parent)
     assert done.returncode == 130, done.stderr
     assert re.fullmatch(r"tileir reduce: 8 -> \d ops in \d+\.\d s, 3 candidates tested "
-                        r"\(interrupted: the smallest kernel so far\)\n", done.stderr)
+                        rf"\({how}\)\n", done.stderr)
+    assert (kernel.parent / "count").read_text() == "6\n"     # (the last: the test again)
     smallest = tileir.load(kernel.parent / "min.mlir")
     assert "extract" in smallest.format()
 
@@ -120,7 +126,8 @@ def test_ctrl_c_writes_the_smallest_so_far(kernel: Path) -> None:
     (["kernel.mlir", "--diagnostic", "no such diagnostic"],
      "tileir reduce: the test does not hold on kernel.mlir\n"),
     (["kernel.mlir", "--test", "false"],
-     "tileir reduce: the test does not hold on kernel.mlir\n"),
+     "tileir reduce: the test does not hold on kernel.mlir (its command must exit 0 on it "
+     "within 300 s, --test-timeout)\n"),
     (["kernel.mlir", "--diagnostic", "x", "-o", "no/such/dir/min.mlir"],
      "tileir reduce: cannot write 'no/such/dir/min.mlir': No such file or directory\n"),
 ])
@@ -128,6 +135,81 @@ def test_bad_input_is_one_line(kernel: Path, argv: list[str], message: str) -> N
     (kernel.parent / "bad.mlir").write_text("garbage\n")
     done = _tileir("reduce", *argv, cwd=kernel.parent)
     assert (done.returncode, done.stdout, done.stderr) == (1, "", message)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["folder", "--diagnostic", "x"], "tileir reduce: cannot read 'folder': Is a directory\n"),
+    (["binary.mlir", "--diagnostic", "x"],
+     "tileir reduce: error: 'binary.mlir' is neither Tile IR bytecode nor UTF-8 text "
+     "(byte 128)\n"),
+    (["kernel.mlir", "--diagnostic", "bounds", "-o", "folder"],
+     "tileir reduce: cannot write 'folder': Is a directory\n"),
+    (["kernel.mlir", "--diagnostic", "bounds", "-o", "kernel.mlir/min.mlir"],
+     "tileir reduce: cannot write 'kernel.mlir/min.mlir': No such file or directory\n"),
+    (["kernel.mlir", "--test", "sleep 60; true", "--test-timeout", "0.5"],
+     "tileir reduce: the test does not hold on kernel.mlir (its command must exit 0 on it "
+     "within 0.5 s, --test-timeout)\n"),
+    (["kernel.mlir", "--engines-differ"],
+     "tileir reduce: the test does not hold on kernel.mlir: tileir's engines agree on it\n"),
+])
+def test_hostile_input_is_one_line_before_any_work(kernel: Path, argv: list[str],
+                                                   message: str) -> None:
+    # (-o a directory was found only after the whole reduction, and said 'tileir:'; a
+    # --test that hangs hung the reduction: the default is now TEST_TIMEOUT_S)
+    (kernel.parent / "folder").mkdir()
+    (kernel.parent / "binary.mlir").write_bytes(bytes(range(256)) * 4)
+    done = _tileir("reduce", *argv, cwd=kernel.parent)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", message)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["-j", "0"], "argument -j/--jobs: expected an integer from 1 to 256, got '0'"),
+    (["-j", "-3"], "argument -j/--jobs: expected an integer from 1 to 256, got '-3'"),
+    (["-j", "99999"], "argument -j/--jobs: expected an integer from 1 to 256, got '99999'"),
+    (["--time-limit", "nan"], "argument --time-limit: expected a positive number of "
+     "seconds, got 'nan'"),
+    (["--test-timeout", "-1"], "argument --test-timeout: expected a positive number of "
+     "seconds, got '-1'"),
+    (["--grids", "1,0"], "argument --grids: expected a positive integer, got '0'"),
+])
+def test_numbers_out_of_range_exit_2(kernel: Path, argv: list[str], message: str,
+                                     capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["reduce", str(kernel), "--diagnostic", "bounds", *argv])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"tileir reduce: error: {message}"
+
+
+def test_a_test_printing_megabytes(kernel: Path) -> None:
+    # (what the command prints is thrown away, not kept in memory nor shown)
+    chatty = "head -c 20000000 /dev/zero; head -c 20000000 /dev/zero >&2; grep -q absf {}"
+    done = _tileir("reduce", kernel.name, "--test", chatty, cwd=kernel.parent)
+    assert done.returncode == 0, done.stderr
+    assert "absf" in done.stdout and len(done.stdout) < 1000
+
+
+def test_engines_differ_on_a_kernel_with_scalar_arguments(tmp_path: Path, monkeypatch,
+                                                          capsys) -> None:
+    # (a scalar argument ended in a TypeError traceback)
+    import numpy as np
+    from tileir.interp.batch.ops import BATCHED
+    from tileir.interp.semantics import SEMANTICS
+    reference = SEMANTICS["negi"]
+    monkeypatch.setitem(BATCHED, "negi",
+                        lambda step, x: reference(step, x) + np.ones((), x.dtype))
+    path = tmp_path / "scalar.mlir"
+    path.write_text("""\
+cuda_tile.module @kernels {
+  entry @k(%p: tile<ptr<i32>>, %n: tile<i32>) {
+    %a = absi %n : tile<i32>
+    %y = negi %a : tile<i32>
+    %t = store_ptr_tko weak %p, %y : tile<ptr<i32>>, tile<i32> -> token
+    return
+  }
+}
+""")
+    assert main(["reduce", str(path), "--engines-differ", "--grids", "1"]) == 0
+    assert "negi" in capsys.readouterr().out
 
 
 def test_missing_tileiras_is_one_line(kernel: Path, monkeypatch, capsys) -> None:

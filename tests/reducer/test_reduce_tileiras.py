@@ -16,19 +16,16 @@ pytestmark = pytest.mark.skipif(
     predicates.find_tool("tileiras") is None,
     reason="NVIDIA's tileiras is not installed (pip install -e '.[oracles]')")
 
-#: Most seconds the reduction may take (it takes about 5 on two cores).
-DEADLINE = 120.0
-
-
 def test_planted_tileiras_crash_reduces_to_a_few_ops(request) -> None:
     kernel = planted(FTOF_CRASH_CORE, seed=1)
     if predicates.tileiras_outcome(kernel) != signal.SIGILL:
         pytest.skip("this tileiras does not die of SIGILL on the planted ftof (a version "
                     "other than 13.5.37, with the bug fixed?)")
-    result = reduce(kernel, predicates.tileiras_crash(signal.SIGILL, "sm_100"), jobs=2,
-                    deadline=DEADLINE)
+    # (no deadline: one would make the result depend on the machine's speed; each
+    # tileiras run is bounded by predicates.TOOL_TIMEOUT_S)
+    result = reduce(kernel, predicates.tileiras_crash(signal.SIGILL, "sm_100"), jobs=2)
     text = result.module.format()
-    assert not result.timed_out and result.ops_before >= 200
+    assert result.confirmed and result.ops_before >= 200
     assert result.ops_after <= 15
     assert "rounding<nearest_away> : tile<f8E4M3FN> -> tile<bf16>" in text
     assert predicates.tileiras_outcome(result.module) == signal.SIGILL

@@ -28,6 +28,12 @@ from .common import CliError, StatusLine, write_output
 PROG = "tileir reduce"
 #: How often the progress line is redrawn (seconds).
 PROGRESS_EVERY = 0.1
+#: How long one run of a --test command may take by default (seconds): a command that
+#: hangs on a candidate must not hang the reduction.
+TEST_TIMEOUT_S = 300.0
+#: The most processes -j may ask for (each is a Python process; thousands would swamp the
+#: machine long before they helped).
+MAX_JOBS = 256
 
 DESCRIPTION = """\
 Shrink a Tile IR kernel to a small one on which a test still holds, by delta debugging:
@@ -48,8 +54,9 @@ the test (exactly one):
   --tileiras-error TEXT  tileiras refuses the candidate with a message containing TEXT
   --diagnostic TEXT      a diagnostic of tileir's verifier (as tileir check: spec warnings
                          on), or with --launch of a launch on made-up inputs, contains TEXT
-  --engines-differ       tileir's engines (blocks, batched, reverse schedule, checks off)
-                         disagree on the candidate launched on made-up inputs
+  --engines-differ       tileir's engines disagree on the candidate launched on made-up
+                         inputs as they disagree on KERNEL (the reference, blocks with
+                         checks on, against batched or checks off, both schedules)
 
 examples:
   tileir reduce crash.mlir --tileiras-crash --gpu-name sm_90 -o small.mlir -j 4
@@ -80,8 +87,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                       "which tileir's engines disagree (launched on made-up inputs)")
     p.add_argument("--as-bytecode", action="store_true", help="with --test: give the "
                    "command a bytecode file (.tileirbc, version 13.5) instead of text")
-    p.add_argument("--test-timeout", type=_positive_float, metavar="S", help="with --test: "
-                   "a run longer than S seconds counts as not interesting")
+    p.add_argument("--test-timeout", type=positive_seconds, default=TEST_TIMEOUT_S,
+                   metavar="S", help="with --test: a run longer than S seconds is killed "
+                   f"and counts as not interesting (default: {TEST_TIMEOUT_S:g})")
     p.add_argument("--gpu-name", default="sm_100", metavar="sm_XX", help="with "
                    "--tileiras-crash or --tileiras-error: the architecture tileiras "
                    "compiles for (default: sm_100)")
@@ -95,27 +103,39 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("-o", dest="output", metavar="MIN.mlir", help="write the smallest kernel "
                    "here (bytecode 13.5 when the name ends in .tileirbc) instead of "
                    "printing it")
-    p.add_argument("-j", "--jobs", type=_positive, default=1, metavar="N",
-                   help="test N candidates at once, in N processes (default: 1)")
-    p.add_argument("--time-limit", type=_positive_float, metavar="S", help="stop after S "
+    p.add_argument("-j", "--jobs", type=jobs_option, default=1, metavar="N",
+                   help=f"test N candidates at once, in N processes, at most {MAX_JOBS} "
+                   "(default: 1)")
+    p.add_argument("--time-limit", type=positive_seconds, metavar="S", help="stop after S "
                    "seconds, keeping the smallest kernel found so far")
     p.set_defaults(func=reduce_command)
     return p
 
 
-def _positive(text: str) -> int:
-    """A positive integer option."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+def int_option(low: int, high: int | None = None) -> Callable[[str], int]:
+    """The type of an integer option from `low` to `high` (None: no bound), for argparse
+    (``tileir fuzz`` takes its numbers so too)."""
+    wanted = f"an integer from {low} to {high}" if high is not None else \
+        "a positive integer" if low == 1 else f"an integer of at least {low}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}")
+        return value
+    return parse
 
 
-def _positive_float(text: str) -> float:
-    """A positive, finite number of seconds."""
+#: A positive integer option, and a number of processes.
+positive_int = int_option(1)
+jobs_option = int_option(1, MAX_JOBS)
+
+
+def positive_seconds(text: str) -> float:
+    """A positive, finite number of seconds (``tileir fuzz`` takes them so too)."""
     try:
         value = float(text)
     except ValueError:
@@ -128,7 +148,7 @@ def _positive_float(text: str) -> float:
 
 def _grids(text: str) -> tuple[int, ...]:
     """A comma-separated list of 1-D grid sizes."""
-    return tuple(_positive(part) for part in text.split(","))
+    return tuple(positive_int(part) for part in text.split(","))
 
 
 class Refusal(Exception):
@@ -150,15 +170,30 @@ def _tileiras_crash(args: argparse.Namespace, module: Module) -> predicates.Tile
     return predicates.tileiras_crash(found, args.gpu_name)
 
 
+def _engines_differ(args: argparse.Namespace, module: Module) -> predicates.EnginesDiffer:
+    """The test "the engines disagree as they disagree on the input" (the settings that
+    disagree there: a reduction must not drift to another disagreement)."""
+    try:
+        with predicates.time_limit(predicates.LAUNCH_TIMEOUT_S):
+            found = {d.setting for d in predicates.engine_disagreements(module, args.grids)}
+    except predicates.TimedOut:
+        raise Refusal(f"the test does not hold on {args.file}: its launches take more than "
+                      f"{predicates.LAUNCH_TIMEOUT_S:g} s") from None
+    if not found:
+        raise Refusal(f"the test does not hold on {args.file}: tileir's engines agree on it")
+    return predicates.engines_differ(args.grids, settings=sorted(found))
+
+
 #: How each test option makes its predicate: (the option's destination, the factory).
 TESTS: dict[str, Callable[[argparse.Namespace, Module], predicates.Predicate]] = {
-    "test": lambda a, m: predicates.command(a.test, as_bytecode=a.as_bytecode,
-                                            timeout=a.test_timeout),
+    "test": lambda a, m: predicates.command(  # (no one run past the whole --time-limit)
+        a.test, as_bytecode=a.as_bytecode, timeout=min(a.test_timeout,
+                                                       a.time_limit or math.inf)),
     "tileiras_crash": _tileiras_crash,
     "tileiras_error": lambda a, m: predicates.tileiras_error(a.tileiras_error, a.gpu_name),
     "diagnostic": lambda a, m: predicates.diagnostic(a.diagnostic, warn_hints=a.warn_hints,
                                                      launch=a.launch),
-    "engines_differ": lambda a, m: predicates.engines_differ(a.grids),
+    "engines_differ": _engines_differ,
 }
 
 
@@ -191,13 +226,33 @@ def _progress_text(p: Progress) -> str:
             f"{p.seconds:.1f} s ({p.reduction})")
 
 
+def _check_output(path: str | None, module: Module) -> None:
+    """Refuse, before any work, an -o that cannot be written: a directory, a folder that
+    does not exist, a file or folder not writable, bytecode the input cannot be written
+    as."""
+    if path is None or path == "-":
+        return
+    target = os.path.abspath(path)
+    folder = os.path.dirname(target)
+    why = "Is a directory" if os.path.isdir(target) else \
+        "No such file or directory" if not os.path.isdir(folder) else \
+        "Permission denied" if not os.access(
+            target if os.path.exists(target) else folder, os.W_OK) else None
+    if why is not None:
+        raise Refusal(f"cannot write '{path}': {why}")
+    if path.endswith(".tileirbc"):
+        try:
+            module.to_bytecode(version=predicates.BYTECODE_VERSION)
+        except TileIRError as exc:
+            raise Refusal(f"cannot write '{path}' as bytecode "
+                          f"{predicates.BYTECODE_VERSION}: {exc.message}") from None
+
+
 def reduce_command(args: argparse.Namespace) -> int:
     """``tileir reduce``: its exit status."""
     try:
-        if args.output is not None and not os.path.isdir(
-                os.path.dirname(os.path.abspath(args.output))):
-            raise Refusal(f"cannot write '{args.output}': No such file or directory")
         module = _read(args.file)
+        _check_output(args.output, module)
         predicate = _predicate(args, module)
     except Refusal as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
@@ -210,11 +265,10 @@ def reduce_command(args: argparse.Namespace) -> int:
     except ReduceError as exc:
         line.clear()
         message = str(exc).replace("the original input", args.file)
+        if args.test is not None and message.endswith(f"does not hold on {args.file}"):
+            message += (f" (its command must exit 0 on it within {args.test_timeout:g} s, "
+                        "--test-timeout)")
         print(f"{PROG}: {message}", file=sys.stderr)
-        return 1
-    except OSError as exc:      # (the test's command or tool could not be run)
-        line.clear()
-        print(f"{PROG}: the test could not run: {exc.strerror or exc}", file=sys.stderr)
         return 1
     finally:
         line.clear()
@@ -225,11 +279,17 @@ def reduce_command(args: argparse.Namespace) -> int:
             data: str | bytes = result.module.to_bytecode(
                 version=predicates.BYTECODE_VERSION) if args.output.endswith(".tileirbc") \
                 else result.module.format()
+            write_output(data, args.output)
         except TileIRError as exc:
-            raise CliError(f"cannot write '{args.output}' as bytecode: {exc.message}") \
-                from None
-        write_output(data, args.output)
-    how = " (interrupted: the smallest kernel so far)" if result.interrupted else \
+            print(f"{PROG}: cannot write '{args.output}' as bytecode: {exc.message}",
+                  file=sys.stderr)
+            return 1
+        except CliError as exc:
+            print(f"{PROG}: {exc}", file=sys.stderr)
+            return 1
+    how = " (interrupted before the smallest kernel was tested again)" \
+        if not result.confirmed else \
+        " (interrupted: the smallest kernel so far)" if result.interrupted else \
         " (time limit: the smallest kernel so far)" if result.timed_out else ""
     print(f"{PROG}: {result.ops_before} -> {result.ops_after} ops in {result.seconds:.1f} s, "
           f"{result.tested} candidates tested{how}", file=sys.stderr)

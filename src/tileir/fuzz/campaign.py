@@ -9,15 +9,17 @@ Kernel ``i`` of a campaign with seed ``S`` is generated from seed ``S + i``, so
 from __future__ import annotations
 
 import signal
-import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, TextIO
+from typing import Any, Callable, Iterable, Iterator
 
+from ..diagnostics import TileIRError
 from ..generate import generate_with_arguments
 from ..ir import Module
+from ..reducer import count_ops, reduce
 from ..versions import Version
 from .signatures import Signature, first_line, signature
 from .targets import Finding, Options, check
@@ -91,15 +93,18 @@ class Report:
 
     config: Config
     checked: int = 0
-    findings: int = 0
     failures: dict[Signature, Failure] = field(default_factory=dict)
     interrupted: bool = False
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
+    @property
+    def findings(self) -> int:
+        """How many findings there were, of every signature."""
+        return sum(f.count for f in self.failures.values())
+
     def add(self, finding: Finding) -> bool:
         """Count `finding`; True when its signature is new."""
-        self.findings += 1
         failure = self.failures.get(finding.signature)
         new = failure is None
         if new:
@@ -113,15 +118,22 @@ def _quiet_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _results(config: Config, seeds: list[int]) -> Iterator[list[Finding]]:
-    """The findings of each seed, in seed order (on `config.jobs` processes)."""
+def _results(config: Config, seeds: Iterable[int]) -> Iterator[list[Finding]]:
+    """The findings of each seed, in seed order (on `config.jobs` processes, two seeds
+    per process in flight: any count of seeds in bounded memory)."""
     if config.jobs <= 1:
         for seed in seeds:
             yield check_seed(config, seed)
         return
     pool = ProcessPoolExecutor(max_workers=config.jobs, initializer=_quiet_worker)
+    pending: deque[Future[list[Finding]]] = deque()
     try:
-        yield from pool.map(check_seed, [config] * len(seeds), seeds, chunksize=1)
+        for seed in seeds:
+            pending.append(pool.submit(check_seed, config, seed))
+            if len(pending) >= 2 * config.jobs:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 
@@ -144,56 +156,44 @@ class SameSignature:
         return finding is not None and finding.signature == self.signature
 
 
-def _reducer() -> Callable[..., Any] | None:
-    try:
-        from ..reducer import reduce
-    except ImportError:
-        return None
-    return reduce
-
-
-def reduce_failure(config: Config, failure: Failure) -> Module | None:
-    """The first kernel of `failure` reduced while its signature holds (None, with a
-    note, when the reducer is missing or cannot start); sets the ops before and after."""
-    reduce = _reducer()
-    module, arguments = kernel(config, failure.first.seed)
+def reduce_failure(config: Config, failure: Failure, module: Module,
+                   arguments: list[Any]) -> Module | None:
+    """`module`, the first kernel of `failure`, reduced while its signature holds (None,
+    with a note, when the reduction cannot start); sets the ops after."""
     predicate = SameSignature(failure.signature, arguments, config.options,
                               failure.first.version, failure.first.gpu_name)
-    if reduce is None:
-        failure.reduce_note = "reducer not available"
-        return None
     try:
         result = reduce(module, predicate, jobs=config.jobs, deadline=config.reduce_seconds)
     except KeyboardInterrupt:
         raise
     except Exception as error:      # (ReduceError: the failure does not reproduce)
-        failure.reduce_note = f"not reduced: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
+        failure.reduce_note = f"not reduced: {first_line(str(error))}"
         return None
-    failure.ops_before, failure.ops_after = result.ops_before, result.ops_after
-    if getattr(result, "timed_out", False):
+    failure.ops_after = result.ops_after
+    if result.timed_out:
         failure.reduce_note = f"reduction stopped after {config.reduce_seconds:g} s"
-    if getattr(result, "interrupted", False):
+    if result.interrupted:
         failure.reduce_note = "reduction interrupted"
-        raise KeyboardInterrupt
+        raise _Interrupted(result.module)
     return result.module
 
 
-def _count_ops(module: Module) -> int:
-    try:
-        from ..reducer import count_ops
-        return count_ops(module)
-    except ImportError:
-        return sum(1 for op in module.walk()) - 1
+class _Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a reduction: the smallest kernel found so far (to save)."""
+
+    def __init__(self, module: Module) -> None:
+        super().__init__()
+        self.module = module
 
 
-def save(config: Config, failure: Failure, reduced: Module | None) -> Path:
-    """Write `failure`'s directory under `config.out`: the kernel (text and bytecode at
-    each version the writer takes), the message, the seed and the reduced kernel."""
+def save(config: Config, failure: Failure, module: Module | None,
+         reduced: Module | None) -> Path:
+    """Write `failure`'s directory under `config.out`: the message, the seed, how to
+    reproduce it and, when there is one, its kernel `module` (text and bytecode at each
+    version the writer takes) and the `reduced` kernel.  `OSError` when it cannot."""
     assert config.out is not None
     path = config.out / failure.signature.slug()
     path.mkdir(parents=True, exist_ok=True)
-    module, _ = kernel(config, failure.first.seed)
-    _write_kernel(path, "kernel", module, config.options.versions)
     first = failure.first
     where = "".join(f", {k} {v}" for k, v in (("version", first.version),
                                              ("gpu-name", first.gpu_name)) if v)
@@ -202,14 +202,14 @@ def save(config: Config, failure: Failure, reduced: Module | None) -> Path:
         f"seed: {first.seed}{where}\nkernels: {failure.count}\n\n{first.message}\n")
     (path / "seed").write_text(f"{first.seed}\n")
     (path / "reproduce.sh").write_text(_reproduce(config, first.seed))
-    if reduced is not None:
-        _write_kernel(path, "reduced", reduced, config.options.versions)
+    for stem, kept in (("kernel", module), ("reduced", reduced)):
+        if kept is not None:
+            _write_kernel(path, stem, kept, config.options.versions)
     return path
 
 
 def _write_kernel(path: Path, stem: str, module: Module, versions: tuple[Version, ...]
                   ) -> None:
-    from ..diagnostics import TileIRError
     (path / f"{stem}.mlir").write_text(module.format())
     for version in versions:
         try:
@@ -230,12 +230,12 @@ def _reproduce(config: Config, seed: int) -> str:
 def run(config: Config, progress: Callable[[Report, int], None] | None = None,
         log: Callable[[str], None] | None = None) -> Report:
     """Run the campaign `config` describes; Ctrl-C stops it with what it found so far
-    (`Report.interrupted`), saved and reduced as far as it gets."""
+    (`Report.interrupted`), saved and reduced as far as it gets.  A failure that cannot be
+    saved (`config.out` not writable) is noted in `Report.notes`."""
     report = Report(config)
     start = time.monotonic()
-    seeds = [config.seed + i for i in range(config.count)]
     try:
-        for findings in _results(config, seeds):
+        for findings in _results(config, range(config.seed, config.seed + config.count)):
             report.checked += 1
             for finding in findings:
                 if report.add(finding) and log is not None:
@@ -244,29 +244,26 @@ def run(config: Config, progress: Callable[[Report, int], None] | None = None,
                 progress(report, config.count)
     except KeyboardInterrupt:
         report.interrupted = True
-    if config.reduce and _reducer() is None and report.failures:
-        report.notes.append("reducer not available: kernels saved unreduced")
     for failure in sorted(report.failures.values(), key=lambda f: f.first.seed):
-        reduced = None
-        if failure.signature.target == "generator":     # (no kernel to save or reduce)
-            if config.out is not None:
-                failure.path = config.out / failure.signature.slug()
-                failure.path.mkdir(parents=True, exist_ok=True)
-                (failure.path / "message.txt").write_text(
-                    f"signature: {failure.signature}\nseed: {failure.first.seed}\n"
-                    f"kernels: {failure.count}\n\n{failure.first.message}\n")
-            continue
-        if config.reduce and not report.interrupted:
-            if log is not None:
-                log(f"reducing {failure.signature} (seed {failure.first.seed})")
-            try:
-                reduced = reduce_failure(config, failure)
-            except KeyboardInterrupt:
-                report.interrupted = True
-        if failure.ops_before is None:
-            failure.ops_before = _count_ops(kernel(config, failure.first.seed)[0])
+        module = reduced = None
+        if failure.signature.target != "generator":     # (else: no kernel to keep)
+            module, arguments = kernel(config, failure.first.seed)
+            failure.ops_before = count_ops(module)
+            if config.reduce and not report.interrupted:
+                if log is not None:
+                    log(f"reducing {failure.signature} (seed {failure.first.seed})")
+                try:
+                    reduced = reduce_failure(config, failure, module, arguments)
+                except _Interrupted as stopped:
+                    reduced, report.interrupted = stopped.module, True
+                except KeyboardInterrupt:
+                    report.interrupted = True
         if config.out is not None:
-            failure.path = save(config, failure, reduced)
+            try:
+                failure.path = save(config, failure, module, reduced)
+            except OSError as error:
+                report.notes.append(f"cannot save {failure.signature.slug()} under "
+                                    f"'{config.out}': {error.strerror or error}")
     report.seconds = time.monotonic() - start
     return report
 
@@ -286,7 +283,7 @@ def summary(report: Report) -> str:
                                                                   f.first.seed)):
             ops = (f"{f.ops_before} → {f.ops_after}" if f.ops_after is not None
                    else f"{f.ops_before}" if f.ops_before is not None else "")
-            if f.reduce_note and f.reduce_note != "reducer not available":
+            if f.reduce_note:
                 ops += f" ({f.reduce_note})"
             rows.append((f.signature.key, f.signature.target, str(f.count),
                          str(f.first.seed), ops, str(f.path) if f.path else "-"))
@@ -302,17 +299,5 @@ def _table(rows: list[tuple[str, ...]]) -> list[str]:
     return out
 
 
-def progress_line(stream: TextIO) -> Callable[[Report, int], None]:
-    """A progress callback redrawing one line on `stream` (a terminal)."""
-    start = time.monotonic()
-
-    def show(report: Report, total: int) -> None:
-        rate = report.checked / max(time.monotonic() - start, 1e-9)
-        stream.write(f"\r{report.checked}/{total} kernels, {len(report.failures)} distinct "
-                     f"failures, {report.findings} findings, {rate:.1f}/s\x1b[K")
-        stream.flush()
-    return show
-
-
 __all__ = ["Config", "Failure", "Report", "SameSignature", "check_seed", "kernel",
-           "progress_line", "reduce_failure", "run", "save", "summary"]
+           "reduce_failure", "run", "save", "summary"]

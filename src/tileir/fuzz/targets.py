@@ -10,40 +10,35 @@ the kernel passes, else the first failure found.  `TARGETS` names them:
 ``tileirdisasm``  NVIDIA's disassembler must print our bytecode exactly as tileir does.
 ``engines``       the reference engine (one tile block at a time) and the batched one must
                   agree, under the sequential and the reverse schedule, and checks off
-                  must change nothing where checks on found nothing.
+                  must change nothing where checks on found nothing
+                  (`tileir.reducer.predicates.compare_engines`, the reducer's comparison).
 ``roundtrip``     text -> parse -> print is stable, and bytecode write -> read -> write
                   gives the same bytes, at each version.
 """
 
 from __future__ import annotations
 
-import copy
-import signal as signals
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
-
-import numpy as np
 
 from ..api import parse
 from ..bytecode import from_bytecode
 from ..diagnostics import TileIRError
 from ..ir import Module
 from ..nvidia import ARCHITECTURE_LIMIT, tool_path
+from ..reducer.predicates import (TimedOut, ToolRun, compare_engines, run_tool, signal_name,
+                                  time_limit)
 from ..versions import LATEST, Version
-from .signatures import Signature, first_line, normalize, signature
+from .signatures import Signature, first_line, signature
 
-#: tileiras's refusal of something an architecture lacks (Blackwell's narrow floats or
-#: multicast memory on Hopper): the kernel is valid, for another architecture.
-#: Seconds a tool may run on one kernel before it counts as hanging.
+#: Seconds a tool (or the engines target's launches) may run on one kernel before it
+#: counts as hanging.
 TIMEOUT_S = 60.0
 #: The versions and architectures checked when none are asked for.
 DEFAULT_VERSIONS: tuple[Version, ...] = (LATEST,)
 DEFAULT_GPU_NAMES: tuple[str, ...] = ("sm_100",)
-
-
 
 
 @dataclass(frozen=True)
@@ -108,28 +103,9 @@ def _first_difference(theirs: str, ours: str, their_name: str, our_name: str
             f"{their_name} {len(a)} lines, {our_name} {len(b)} lines")
 
 
-def _signal_name(returncode: int) -> str | None:
-    """The signal a tool died by, from its exit status (negative, or 128 + n from a
-    shell); None when it exited normally."""
-    if returncode < 0:
-        number = -returncode
-    elif returncode > 128 and returncode - 128 in signals.valid_signals():
-        number = returncode - 128
-    else:
-        return None
-    try:
-        return signals.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
-
-
-def _run(argv: list[str], timeout: float) -> subprocess.CompletedProcess[str] | None:
-    """Run a tool; None when it ran past `timeout` (it is killed)."""
-    try:
-        return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        return None
+def _died(done: ToolRun) -> str | None:
+    """The name of the signal a tool died by; None when it exited."""
+    return None if done.signal is None else signal_name(done.signal)
 
 
 # ---- the targets ----------------------------------------------------------------------
@@ -150,13 +126,13 @@ def check_tileiras(module: Module, arguments: list[Any], options: Options) -> Fi
             for gpu in options.gpu_names:
                 argv = [compiler, f"--gpu-name={gpu}", "-o", str(Path(scratch) / "k.cubin"),
                         str(path)]
-                done = _run(argv, options.timeout)
+                done = run_tool(argv, options.timeout)
                 where = f"(bytecode {version}, --gpu-name={gpu})"
-                if done is None:
+                if done.timed_out:
                     return _finding("tileiras", f"timed out after {options.timeout:g} s "
                                     f"{where}", signal="timeout", version=version,
                                     gpu_name=gpu)
-                name = _signal_name(done.returncode)
+                name = _died(done)
                 if name is not None:
                     return _finding("tileiras", f"{name} {where}\n{done.stderr.strip()[:2000]}",
                                     signal=name, version=version, gpu_name=gpu)
@@ -182,11 +158,11 @@ def check_tileirdisasm(module: Module, arguments: list[Any], options: Options
                 continue
             path = Path(scratch) / f"kernel.{version}.tileirbc"
             path.write_bytes(data)
-            done = _run([disasm, str(path)], options.timeout)
-            if done is None:
+            done = run_tool([disasm, str(path)], options.timeout)
+            if done.timed_out:
                 return _finding("tileirdisasm", f"timed out after {options.timeout:g} s "
                                 f"(bytecode {version})", signal="timeout", version=version)
-            name = _signal_name(done.returncode)
+            name = _died(done)
             if name is not None:
                 return _finding("tileirdisasm", f"{name} (bytecode {version})\n"
                                 f"{done.stderr.strip()[:2000]}", signal=name, version=version)
@@ -205,64 +181,17 @@ def check_tileirdisasm(module: Module, arguments: list[Any], options: Options
     return None
 
 
-#: The grids and schedules the engines target launches each kernel with.
-GRIDS = (1, 3)
-SCHEDULES = ("sequential", "reverse")
-
-
-def _outcome(module: Module, arguments: list[Any], grid: int, **options: Any
-             ) -> tuple[str, Any]:
-    """What one launch did: ("error", its first line) for undefined behaviour or a bad
-    launch, ("crash", the exception) for anything else raised, or ("ran", the bytes of
-    every buffer after)."""
-    from ..diagnostics import ExecutionError
-    from ..interp import launch
-    buffers = copy.deepcopy(arguments)
-    try:
-        launch(module, None, grid, buffers, **options)
-    except ExecutionError as error:
-        return "error", first_line(str(error))
-    except Exception as error:          # (an engine's own bug)
-        return "crash", f"{type(error).__name__}: {first_line(str(error))}"
-    return "ran", [b.tobytes() if isinstance(b, np.ndarray) else [r.tobytes() for r in b]
-                   for b in buffers]
-
-
-def _describe(outcome: tuple[str, Any]) -> str:
-    kind, what = outcome
-    return "ran" if kind == "ran" else f"{kind}: {what}"
-
-
-def _difference(a: tuple[str, Any], b: tuple[str, Any], a_name: str, b_name: str) -> str:
-    """The first line of a disagreement between two launches' outcomes."""
-    if a[0] == "ran" and b[0] == "ran":
-        where = next(i for i, (x, y) in enumerate(zip(a[1], b[1])) if x != y)
-        return f"{a_name} and {b_name} wrote different bytes to argument {where}"
-    return f"{a_name} {_describe(a)}; {b_name} {_describe(b)}"
-
-
 def check_engines(module: Module, arguments: list[Any], options: Options) -> Finding | None:
-    """The reference engine against the batched one, and checks on against off."""
-    for grid in GRIDS:
-        for schedule in SCHEDULES:
-            where = f"(grid {grid}, schedule {schedule})"
-            reference = _outcome(module, arguments, grid, engine="blocks", schedule=schedule)
-            if reference[0] == "crash":
-                return Finding(signature("engines", f"blocks {_describe(reference)}"),
-                               f"blocks {_describe(reference)} {where}")
-            batched = _outcome(module, arguments, grid, engine="auto", schedule=schedule)
-            if batched != reference:
-                line = _difference(reference, batched, "blocks", "batched")
-                return Finding(signature("engines", line), f"{line} {where}")
-            if reference[0] == "ran":
-                for engine in ("blocks", "auto"):
-                    unchecked = _outcome(module, arguments, grid, engine=engine,
-                                         schedule=schedule, checks=False)
-                    if unchecked != reference:
-                        line = _difference(reference, unchecked, "checks on",
-                                           f"checks off ({'batched' if engine == 'auto' else engine})")
-                        return Finding(signature("engines", line), f"{line} {where}")
-    return None
+    """The first disagreement of tileir's engines (`compare_engines`: the reference
+    against the batched engine and checks off, grids 1 and 3, both schedules); launches
+    past `options.timeout` seconds are a finding too (signature ``timeout``)."""
+    try:
+        with time_limit(options.timeout):
+            found = next(compare_engines(module, None, arguments), None)
+    except TimedOut:
+        return _finding("engines", f"the launches took more than {options.timeout:g} s",
+                        signal="timeout")
+    return None if found is None else Finding(signature("engines", found.line), str(found))
 
 
 def check_roundtrip(module: Module, arguments: list[Any], options: Options
@@ -335,5 +264,4 @@ def check(name: str, module: Module, arguments: list[Any], options: Options
 
 __all__ = ["ARCHITECTURE_LIMIT", "DEFAULT_GPU_NAMES", "DEFAULT_VERSIONS", "Finding",
            "Options", "TARGETS", "TIMEOUT_S", "Target", "check", "check_engines",
-           "check_roundtrip", "check_tileiras", "check_tileirdisasm", "normalize",
-           "tool_path"]
+           "check_roundtrip", "check_tileiras", "check_tileirdisasm", "tool_path"]

@@ -9,6 +9,10 @@ going on from the same key.  Rounds over every reduction repeat until one change
 nothing: a fixed point.  With ``jobs`` > 1 a process pool tests the next ``jobs``
 candidates at once and the first interesting one in key order is taken, so the result is
 the same for every ``jobs``.
+
+The result is tested once more at the end (a test can say yes once and no the next time:
+a timeout on a busy machine, a flaky tool): the newest module the test holds on again is
+returned, so a reduction never hands back a kernel that does not show the failure.
 """
 
 from __future__ import annotations
@@ -64,6 +68,9 @@ class ReduceResult:
     interrupted: bool = False
     #: Stopped at the deadline before a fixed point.
     timed_out: bool = False
+    #: Whether the test held on `module` once more at the end (False only when Ctrl-C
+    #: stopped that last test: `module` then held once, when it was accepted).
+    confirmed: bool = True
 
 
 @dataclass(frozen=True)
@@ -108,14 +115,36 @@ def evaluate(predicate: Predicate, text: str, name: str, key: Key, limit: Size) 
         candidate = parse(candidate_text)
     except Exception:           # (a TileIRError; or a parser failure on odd text)
         return _Outcome(INVALID)
-    return _Outcome(YES if predicate(candidate) else NO, candidate_text, size)
+    return _Outcome(YES if _test(predicate, candidate) else NO, candidate_text, size)
+
+
+def _test(predicate: Predicate, module: Module) -> bool:
+    """`predicate(module)`; an error it raises is a `ReduceError` (Ctrl-C passes)."""
+    try:
+        return bool(predicate(module))
+    except Exception as exc:
+        raise ReduceError(f"the test failed with an error: {_one_line(exc)}") from exc
+
+
+def _one_line(exc: BaseException) -> str:
+    """`exc` as one line: its type and its message's first line."""
+    lines = str(exc).splitlines()
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
 
 
 def _init_worker(predicate: Predicate) -> None:
-    """A pool worker: Ctrl-C is the parent's to handle; remember the predicate."""
+    """A pool worker: Ctrl-C is the parent's to handle; the pool's SIGTERM (`_Pool.close`
+    stopping a test still running) unwinds the test, so that its tool is killed and its
+    scratch directory removed; remember the predicate."""
     global _worker_predicate
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_worker)
     _worker_predicate = predicate
+
+
+def _exit_worker(*_: Any) -> None:
+    """SIGTERM in a pool worker: leave through the test's cleanup."""
+    raise SystemExit(1)
 
 
 def _work(task: tuple[str, str, Key, Size]) -> _Outcome:
@@ -126,8 +155,8 @@ def _work(task: tuple[str, str, Key, Size]) -> _Outcome:
         return evaluate(_worker_predicate, *task)
     except KeyboardInterrupt:
         return _Outcome(INTERRUPTED)
-    except Exception as exc:
-        return _Outcome(FAILED, f"{type(exc).__name__}: {exc}")
+    except ReduceError as exc:
+        return _Outcome(FAILED, str(exc))
 
 
 class _Serial:
@@ -166,7 +195,7 @@ class _Pool:
             if outcome.verdict == INTERRUPTED:
                 raise KeyboardInterrupt
             if outcome.verdict == FAILED:
-                raise ReduceError(f"the test failed with an error: {outcome.text}")
+                raise ReduceError(outcome.text)
             yield outcome
 
     def close(self) -> None:
@@ -195,7 +224,7 @@ def reduce(module: Module | str, predicate: Predicate, *, jobs: int = 1,
     start = time.monotonic()
     text = module if isinstance(module, str) else module.format()
     current = parse(text)
-    if not predicate(current):
+    if not _test(predicate, current):
         raise ReduceError("the test does not hold on the original input")
     text = current.format()
     current = parse(text, verify=False)
@@ -203,6 +232,8 @@ def reduce(module: Module | str, predicate: Predicate, *, jobs: int = 1,
     ops_before = size[0]
     tested = 0
     interrupted = timed_out = False
+    #: The text of every module the test held on, the input first.
+    accepted: list[str] = [text]
     runner: _Serial | _Pool = _Serial(predicate) if jobs <= 1 else _Pool(predicate, jobs)
     swept: set[tuple[str, bytes]] = set()
 
@@ -224,7 +255,7 @@ def reduce(module: Module | str, predicate: Predicate, *, jobs: int = 1,
                     keys = reduction.keys(current)
                     first = 0 if resume is None else bisect.bisect_left(keys, resume)
                     tasks = [(text, name, key, size) for key in keys[first:]]
-                    accepted = None
+                    taken = None
                     for key, outcome in zip(keys[first:], runner.results(tasks)):
                         if deadline is not None and time.monotonic() - start > deadline:
                             timed_out = True
@@ -233,13 +264,14 @@ def reduce(module: Module | str, predicate: Predicate, *, jobs: int = 1,
                             tested += 1
                             report(name)
                         if outcome.verdict == YES:
-                            accepted = key
+                            taken = key
                             text, size = outcome.text, outcome.size
+                            accepted.append(text)
                             current = parse(text, verify=False)
                             break
-                    if accepted is None:
+                    if taken is None:
                         break
-                    resume, moved = accepted, True
+                    resume, moved = taken, True
                 if moved:
                     changed = True
                 else:
@@ -250,9 +282,25 @@ def reduce(module: Module | str, predicate: Predicate, *, jobs: int = 1,
         interrupted = True
     finally:
         runner.close()
-    result = parse(text)
+    result, confirmed = _confirmed(accepted, predicate)
     return ReduceResult(result, ops_before, count_ops(result), time.monotonic() - start,
-                        tested, interrupted, timed_out)
+                        tested, interrupted or not confirmed, timed_out, confirmed)
+
+
+def _confirmed(accepted: list[str], predicate: Predicate) -> tuple[Module, bool]:
+    """The newest module of `accepted` (texts the test held on, the input first) on which
+    the test holds once more, and True; `ReduceError` when it holds on none of them (a
+    test that gives different answers on the same kernel).  Ctrl-C stops the search: the
+    newest module then, and False."""
+    for text in reversed(accepted):
+        try:
+            if _test(predicate, parse(text)):
+                return parse(text), True
+        except KeyboardInterrupt:
+            return parse(text), False
+    raise ReduceError("the test no longer holds on the input or on any smaller kernel it "
+                      "held on: it gives different answers on the same kernel (a timeout "
+                      "on a busy machine?)")
 
 
 class _Stop(Exception):

@@ -8,6 +8,10 @@ Each factory returns a picklable callable ``predicate(module) -> bool``:
 * `diagnostic`: one of tileir's own diagnostics (the verifier's, with ``tileir check``'s
   spec warnings on; with ``launch``, a launch's `ExecutionError`) contains a text;
 * `engines_differ`: tileir's engines disagree on the candidate launched on made-up inputs.
+
+Two helpers here serve ``tileir fuzz`` too: `run_tool` runs an outside program so that
+nothing it starts outlives it, and `compare_engines` is the one comparison of tileir's
+engines (the fuzz target ``engines`` and `engines_differ` both use it).
 """
 
 from __future__ import annotations
@@ -15,20 +19,21 @@ from __future__ import annotations
 import copy
 import io
 import os
-import re
 import shlex
 import signal as signals
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from ..nvidia import tool_path as find_tool   # (tests replace it)
 from ..diagnostics import Severity, TileIRError
+from ..enums import PointerAttribute
 from ..ir import Module
-from ..types import FloatType, IntegerType, PointerType, TileType
+from ..types import PointerType, TileType
 
 Predicate = Callable[[Module], bool]
 #: The bytecode version written for tileiras (and for ``command(..., as_bytecode=True)``).
@@ -41,6 +46,76 @@ class ToolMissing(Exception):
     """NVIDIA's tileiras is not installed (the ``oracles`` extra)."""
 
 
+# ---- outside programs -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    """How one run of an outside program ended: its exit status (None: killed at its
+    timeout) and what it wrote (empty when not captured)."""
+
+    returncode: int | None
+    stdout: str = ""
+    stderr: str = ""
+
+    @property
+    def timed_out(self) -> bool:
+        return self.returncode is None
+
+    @property
+    def signal(self) -> int | None:
+        """The signal it died of: a negative status, or 128 + n from a shell; None when
+        it exited."""
+        code = self.returncode
+        if code is None:
+            return None
+        if code < 0:
+            return -code
+        if code > 128 and code - 128 in signals.valid_signals():
+            return code - 128
+        return None
+
+
+def run_tool(command: Sequence[str] | str, timeout: float | None, *,
+             capture: bool = True) -> ToolRun:
+    """Run `command` (argv, or a line for the shell) with stdin closed, in a session of
+    its own: at its `timeout`, or when this process is interrupted, the whole process
+    group is killed, so that nothing it started (a shell's children) lives on.  Its output
+    is read as text when `capture`, else thrown away."""
+    out = subprocess.PIPE if capture else subprocess.DEVNULL
+    with subprocess.Popen(command, shell=isinstance(command, str), stdin=subprocess.DEVNULL,
+                          stdout=out, stderr=out, start_new_session=True) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            return ToolRun(None)
+        except BaseException:           # (Ctrl-C, or a worker told to stop)
+            _kill_group(process)
+            raise
+    decode = (lambda b: b.decode(errors="replace")) if capture else (lambda b: "")
+    return ToolRun(process.returncode, decode(stdout), decode(stderr))
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    """Kill `process` and every process of its group, and reap it."""
+    try:
+        os.killpg(process.pid, signals.SIGKILL)
+    except OSError:             # (already gone)
+        pass
+    process.kill()
+    process.wait()
+
+
+def signal_name(number: int) -> str:
+    """SIGSEGV for 11, and so on (``signal N`` when the number names no signal)."""
+    try:
+        return signals.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+# ---- NVIDIA's tileiras ------------------------------------------------------------------
 
 
 def _tileiras() -> str:
@@ -65,28 +140,15 @@ def tileiras_outcome(module: Module, gpu_name: str = "sm_100",
         path = os.path.join(scratch, "k.tileirbc")
         with open(path, "wb") as handle:
             handle.write(data)
-        try:
-            done = subprocess.run([_tileiras(), f"--gpu-name={gpu_name}", "-o",
-                                   os.path.join(scratch, "k.cubin"), path],
-                                  capture_output=True, timeout=timeout, check=False)
-        except subprocess.TimeoutExpired:
-            return None
-    code = done.returncode
-    if code < 0:
-        return -code
-    if code > 128 and code - 128 in signals.valid_signals():
-        return code - 128
-    if code:
-        return done.stderr.decode(errors="replace").strip() or f"exit status {code}"
+        done = run_tool([_tileiras(), f"--gpu-name={gpu_name}", "-o",
+                         os.path.join(scratch, "k.cubin"), path], timeout)
+    if done.timed_out:
+        return None
+    if done.signal is not None:
+        return done.signal
+    if done.returncode:
+        return done.stderr.strip() or f"exit status {done.returncode}"
     return None
-
-
-def signal_name(number: int) -> str:
-    """SIGSEGV for 11, and so on (the number itself when it names no signal)."""
-    try:
-        return signals.Signals(number).name
-    except ValueError:
-        return str(number)
 
 
 @dataclass(frozen=True)
@@ -131,6 +193,9 @@ def tileiras_error(text: str, gpu_name: str = "sm_100", *,
     return TileirasError(text, gpu_name, version)
 
 
+# ---- a shell command --------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class Command:
     """A shell command, ``{}`` standing for the candidate's file, exits 0."""
@@ -152,47 +217,202 @@ class Command:
                 handle.write(data)
             line = self.command.replace("{}", shlex.quote(path)) if "{}" in self.command \
                 else f"{self.command} {shlex.quote(path)}"
-            try:
-                done = subprocess.run(line, shell=True, stdin=subprocess.DEVNULL,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                      timeout=self.timeout, check=False)
-            except subprocess.TimeoutExpired:
-                return False
-        return done.returncode == 0
+            return run_tool(line, self.timeout, capture=False).returncode == 0
 
 
 def command(cmd: str, *, as_bytecode: bool = False, timeout: float | None = None) -> Command:
     """The shell command `cmd` exits 0 on the candidate: ``{}`` in it is replaced by the
     path of a file holding the candidate (text, ``.mlir``; bytecode 13.5, ``.tileirbc``,
     with `as_bytecode`), appended when `cmd` has no ``{}``.  A run past `timeout` seconds
-    counts as not interesting."""
+    counts as not interesting (it is killed, with whatever it started)."""
     return Command(cmd, as_bytecode, timeout)
 
 
-# ---- tileir's own diagnostics and engines ---------------------------------------------
+# ---- tileir's own engines ---------------------------------------------------------------
 
-#: Elements of each made-up buffer, and the most ops one tile block may run (a candidate
-#: whose reference run goes past it, a loop whose exit was reduced away, proves nothing).
-ELEMENTS, MAX_OPS = 4096, 100_000
+#: The most ops one tile block of a reference launch may run (a candidate whose reference
+#: run goes past it, a loop whose exit was reduced away, proves nothing).
+MAX_OPS = 100_000
 #: How long the launches of one candidate may take (the batched engine has no op bound)
 #: before it counts as not interesting.
 LAUNCH_TIMEOUT_S = 10.0
+#: The 1-D grids and the schedules `compare_engines` launches on.
+GRIDS = (1, 3)
+SCHEDULES = ("sequential", "reverse")
+#: The reference launch: one tile block at a time, checks on, ops bounded.
+REFERENCE: dict[str, Any] = {"engine": "blocks", "max_ops": MAX_OPS}
 
 
-class _TimedOut(BaseException):
-    """The launches of one candidate took too long (a BaseException: a launch passes it on
-    as it is, after restoring memory)."""
+@dataclass(frozen=True)
+class EngineSetting:
+    """A launch compared with the reference: what the reference is called beside it, and
+    the launch's options.  `clean_only`: compared only where the reference ran without an
+    error (with checks off, undefined behaviour goes unreported)."""
+
+    reference_name: str
+    options: tuple[tuple[str, Any], ...]
+    clean_only: bool = False
 
 
-class _time_limit:
-    """Raise `_TimedOut` in the main thread after `seconds` (no limit elsewhere)."""
+#: The settings compared with the reference, under each schedule of `SCHEDULES`.
+ENGINE_SETTINGS: dict[str, EngineSetting] = {
+    "batched": EngineSetting("blocks", (("engine", "auto"),)),
+    "checks off": EngineSetting("checks on", (("engine", "blocks"), ("checks", False),
+                                              ("max_ops", MAX_OPS)), clean_only=True),
+    "checks off (batched)": EngineSetting("checks on", (("engine", "auto"),
+                                                        ("checks", False)), clean_only=True),
+}
+#: What the error of a reference run past `MAX_OPS` says.
+_PAST_LIMIT = f"past the limit of {MAX_OPS} operations"
+
+Outcome = tuple[str, Any]
+
+
+def launch_outcome(module: Module, entry: str | None, grid: int, arguments: list[Any],
+                   **options: Any) -> Outcome:
+    """What one launch on a copy of `arguments` did: ("error", the first line of its
+    `TileIRError`), ("crash", what tileir raised: an internal error or any other
+    exception, a bug of tileir's own), or ("ran", (the bytes of each argument: a buffer's,
+    a multicast argument's replicas', None for a scalar), what the kernel printed))."""
+    from ..interp import launch
+    buffers = copy.deepcopy(arguments)
+    printed = io.StringIO()
+    try:
+        launch(module, entry, grid, buffers, stdout=printed, workers=1, **options)
+    except TileIRError as error:
+        message = error.diagnostics[0].message if error.diagnostics else str(error)
+        kind = "crash" if message.startswith("internal error:") else "error"
+        return kind, str(error).splitlines()[0]
+    except Exception as error:          # (a bug outside the launch's own guard)
+        return "crash", f"{type(error).__name__}: {error}".splitlines()[0]
+    return "ran", ([_bytes_of(b) for b in buffers], printed.getvalue())
+
+
+def _bytes_of(argument: Any) -> Any:
+    """The bytes of a buffer, the list of a multicast argument's, None for a scalar."""
+    if isinstance(argument, np.ndarray):
+        return argument.tobytes()
+    if isinstance(argument, (list, tuple)):
+        return [_bytes_of(a) for a in argument]
+    return None
+
+
+def _describe(outcome: Outcome) -> str:
+    kind, what = outcome
+    return "ran" if kind == "ran" else f"{kind}: {what}"
+
+
+def _difference(a: Outcome, b: Outcome, a_name: str, b_name: str) -> str:
+    """The first line of a disagreement between two launches' outcomes."""
+    if a[0] == b[0] == "ran":
+        (a_bytes, _), (b_bytes, _) = a[1], b[1]
+        where = next((i for i, (x, y) in enumerate(zip(a_bytes, b_bytes)) if x != y), None)
+        if where is not None:
+            return f"{a_name} and {b_name} wrote different bytes to argument {where}"
+        return f"{a_name} and {b_name} printed different text"
+    return f"{a_name} {_describe(a)}; {b_name} {_describe(b)}"
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """One disagreement of tileir's engines: the setting of `ENGINE_SETTINGS` (or
+    ``crash``: the reference itself failed with a bug of tileir's), where, and its
+    first line."""
+
+    setting: str
+    entry: str | None
+    grid: int
+    schedule: str
+    line: str
+
+    def __str__(self) -> str:
+        entry = f"entry '{self.entry}', " if self.entry is not None else ""
+        return f"{self.line} ({entry}grid {self.grid}, schedule {self.schedule})"
+
+
+def compare_engines(module: Module, entry: str | None, arguments: list[Any],
+                    grids: Sequence[int] = GRIDS) -> Iterator[Disagreement]:
+    """Each disagreement of tileir's engines on entry `entry` of `module` (None: its only
+    one) launched with `arguments` over each grid of `grids` and each schedule of
+    `SCHEDULES`: the reference (`REFERENCE`) against each setting of `ENGINE_SETTINGS`
+    under the same schedule, made as they are found.  A reference that fails with a bug
+    of tileir's own is one (setting ``crash``); one that runs past `MAX_OPS` ops proves
+    nothing and is left out."""
+    for grid in grids:
+        for schedule in SCHEDULES:
+            reference = launch_outcome(module, entry, grid, arguments, schedule=schedule,
+                                       **REFERENCE)
+            if reference[0] == "crash":
+                yield Disagreement("crash", entry, grid, schedule,
+                                   f"blocks {_describe(reference)}")
+                continue
+            if reference[0] == "error" and _PAST_LIMIT in reference[1]:
+                continue
+            for name, setting in ENGINE_SETTINGS.items():
+                if setting.clean_only and reference[0] != "ran":
+                    continue
+                other = launch_outcome(module, entry, grid, arguments, schedule=schedule,
+                                       **dict(setting.options))
+                if other != reference:
+                    yield Disagreement(name, entry, grid, schedule, _difference(
+                        reference, other, setting.reference_name, name))
+
+
+def made_up_launches(module: Module) -> list[tuple[str, list[Any]]]:
+    """Each entry of `module` with made-up arguments: the inputs of the pass checks'
+    `tileir.transforms.check.default_launches` (a buffer of random values per pointer,
+    64 or 1.5 per scalar), and for a pointer with an attribute (which those leave out) a
+    buffer as for the plain pointer, two replicas of it for a multicast one.  Entries with
+    other parameters are left out."""
+    from ..transforms.check import _maker, _supported
+    found = []
+    for entry in module.entries:
+        params = list(entry.attr("function_type").value.inputs)
+        plain = [_without_attribute(t) for t in params]
+        if not all(_supported(t) for t in plain):
+            continue
+        arguments = _maker(plain, 0)()
+        found.append((entry.symbol, [
+            [a, a[::-1].copy()] if _is_multicast(t) else a
+            for t, a in zip(params, arguments)]))
+    return found
+
+
+def _without_attribute(t: Any) -> Any:
+    """A pointer tile type `t` without its pointer attribute (`t` itself otherwise)."""
+    e = getattr(t, "element_type", None)
+    if isinstance(e, PointerType) and e.ptr_attr is not None:
+        return TileType(t.shape, PointerType(e.pointee))
+    return t
+
+
+def _is_multicast(t: Any) -> bool:
+    e = getattr(t, "element_type", None)
+    return isinstance(e, PointerType) and e.ptr_attr == PointerAttribute.MULTICAST
+
+
+def engine_disagreements(module: Module, grids: Sequence[int] = GRIDS
+                         ) -> list[Disagreement]:
+    """Every disagreement of tileir's engines on `module`, each entry launched on made-up
+    inputs (`made_up_launches`)."""
+    return [found for entry, arguments in made_up_launches(module)
+            for found in compare_engines(module, entry, arguments, grids)]
+
+
+class TimedOut(BaseException):
+    """The launches took too long (a BaseException: a launch passes it on as it is,
+    after restoring memory, where an Exception would become an internal error)."""
+
+
+class time_limit:
+    """Raise `TimedOut` in the main thread after `seconds` (SIGALRM; no limit in other
+    threads or where the platform has no interval timer)."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.armed = False
 
-    def __enter__(self) -> "_time_limit":
-        import threading
+    def __enter__(self) -> "time_limit":
         if threading.current_thread() is threading.main_thread() and \
                 hasattr(signals, "setitimer"):
             self.previous = signals.signal(signals.SIGALRM, self._fire)
@@ -203,7 +423,7 @@ class _time_limit:
     @staticmethod
     def _fire(*_: Any) -> None:
         """The alarm: the time is up."""
-        raise _TimedOut
+        raise TimedOut
 
     def __exit__(self, *_: Any) -> None:
         if self.armed:
@@ -211,120 +431,37 @@ class _time_limit:
             signals.signal(signals.SIGALRM, self.previous)
 
 
-def made_up_arguments(entry: Any, seed: int = 0) -> list[Any] | None:
-    """Arguments for `entry` (an ``entry`` op): a buffer of `ELEMENTS` random values per
-    pointer (two replicas for a multicast one), 64 for an integer scalar, 1.5 for a float
-    one; None when a parameter is of another kind."""
-    from ..enums import PointerAttribute
-    from ..numerics import from_float64, numpy_dtype
-    rng = np.random.default_rng(seed)
-    arguments: list[Any] = []
-    for t in entry.attr("function_type").value.inputs:
-        e = t.element_type if isinstance(t, TileType) and t.rank == 0 else None
-        if isinstance(e, PointerType) and isinstance(e.pointee, (FloatType, IntegerType)):
-            p = e.pointee
-            if isinstance(p, FloatType):
-                data = from_float64(rng.uniform(-4, 4, ELEMENTS).round(2), p)
-            elif p.width == 1:
-                data = rng.integers(0, 2, ELEMENTS).astype(np.bool_)
-            else:
-                data = rng.integers(-8, 9, ELEMENTS).astype(numpy_dtype(p))
-            data = np.ascontiguousarray(data)
-            multicast = e.ptr_attr == PointerAttribute.MULTICAST
-            arguments.append([data, data[::-1].copy()] if multicast else data)
-        elif isinstance(e, FloatType):
-            arguments.append(1.5)
-        elif isinstance(e, IntegerType):
-            arguments.append(64 if e.width > 8 else 4)
-        else:
-            return None
-    return arguments
-
-
-#: Where an error names a tile block (the one it stopped in, the one it races with), which
-#: differs with the schedule.
-_BLOCK = re.compile(r"tile block \(\d+, \d+, \d+\)")
-
-
-#: What the error of a run past `MAX_OPS` says.
-_PAST_LIMIT = f"past the limit of {MAX_OPS} operations"
-
-
-def _outcome(module: Module, entry: str, grid: int, arguments: list[Any],
-             **options: Any) -> tuple[str, Any]:
-    """What one launch did: ("error", its first line) or ("ran", the bytes of every
-    buffer and what it printed)."""
-    from ..interp import launch
-    buffers = copy.deepcopy(arguments)
-    printed = io.StringIO()
-    try:
-        launch(module, entry, grid, buffers, stdout=printed, workers=1, **options)
-    except TileIRError as error:
-        return "error", _BLOCK.sub("tile block", str(error).splitlines()[0])
-    return "ran", ([b.tobytes() if isinstance(b, np.ndarray) else [r.tobytes() for r in b]
-                    for b in buffers], printed.getvalue())
-
-
-def _launches(module: Module) -> Iterator[tuple[str, list[Any]]]:
-    """Each entry of `module` with made-up arguments (entries it cannot make up for left
-    out)."""
-    for entry in module.entries:
-        arguments = made_up_arguments(entry)
-        if arguments is not None:
-            yield entry.symbol, arguments
-
-
-#: The engine settings compared with the reference (the blocks engine, blocks in grid
-#: order, checks on): name and launch options.  Checks off is compared only where the
-#: reference ran without an error (with checks off undefined behaviour goes unreported).
-ENGINE_SETTINGS: dict[str, dict[str, Any]] = {
-    "batched": {"engine": "auto"},
-    "reverse schedule": {"engine": "blocks", "schedule": "reverse", "max_ops": MAX_OPS},
-    "checks off": {"engine": "auto", "checks": False},
-}
-
-
-def engine_disagreements(module: Module, grids: tuple[int, ...] = (1, 3)
-                         ) -> list[tuple[str, str]]:
-    """Where tileir's engines disagree on `module` launched on made-up inputs: (what
-    differed, on which entry and grid) pairs, empty when they all agree."""
-    found = []
-    for entry, arguments in _launches(module):
-        for grid in grids:
-            reference = _outcome(module, entry, grid, arguments, engine="blocks",
-                                 max_ops=MAX_OPS)
-            if reference[0] == "error" and _PAST_LIMIT in reference[1]:
-                continue
-            for setting, options in ENGINE_SETTINGS.items():
-                if setting == "checks off" and reference[0] != "ran":
-                    continue
-                if _outcome(module, entry, grid, arguments, **options) != reference:
-                    found.append((setting, f"entry '{entry}', grid {grid}"))
-    return found
-
-
 @dataclass(frozen=True)
 class EnginesDiffer:
-    """Some engine setting gives another outcome than the reference engine."""
+    """Some engine setting (of `settings`; None: any) gives another outcome than the
+    reference engine (`compare_engines`, on made-up inputs)."""
 
-    grids: tuple[int, ...] = (1, 3)
+    grids: tuple[int, ...] = GRIDS
     timeout: float = LAUNCH_TIMEOUT_S
+    settings: frozenset[str] | None = None
 
     def __call__(self, module: Module) -> bool:
         try:
-            with _time_limit(self.timeout):
-                return bool(engine_disagreements(module, self.grids))
-        except _TimedOut:
+            with time_limit(self.timeout):
+                return any(self.settings is None or d.setting in self.settings
+                           for d in engine_disagreements(module, self.grids))
+        except TimedOut:
             return False
 
 
-def engines_differ(grids: tuple[int, ...] = (1, 3), *,
-                   timeout: float = LAUNCH_TIMEOUT_S) -> EnginesDiffer:
-    """tileir's engines (blocks against batched, grid order against reverse, checks on
-    against off) disagree on the candidate launched on made-up inputs
-    (`made_up_arguments`) over each grid of `grids`: one error's first line, or the bytes
-    of a buffer, or what the kernel printed differs."""
-    return EnginesDiffer(tuple(grids), timeout)
+def engines_differ(grids: Sequence[int] = GRIDS, *, timeout: float = LAUNCH_TIMEOUT_S,
+                   settings: Sequence[str] | None = None) -> EnginesDiffer:
+    """tileir's engines disagree on the candidate launched on made-up inputs
+    (`engine_disagreements`) over each grid of `grids`: an error's first line, the bytes
+    of a buffer, or what the kernel printed differs, or the reference fails with a bug of
+    tileir's own.  With `settings` (names of `ENGINE_SETTINGS`, or ``crash``), only a
+    disagreement of one of those counts (the ones the input shows, to keep a reduction on
+    the same bug).  Launches past `timeout` seconds count as not interesting."""
+    return EnginesDiffer(tuple(grids), timeout,
+                         None if settings is None else frozenset(settings))
+
+
+# ---- tileir's own diagnostics -----------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -345,13 +482,12 @@ class Diagnostic:
         if not self.launch:
             return False
         try:
-            with _time_limit(self.timeout):
-                for entry, arguments in _launches(module):
-                    kind, what = _outcome(module, entry, 1, arguments, engine="blocks",
-                                          max_ops=MAX_OPS)
-                    if kind == "error" and self.text in what:
+            with time_limit(self.timeout):
+                for entry, arguments in made_up_launches(module):
+                    kind, what = launch_outcome(module, entry, 1, arguments, **REFERENCE)
+                    if kind != "ran" and self.text in what:
                         return True
-        except _TimedOut:
+        except TimedOut:
             pass
         return False
 
@@ -361,11 +497,13 @@ def diagnostic(text: str, *, warn_hints: bool = False, launch: bool = False,
     """A diagnostic of tileir's verifier on the candidate (spec warnings on, as ``tileir
     check`` has them; unknown optimization hints too with `warn_hints`) contains `text`;
     with `launch`, also the error of launching each entry on one tile block with made-up
-    inputs (`made_up_arguments`)."""
+    inputs (`made_up_launches`)."""
     return Diagnostic(text, warn_hints, launch, timeout)
 
 
-__all__ = ["BYTECODE_VERSION", "Command", "Diagnostic", "EnginesDiffer", "Predicate", "ToolMissing",
-           "TileirasCrash", "TileirasError", "command", "diagnostic", "engine_disagreements",
-           "engines_differ", "find_tool", "made_up_arguments", "signal_name",
-           "tileiras_crash", "tileiras_error", "tileiras_outcome"]
+__all__ = ["BYTECODE_VERSION", "Command", "Diagnostic", "Disagreement", "ENGINE_SETTINGS",
+           "EngineSetting", "EnginesDiffer", "GRIDS", "MAX_OPS", "Predicate", "SCHEDULES",
+           "TileirasCrash", "TileirasError", "TimedOut", "ToolMissing", "ToolRun", "command",
+           "compare_engines", "diagnostic", "engine_disagreements", "engines_differ",
+           "find_tool", "launch_outcome", "made_up_launches", "run_tool", "signal_name",
+           "tileiras_crash", "tileiras_error", "tileiras_outcome", "time_limit"]

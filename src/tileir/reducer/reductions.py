@@ -784,7 +784,7 @@ def _passes_keys(module: Module) -> list[Key]:
 
 
 def _passes_apply(module: Module, key: Key) -> bool:
-    """runs cse or canonicalize on every function: equal values merged, what folds folded"""
+    """Run cse or canonicalize on every function: equal values merged, what folds folded."""
     from ..diagnostics import TileIRError
     from ..transforms import run        # (a tool above the passes it borrows)
     before = module.format()
