@@ -267,7 +267,7 @@ def test_a_stopped_pool_worker_removes_its_scratch_files(tmp_path, monkeypatch) 
     # (a test still running when the reduction stops is ended by the pool's SIGTERM)
     import tempfile
     import time
-    from tileir.reducer.core import _Pool, _work
+    from tileir.reducer.core import _Pool, _work, warning_kinds
     from tileir.reducer.reductions import measure
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     module = tileir.parse(EXTRACT_CORE)
@@ -275,7 +275,8 @@ def test_a_stopped_pool_worker_removes_its_scratch_files(tmp_path, monkeypatch) 
     key = REDUCTIONS["constants"].keys(module)[0]
     pool = _Pool(predicates.command(f"touch {tmp_path}/started; sleep 60; test -f {{}}"), 1)
     try:
-        pool.pool.apply_async(_work, ((text, "constants", key, measure(module, text)),))
+        pool.pool.apply_async(_work, ((text, "constants", key, measure(module, text),
+                                       warning_kinds(module)),))
         waited = 0.0
         while not (tmp_path / "started").exists() and waited < 60:
             time.sleep(0.05)

@@ -39,7 +39,7 @@ cuda_tile.module @kernels {
   }
 }
 """
-SUMMARY = "tileir reduce: 8 -> 6 ops in #.# s, 35 candidates tested\n"
+SUMMARY = "tileir reduce: 8 -> 6 ops in #.# s, 31 candidates tested\n"
 
 
 def _tileir(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -94,7 +94,9 @@ cuda_tile.module @kernels {
 """
     done = _tileir("reduce", kernel.name, "--as-bytecode", "--test",
                    "case {} in *.tileirbc) grep -q . {};; *) false;; esac", cwd=kernel.parent)
-    assert (done.returncode, done.stdout) == (0, "cuda_tile.module @kernels {\n}\n")
+    # (no further: a module with no items draws a warning the input does not have)
+    assert (done.returncode, done.stdout) == (
+        0, "cuda_tile.module @kernels {\n  entry @k() {\n    return\n  }\n}\n")
 
 
 @pytest.mark.parametrize("again, how", [

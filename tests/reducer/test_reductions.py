@@ -250,3 +250,86 @@ def test_passes_merges_equal_constants() -> None:
   }
 }
 """
+
+
+EARLIER = """\
+cuda_tile.module @kernels {
+  entry @k(%p: tile<ptr<i32>>) {
+    %lo = constant <i32: 0> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %two = addi %one, %one : tile<i32>
+    %s = addi %lo, %two : tile<i32>
+    %t = store_ptr_tko weak %p, %s : tile<ptr<i32>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+def test_values_are_replaced_by_another_ops_result_visible_at_every_use() -> None:
+    made = _made(EARLIER, "values")
+    # (ops by pre-order index, the entry 0: %lo by %two or %one; %one by %lo only, not by
+    # %two computed from it; %two by %lo, its operand %one being another kind's key; %s
+    # by %one)
+    assert sorted(k for k in made if k[2] == 3) == [
+        (1, 0, 3, 0), (1, 0, 3, 1), (2, 0, 3, 0), (3, 0, 3, 0), (4, 0, 3, 0)]
+    assert "%1 = addi %cst_1_i32, %0 : tile<i32>" in made[(1, 0, 3, 1)]
+    assert "%0 = addi %cst_0_i32, %cst_0_i32 : tile<i32>" in made[(2, 0, 3, 0)]
+    assert "%cst_1_i32" not in made[(2, 0, 3, 0)]
+
+
+UNIT_DIM = """\
+cuda_tile.module @kernels {
+  entry @k(%p: tile<ptr<f32>>) {
+    %tv = make_tensor_view %p, shape = [4, 8], strides = [8, 1] : tensor_view<4x8xf32, strides=[8,1]>
+    %pv = make_partition_view %tv : partition_view<tile=(1x8), tensor_view<4x8xf32, strides=[8,1]>>
+    %z = constant <i32: 2> : tile<i32>
+    %v, %t = load_view_tko weak %pv[%z, %z] : partition_view<tile=(1x8), tensor_view<4x8xf32, strides=[8,1]>>, tile<i32> -> tile<1x8xf32>, token
+    %n = negf %v : tile<1x8xf32>
+    return
+  }
+}
+"""
+
+
+def test_dims_drops_a_unit_dimension_from_tiles_views_and_indices() -> None:
+    made = _made(UNIT_DIM, "dims")
+    assert list(made) == [((1, 8), 0)]
+    text = made[((1, 8), 0)]
+    view = "partition_view<tile=(8), tensor_view<8xf32, strides=[1]>>"
+    assert ("%tview = make_tensor_view %arg0, shape = [8], strides = [1] : "
+            "tensor_view<8xf32, strides=[1]>") in text
+    assert (f"%tile, %result_token = load_view_tko weak %pview[%cst_2_i32] : {view}, "
+            "tile<i32> -> tile<8xf32>, token") in text
+    assert "%0 = negf %tile : tile<8xf32>" in text
+
+
+def test_extents_halve_a_tensor_view_and_count_as_smaller() -> None:
+    made = _made(UNIT_DIM, "extents")
+    spelling = "!cuda_tile.tensor_view<4x8xf32, strides=[8,1]>"
+    assert sorted(made) == [(spelling, 0), (spelling, 1)]
+    assert "tensor_view<2x8xf32, strides=[8,1]>" in made[(spelling, 0)]
+    before = tileir.parse(UNIT_DIM)
+    after = tileir.parse(made[(spelling, 1)])
+    assert "tensor_view<4x4xf32, strides=[8,1]>" in made[(spelling, 1)]
+    # (the same ops and text length: fewer elements, 32 -> 16, make it smaller)
+    assert measure(after, after.format())[:2] == measure(before, before.format())[:2]
+    assert measure(after, after.format())[2] == measure(before, before.format())[2] - 16
+
+
+def test_a_candidate_with_a_new_kind_of_warning_is_invalid() -> None:
+    from tileir.reducer.core import INVALID, evaluate, warning_kinds
+    text = _body("%lo = constant <i32: 0> : tile<i32>",
+                 "%one = constant <i32: 1> : tile<i32>",
+                 "for %i in (%lo to %one, step %one) : tile<i32> {", "  continue", "}")
+    module = tileir.parse(text)
+    assert warning_kinds(module) == frozenset()
+    key = (2, 0, 3, 0)     # (%one made %lo: a step of 0, a loop that cannot run)
+    assert "step %cst_0_i32" in dict(candidates(module, "values"))[key].format()
+    size = measure(module, module.format())
+    outcome = evaluate(lambda m: True, module.format(), "values", key, size)
+    assert outcome.verdict == INVALID
+    allowed = frozenset({"step # is not positive: the loop fails when it runs (the spec's "
+                         "step must be positive)"})
+    assert evaluate(lambda m: True, module.format(), "values", key, size,
+                    allowed).verdict != INVALID

@@ -438,6 +438,20 @@ def test_extract_constant_index_out_of_bounds_warns(diagnose) -> None:
                               "index: 3)"]
 
 
+@pytest.mark.parametrize("step, warned", [(0, True), (-2, True), (1, False)])
+def test_a_constant_for_step_that_is_not_positive_warns(diagnose, step: int,
+                                                         warned: bool) -> None:
+    text = func(f"""    %lo = cuda_tile.constant <i32: 0> : !cuda_tile.tile<i32>
+    %s = cuda_tile.constant <i32: {step}> : !cuda_tile.tile<i32>
+    cuda_tile.for %i in (%lo to %lo, step %s) : tile<i32> {{
+      cuda_tile.continue
+    }}""")
+    message = (f"warning: step {step} is not positive: the loop fails when it runs (the "
+               "spec's step must be positive)")
+    assert diagnose(text, spec_warnings=True) == ([message] if warned else [])
+    assert diagnose(text) == []         # (a spec warning: only ``tileir check`` gives it)
+
+
 # ---- reduce and scan --------------------------------------------------
 
 

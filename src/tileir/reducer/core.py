@@ -3,8 +3,10 @@
 `reduce(module, predicate)` keeps the smallest module found for which `predicate` still
 holds.  Each reduction lists its candidates (keys) for the current module; they are tried
 in order, and the first one that is smaller (`measure`: ops, then text length, tile
-elements, unusual element types and constants), valid (it parses back from its text and
-`module.verify()` accepts it) and still interesting becomes the current module, the sweep
+elements, unusual element types and constants), valid (it parses back from its text,
+`module.verify()` accepts it and ``tileir check`` finds no kind of warning the input
+lacks: a loop's step made 0 is no reduction) and still interesting becomes the current
+module, the sweep
 going on from the same key.  Rounds over every reduction repeat until one changes
 nothing: a fixed point.  With ``jobs`` > 1 a process pool tests the next ``jobs``
 candidates at once and the first interesting one in key order is taken, so the result is
@@ -20,17 +22,23 @@ from __future__ import annotations
 import bisect
 import hashlib
 import multiprocessing
+import re
 import signal
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..api import parse
+from ..diagnostics import Severity
 from ..ir import Module
+from ..verify import Options, verify
 from .predicates import Predicate
 from .reductions import REDUCTIONS, Key, clone, count_ops, measure
 
 Size = tuple[int, int, int, int]
+#: A reduction's task: the current module's text, the reduction, the key, the size to
+#: beat and the warnings allowed (`warning_kinds` of the input).
+Task = tuple[str, str, Key, Size, frozenset[str]]
 
 #: What testing one candidate gave.
 SKIP, INVALID, NO, YES, INTERRUPTED, FAILED = "skip", "invalid", "no", "yes", "interrupted", \
@@ -97,10 +105,20 @@ def _base(text: str) -> Module:
     return module
 
 
-def evaluate(predicate: Predicate, text: str, name: str, key: Key, limit: Size) -> _Outcome:
+def warning_kinds(module: Module) -> frozenset[str]:
+    """The warnings ``tileir check`` gives `module`, numbers masked (``extract index # may
+    be out of bounds``...)."""
+    return frozenset(re.sub(r"-?\d+", "#", d.message)
+                     for d in verify(module, Options(spec_warnings=True))
+                     if d.severity is Severity.WARNING)
+
+
+def evaluate(predicate: Predicate, text: str, name: str, key: Key, limit: Size,
+             allowed: frozenset[str] = frozenset()) -> _Outcome:
     """Make candidate `key` of reduction `name` from the module of `text` and test it:
     skipped when it does not apply or is not smaller than `limit`, invalid when it does
-    not parse back or verify, else the predicate's verdict."""
+    not parse back, verify, or has a kind of warning not `allowed`; else the predicate's
+    verdict."""
     try:
         work = clone(_base(text))
         if not REDUCTIONS[name].apply(work, key):
@@ -113,6 +131,8 @@ def evaluate(predicate: Predicate, text: str, name: str, key: Key, limit: Size) 
         return _Outcome(SKIP)
     try:
         candidate = parse(candidate_text)
+        if warning_kinds(candidate) - allowed:
+            return _Outcome(INVALID)
     except Exception:           # (a TileIRError; or a parser failure on odd text)
         return _Outcome(INVALID)
     return _Outcome(YES if _test(predicate, candidate) else NO, candidate_text, size)
@@ -147,7 +167,7 @@ def _exit_worker(*_: Any) -> None:
     raise SystemExit(1)
 
 
-def _work(task: tuple[str, str, Key, Size]) -> _Outcome:
+def _work(task: Task) -> _Outcome:
     """`evaluate` in a worker; a KeyboardInterrupt or an error of the predicate comes back
     as a verdict (a pool worker must not die of it)."""
     assert _worker_predicate is not None
@@ -165,7 +185,7 @@ class _Serial:
     def __init__(self, predicate: Predicate) -> None:
         self.predicate = predicate
 
-    def results(self, tasks: list[tuple[str, str, Key, Size]]):
+    def results(self, tasks: list[Task]):
         """Each task's outcome, in order, made as it is asked for."""
         for task in tasks:
             yield evaluate(self.predicate, *task)
@@ -183,7 +203,7 @@ class _Pool:
         self.jobs = jobs
         self.pool = context.Pool(jobs, initializer=_init_worker, initargs=(predicate,))
 
-    def results(self, tasks: list[tuple[str, str, Key, Size]]):
+    def results(self, tasks: list[Task]):
         """Each task's outcome, in order; the next `jobs` tasks run while one is read."""
         pending: list[Any] = []
         position = 0
@@ -227,6 +247,7 @@ def reduce(module: Module | str, predicate: Predicate, *, jobs: int = 1,
     if not _test(predicate, current):
         raise ReduceError("the test does not hold on the original input")
     text = current.format()
+    allowed = warning_kinds(current)
     current = parse(text, verify=False)
     size = measure(current, text)
     ops_before = size[0]
@@ -254,7 +275,7 @@ def reduce(module: Module | str, predicate: Predicate, *, jobs: int = 1,
                 while True:
                     keys = reduction.keys(current)
                     first = 0 if resume is None else bisect.bisect_left(keys, resume)
-                    tasks = [(text, name, key, size) for key in keys[first:]]
+                    tasks = [(text, name, key, size, allowed) for key in keys[first:]]
                     taken = None
                     for key, outcome in zip(keys[first:], runner.results(tasks)):
                         if deadline is not None and time.monotonic() - start > deadline:

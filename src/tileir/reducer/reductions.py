@@ -11,6 +11,7 @@ driver (`tileir.reducer.core`) discards what does not verify before the test run
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
@@ -18,7 +19,8 @@ from ..attributes import ArrayAttr, DenseElementsAttr, FloatAttr, IntegerAttr, T
 from ..ir import Block, BlockArgument, Builder, Module, Operation, OpResult, Value
 from ..ops import registry
 from ..types import (F32, I1, I32, TOKEN, FloatType, FunctionType, IntegerType,
-                     PartitionViewType, StridedViewType, TileType, Type)
+                     PartitionViewType, StridedViewType, TensorViewType, TileType,
+                     Type)
 
 Key = tuple
 #: Element types a candidate never needs to simplify (the others count as unusual).
@@ -59,13 +61,15 @@ def _types_of(module: Module) -> Iterator[Type]:
 
 def measure(module: Module, text: str) -> tuple[int, int, int, int]:
     """The size a reduction must lower: (ops, characters of text, elements of every tile
-    value, unusual things: values of an element type other than i1, i32 and f32, and
-    constants other than zero)."""
+    and tensor view value (static extents), unusual things: values of an element type
+    other than i1, i32 and f32, and constants other than zero)."""
     elements = unusual = 0
     for t in _types_of(module):
         if isinstance(t, TileType):
             elements += t.num_elements
             unusual += t.element_type not in PLAIN_ELEMENTS
+        elif isinstance(t, TensorViewType):
+            elements += math.prod(n for n in t.shape if n is not None)
     for op in module.walk():
         value = op.attributes.get("value") if op.name == "cuda_tile.constant" else None
         if isinstance(value, DenseElementsAttr) and any(value.values):
@@ -395,7 +399,40 @@ def _drop_result(op: Operation, k: int, module: Module) -> bool:
 
 
 #: The kinds of value a result may be replaced by (`_values_keys`' third field).
-OPERAND, ARGUMENT, ZERO = 0, 1, 2
+OPERAND, ARGUMENT, ZERO, EARLIER = 0, 1, 2, 3
+#: How many block arguments, or results of other ops, a result is tried with.
+REPLACEMENTS = 3
+
+
+def _dependents(result: Value, users: dict[Value, list[Operation]]) -> set[Value]:
+    """The values computed from `result`: the results of its users, of the ops holding
+    them, and so on."""
+    found: set[Value] = set()
+    stack = [result]
+    while stack:
+        for user in users.get(stack.pop(), ()):
+            for op in (user, *_ancestors(user)):
+                fresh = [r for r in op.results if r not in found]
+                found.update(fresh)
+                stack.extend(fresh)
+    return found
+
+
+def _earlier(op: Operation, result: Value, users: dict[Value, list[Operation]]
+             ) -> list[Value]:
+    """Results of other ops, of `result`'s type, visible at every use of `result` and not
+    computed from it (nearest the first use first): what may stand for `result`."""
+    uses = users.get(result, [])
+    if not uses:
+        return []
+    common = set(_visible(uses[0]))
+    for user in uses[1:]:
+        common &= set(_visible(user))
+    avoid = _dependents(result, users)
+    return [v for v in _visible(uses[0])
+            if v in common and isinstance(v, OpResult) and v.owner is not op
+            and v.type == result.type and v not in avoid
+            and v not in op.operands][:REPLACEMENTS]
 
 
 def _values_keys(module: Module) -> list[Key]:
@@ -412,9 +449,11 @@ def _values_keys(module: Module) -> list[Key]:
                      if v.type == result.type and v not in op.operands[:k]]
             arguments = [v for v in _visible(op) if isinstance(v, BlockArgument)
                          and v.type == result.type]
-            keys += [(i, j, ARGUMENT, m) for m in range(min(3, len(arguments)))]
+            keys += [(i, j, ARGUMENT, m) for m in range(min(REPLACEMENTS, len(arguments)))]
             if _zero(result.type) is not None and not _is_zero(op):
                 keys.append((i, j, ZERO, 0))
+            keys += [(i, j, EARLIER, m)
+                     for m in range(len(_earlier(op, result, users)))]
     return keys
 
 
@@ -427,8 +466,8 @@ def _is_zero(op: Operation) -> bool:
 
 
 def _values_apply(module: Module, key: Key) -> bool:
-    """Replace one result of an op by one of its operands, a block argument or a new
-    zero; then delete the op when none of its results is used."""
+    """Replace one result of an op by one of its operands, a block argument, a new zero or
+    another op's result; then delete the op when none of its results is used."""
     i, j, kind, k = key
     ops = body_ops(module)
     if i >= len(ops) or j >= len(ops[i].results):
@@ -441,6 +480,9 @@ def _values_apply(module: Module, key: Key) -> bool:
         arguments = [v for v in _visible(op) if isinstance(v, BlockArgument)
                      and v.type == result.type]
         new = arguments[k] if k < len(arguments) else None
+    elif kind == EARLIER:
+        others = _earlier(op, result, _uses(module))
+        new = others[k] if k < len(others) else None
     else:
         made = _zero(result.type)
         new = None if made is None else _insert_before(op, made).results[0]
@@ -704,6 +746,76 @@ def _shapes_apply(module: Module, key: Key) -> bool:
     return _retype(module, leaf)
 
 
+def _dims_keys(module: Module) -> list[Key]:
+    """Each unit dimension of each tile shape of rank 2 or more."""
+    shapes = {_shape_of(t) for t in _all_types(module)} - {None}
+    return sorted((shape, d) for shape in shapes  # type: ignore[union-attr]
+                  if len(shape) > 1  # type: ignore[arg-type]
+                  for d in range(len(shape)) if shape[d] == 1)  # type: ignore[index]
+
+
+def _dims_apply(module: Module, key: Key) -> bool:
+    """Drop one unit dimension of one tile shape everywhere: from its tiles, from the
+    partition views with that tile and their tensor views, and from the indices of the
+    accesses through those views."""
+    shape, d = key
+
+    def drop(items: tuple) -> tuple:
+        return items[:d] + items[d + 1:]
+    views = {t for t in _all_types(module)
+             if isinstance(t, PartitionViewType) and t.tile_shape == shape}
+    if any(v.dim_map != tuple(range(len(shape))) or v.tensor_view.shape[d] is None
+           or v.tensor_view.strides[d] is None for v in views):
+        return False                # (a dimension moved, or given by an operand)
+    tensors = {v.tensor_view for v in views}
+    for op in body_ops(module):
+        view = op.values_named("view")
+        if not view or view[0].type not in views or op.values_named("index") is None:
+            continue
+        opdef = op.opdef
+        assert opdef is not None
+        groups = op.operand_groups()
+        at = opdef.operand_index("index")
+        groups[at] = list(drop(tuple(groups[at])))
+        op.operands = [v for group in groups for v in group]
+        if "operandSegmentSizes" in op.attributes:
+            op.attributes["operandSegmentSizes"] = opdef.segment_sizes(groups)
+        inbounds = op.attributes.get("inbounds")
+        if inbounds is not None:
+            op.attributes["inbounds"] = dataclasses.replace(inbounds,
+                                                            values=drop(inbounds.values))
+
+    def leaf(t: Type) -> Type:
+        """`t` without dimension `d`, when it is one of the types that lose it."""
+        if isinstance(t, TileType) and t.shape == shape:
+            return TileType(drop(shape), t.element_type)
+        if isinstance(t, TensorViewType) and t in tensors:
+            return dataclasses.replace(t, shape=drop(t.shape), strides=drop(t.strides))
+        if isinstance(t, PartitionViewType) and t.tile_shape == shape:
+            return dataclasses.replace(t, tile_shape=drop(shape), dim_map=None)
+        return t
+    return _retype(module, leaf)
+
+
+def _extents_keys(module: Module) -> list[Key]:
+    """Each tensor view type with each static extent that can halve."""
+    return sorted((str(t), d) for t in _all_types(module) if isinstance(t, TensorViewType)
+                  for d, n in enumerate(t.shape) if n is not None and n > 1)
+
+
+def _extents_apply(module: Module, key: Key) -> bool:
+    """Halve one static extent of one tensor view type everywhere (its strides kept)."""
+    spelling, d = key
+    found = [t for t in _all_types(module) if str(t) == spelling]
+    if not found:
+        return False
+    old = found[0]
+    assert isinstance(old, TensorViewType)
+    new = dataclasses.replace(old, shape=old.shape[:d] + (old.shape[d] // 2,)
+                              + old.shape[d + 1:])
+    return _retype(module, lambda t: new if t == old else t)
+
+
 #: What each element type is simplified to.
 SIMPLER_FLOAT, SIMPLER_INTEGER = F32, I32
 
@@ -821,6 +933,8 @@ REDUCTIONS: dict[str, Reduction] = {
     "attributes": Reduction(_attributes_keys, _attributes_apply),
     "views": Reduction(_views_keys, _views_apply),
     "shapes": Reduction(_shapes_keys, _shapes_apply),
+    "dims": Reduction(_dims_keys, _dims_apply),
+    "extents": Reduction(_extents_keys, _extents_apply),
     "elements": Reduction(_elements_keys, _elements_apply),
     "passes": Reduction(_passes_keys, _passes_apply),
 }

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 from ...types import TensorViewType, TiledView, Type
 from ..registry import Context, error_at, note_at, op_error, verifier
 from ..text import type_list
-from .core import function_type
+from .core import constant_splat, function_type
 
 IF, FOR, LOOP = "cuda_tile.if", "cuda_tile.for", "cuda_tile.loop"
 
@@ -182,6 +182,10 @@ def check_for(op: Any, ctx: Context) -> None:
         raise op_error(op, "expected induction variable to be same type as bounds and step: "
                            f"'{induction}' vs '{lower}'")
     check_iter_values(op, arguments[1:])
+    step = constant_splat(op.operands[2]) if ctx.options.spec_warnings else None
+    if step is not None and step <= 0:
+        ctx.warn(op, f"step {step} is not positive: the loop fails when it runs (the "
+                     "spec's step must be positive)")
 
 
 @verifier("loop", stage="regions")

@@ -192,7 +192,7 @@ def check_cat(op: Any, ctx: Context) -> None:
                                f"{result[index]}")
 
 
-def _constant_splat(value: Any) -> int | None:
+def constant_splat(value: Any) -> int | None:
     """The splat integer a ``constant`` op defines for `value`, if it does."""
     owner = getattr(value, "owner", None)
     if getattr(owner, "name", None) != "cuda_tile.constant":
@@ -236,7 +236,7 @@ def check_extract(op: Any, ctx: Context) -> None:
             raise op_error(op, f"index {i} must be a scalar tile, got rank {index_type.rank}")
         if index_type.element_type != IntegerType(32):
             raise op_error(op, f"index {i} must have i32 element type")
-        value = _constant_splat(index)
+        value = constant_splat(index)
         if value is None:
             continue
         limit = source.shape[i] // result.shape[i] - 1
