@@ -285,3 +285,28 @@ def test_a_stopped_pool_worker_removes_its_scratch_files(tmp_path, monkeypatch) 
     finally:
         pool.close()
     assert list(tmp_path.glob("tileir-reduce-*")) == []
+
+
+def _deaf_to_sigterm(started: str) -> None:
+    """A pool task that ignores SIGTERM and waits (a worker that missed the signal)."""
+    import signal
+    import time
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    Path(started).touch()
+    time.sleep(120)
+
+
+def test_closing_a_pool_kills_a_worker_that_stays_after_sigterm(tmp_path, monkeypatch) -> None:
+    import time
+    from tileir.reducer import core
+    monkeypatch.setattr(core, "STOP_GRACE_S", 0.2)
+    pool = core._Pool(predicates.command("true"), 1)
+    workers = list(pool.pool._pool)
+    pool.pool.apply_async(_deaf_to_sigterm, (str(tmp_path / "started"),))
+    for _ in range(1200):               # (at most a minute for the task to start)
+        if (tmp_path / "started").exists():
+            break
+        time.sleep(0.05)
+    assert (tmp_path / "started").exists()
+    pool.close()            # (returns: SIGTERM twice, then SIGKILL)
+    assert [w.exitcode for w in workers] == [-9]

@@ -24,6 +24,7 @@ import hashlib
 import multiprocessing
 import re
 import signal
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -194,6 +195,10 @@ class _Serial:
         pass
 
 
+#: Seconds stopping workers may take before they are signalled again (`_Pool.close`).
+STOP_GRACE_S = 5.0
+
+
 class _Pool:
     """Tests candidates on `jobs` worker processes, `jobs` at a time ahead."""
 
@@ -219,7 +224,20 @@ class _Pool:
             yield outcome
 
     def close(self) -> None:
-        self.pool.terminate()
+        """Stop the workers.  The pool's SIGTERM lets a running test clean up
+        (`_exit_worker`), but one that lands just before a worker blocks on the pool's
+        queue is only seen when another signal wakes it: so SIGTERM again after
+        `STOP_GRACE_S`, and SIGKILL after that."""
+        stopper = threading.Thread(target=self.pool.terminate, daemon=True)
+        stopper.start()
+        for last in (False, True):
+            stopper.join(STOP_GRACE_S)
+            if not stopper.is_alive():
+                break
+            for worker in list(self.pool._pool):    # (the pool's processes)
+                if worker.exitcode is None:
+                    (worker.kill if last else worker.terminate)()
+        stopper.join()
         self.pool.join()
 
 

@@ -1,0 +1,116 @@
+"""Compiling lowered kernels with llvmlite, once per key, kept in memory.
+
+The key is (hash of the module's text, entry name, parameter types, LLVM version): the
+lowering reads nothing else, so a kernel launched again (or parsed again from the same
+text) reuses its machine code.  `compilations` counts the times LLVM actually compiled,
+so tests can tell a cache hit from a compile without timing anything."""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import importlib
+import threading
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from ..ir import Operation
+from .lower import Lowered, Unsupported, lower
+
+#: The C signature of ``run_span``: (begin, end, args, scratch) -> 0 ran, 1 a check failed.
+SPAN_FUNCTION = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_int64,
+                                 ctypes.c_void_p, ctypes.c_void_p)
+
+_lock = threading.Lock()
+_cache: dict[tuple, "Compiled | str"] = {}
+_keys: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
+_compilations = 0
+_target_machine: Any = None
+
+
+@dataclass
+class Compiled:
+    """A kernel's machine code: `run_span` to call, and its lowering's facts."""
+
+    lowered: Lowered
+    run_span: Any
+    engine: Any                 # the llvmlite execution engine that owns the code
+
+
+def llvm() -> Any:
+    """llvmlite's binding module (ImportError when llvmlite is not installed)."""
+    return importlib.import_module("llvmlite.binding")
+
+
+def compilations() -> int:
+    """How many kernels LLVM has compiled in this process (cache misses that compiled)."""
+    return _compilations
+
+
+def clear() -> None:
+    """Forget every compiled kernel (tests)."""
+    with _lock:
+        _cache.clear()
+        _keys.clear()
+
+
+def _module_text(kernel: Operation) -> str:
+    """The text of the module holding `kernel` (the kernel's own text if it has none)."""
+    top = kernel
+    while top.parent_op is not None:
+        top = top.parent_op
+    return top.format(generic=True)
+
+
+def key_of(plan: Any, binding: Any) -> tuple:
+    """The cache key of a kernel plan (worked out once per plan: a plan is made anew
+    whenever its kernel changes)."""
+    key = _keys.get(plan)
+    if key is None:
+        kernel = plan.kernel
+        digest = hashlib.sha256(_module_text(kernel).encode()).hexdigest()
+        signature = tuple(str(t) for t in plan.params or ())
+        key = (digest, kernel.symbol, signature, binding.llvm_version_info)
+        _keys[plan] = key
+    return key
+
+
+def compiled(plan: Any) -> "Compiled | str":
+    """The compiled kernel of `plan`, or why it cannot be compiled (ImportError when
+    llvmlite is missing)."""
+    binding = llvm()
+    key = key_of(plan, binding)
+    with _lock:
+        found = _cache.get(key)
+        if found is None:
+            try:
+                found = _compile(lower(plan.kernel), binding)
+            except Unsupported as exc:
+                found = str(exc)
+            _cache[key] = found
+    return found
+
+
+def _compile(lowered: Lowered, binding: Any) -> Compiled:
+    """Machine code for `lowered` (optimized at -O2: no fast-math flag is ever emitted,
+    so every float operation keeps its IEEE result and nothing is contracted)."""
+    global _compilations, _target_machine
+    if _target_machine is None:
+        binding.initialize_native_target()
+        binding.initialize_native_asmprinter()
+        target = binding.Target.from_default_triple()
+        _target_machine = target.create_target_machine(opt=2, jit=True)
+    module = binding.parse_assembly(lowered.ir)
+    module.verify()
+    options = binding.create_pipeline_tuning_options(speed_level=2)
+    passes = binding.create_pass_builder(_target_machine, options)
+    passes.getModulePassManager().run(module, passes)
+    engine = binding.create_mcjit_compiler(module, _target_machine)
+    engine.finalize_object()
+    address = engine.get_function_address("run_span")
+    _compilations += 1
+    return Compiled(lowered, SPAN_FUNCTION(address), engine)
+
+
+__all__ = ["Compiled", "clear", "compilations", "compiled", "llvm"]

@@ -1,0 +1,94 @@
+"""A small writer of LLVM IR text: fresh value names, basic blocks and counted loops.
+
+The compiled engine writes its kernels as LLVM IR text (read back by llvmlite's parser),
+which keeps the lowering readable and free of llvmlite's builder API."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+
+class Emitter:
+    """The instructions of one LLVM function, written block by block."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.globals: list[str] = []
+        self.block = "entry"            # the basic block instructions go to now
+        self._counter = 0
+
+    def fresh(self, hint: str = "v") -> str:
+        """A new local value name (``%hint.N``)."""
+        self._counter += 1
+        return f"%{hint}.{self._counter}"
+
+    def label(self, hint: str = "bb") -> str:
+        """A new basic block name, without the ``%``."""
+        self._counter += 1
+        return f"{hint}.{self._counter}"
+
+    def global_name(self, hint: str = "const") -> str:
+        """A new module-level name (``@hint.N``)."""
+        self._counter += 1
+        return f"@{hint}.{self._counter}"
+
+    def op(self, text: str, hint: str = "v") -> str:
+        """Append ``%name = text`` and return the name."""
+        name = self.fresh(hint)
+        self.lines.append(f"  {name} = {text}")
+        return name
+
+    def do(self, text: str) -> None:
+        """Append an instruction with no result."""
+        self.lines.append(f"  {text}")
+
+    def start(self, label: str) -> None:
+        """Begin basic block `label`."""
+        self.lines.append(f"{label}:")
+        self.block = label
+
+    def branch(self, label: str) -> None:
+        """End the current block with a jump to `label`."""
+        self.do(f"br label %{label}")
+
+    def check(self, ok: str, fail: str) -> None:
+        """Go on only where i1 `ok` holds; else jump to block `fail`."""
+        good = self.label("ok")
+        self.do(f"br i1 {ok}, label %{good}, label %{fail}")
+        self.start(good)
+
+    @contextmanager
+    def loop(self, count: str, hint: str = "i") -> Iterator[str]:
+        """A loop of i64 index 0 .. `count` - 1 around the body written inside the block
+        (yields the index's name)."""
+        head, body, latch, done = (self.label(hint + s) for s in
+                                   (".head", ".body", ".latch", ".done"))
+        before = self.block
+        self.branch(head)
+        self.start(head)
+        index = self.fresh(hint)
+        following = self.fresh(hint + ".next")
+        self.do(f"{index} = phi i64 [0, %{before}], [{following}, %{latch}]")
+        more = self.op(f"icmp ult i64 {index}, {count}", "more")
+        self.do(f"br i1 {more}, label %{body}, label %{done}")
+        self.start(body)
+        yield index
+        self.branch(latch)
+        self.start(latch)
+        self.do(f"{following} = add i64 {index}, 1")
+        self.branch(head)
+        self.start(done)
+
+    @contextmanager
+    def when(self, condition: str) -> Iterator[None]:
+        """Instructions that run only where i1 `condition` holds."""
+        then, after = self.label("then"), self.label("endif")
+        self.do(f"br i1 {condition}, label %{then}, label %{after}")
+        self.start(then)
+        yield
+        self.branch(after)
+        self.start(after)
+
+
+__all__ = ["Emitter"]
