@@ -272,3 +272,44 @@ def checked_document(path: str, options: Options | None = None
     for diagnostic in diagnostics:
         print(diagnostic.render({path: text}), file=sys.stderr)
     return None if ops is None or has_errors(diagnostics) else (text, ops)
+
+
+# ---- option types shared by the commands ----------------------------------------
+
+#: The most processes -j may ask for (each is a Python process; thousands would swamp the
+#: machine long before they helped).
+MAX_JOBS = 256
+
+
+def int_option(low: int, high: int | None = None) -> Callable[[str], int]:
+    """The type of an integer option from `low` to `high` (None: no bound), for argparse
+    (``tileir reduce`` and ``tileir fuzz`` take their numbers so)."""
+    wanted = f"an integer from {low} to {high}" if high is not None else \
+        "a positive integer" if low == 1 else f"an integer of at least {low}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}")
+        return value
+    return parse
+
+
+#: A positive integer option, and a number of processes.
+positive_int = int_option(1)
+jobs_option = int_option(1, MAX_JOBS)
+
+
+def positive_seconds(text: str) -> float:
+    """A positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value > 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got "
+                                         f"{text!r}")
+    return value

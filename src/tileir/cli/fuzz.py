@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..versions import Version, supported_versions
-from .common import StatusLine
-from .reduce import MAX_JOBS, int_option, jobs_option, positive_seconds
+from .common import MAX_JOBS, StatusLine, int_option, jobs_option, positive_seconds
 
 #: The most ops a generated kernel may be asked for (generating 10,000 takes seconds; the
 #: time grows faster than the count).

@@ -23,7 +23,8 @@ from ..diagnostics import TileIRError
 from ..ir import Module
 from ..reducer import Progress, ReduceError, reduce
 from ..reducer import predicates
-from .common import CliError, StatusLine, write_output
+from .common import (MAX_JOBS, CliError, StatusLine, jobs_option, positive_int,
+                     positive_seconds, write_output)
 
 PROG = "tileir reduce"
 #: How often the progress line is redrawn (seconds).
@@ -31,9 +32,6 @@ PROGRESS_EVERY = 0.1
 #: How long one run of a --test command may take by default (seconds): a command that
 #: hangs on a candidate must not hang the reduction.
 TEST_TIMEOUT_S = 300.0
-#: The most processes -j may ask for (each is a Python process; thousands would swamp the
-#: machine long before they helped).
-MAX_JOBS = 256
 
 DESCRIPTION = """\
 Shrink a Tile IR kernel to a small one on which a test still holds, by delta debugging:
@@ -110,40 +108,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    "seconds, keeping the smallest kernel found so far")
     p.set_defaults(func=reduce_command)
     return p
-
-
-def int_option(low: int, high: int | None = None) -> Callable[[str], int]:
-    """The type of an integer option from `low` to `high` (None: no bound), for argparse
-    (``tileir fuzz`` takes its numbers so too)."""
-    wanted = f"an integer from {low} to {high}" if high is not None else \
-        "a positive integer" if low == 1 else f"an integer of at least {low}"
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = low - 1
-        if value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}")
-        return value
-    return parse
-
-
-#: A positive integer option, and a number of processes.
-positive_int = int_option(1)
-jobs_option = int_option(1, MAX_JOBS)
-
-
-def positive_seconds(text: str) -> float:
-    """A positive, finite number of seconds (``tileir fuzz`` takes them so too)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not value > 0 or math.isinf(value):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got "
-                                         f"{text!r}")
-    return value
 
 
 def _grids(text: str) -> tuple[int, ...]:

@@ -457,8 +457,10 @@ class _CrossBlockRaces:
 
 
 #: The engines `launch` can use: the batched one where it applies, else one tile block at
-#: a time ("auto"); only the reference ("blocks"); or only the batched one ("batched").
-ENGINES = ("auto", "blocks", "batched")
+#: a time ("auto"); only the reference ("blocks"); only the batched one ("batched"); or
+#: native code through LLVM ("compiled", `tileir.jit`: with llvmlite, for the kernels it
+#: compiles; else, or when its checks stop it, what "auto" runs, `Run.reason` saying why).
+ENGINES = ("auto", "blocks", "batched", "compiled")
 
 
 @dataclass(frozen=True)
@@ -637,6 +639,17 @@ def _run(memory: Memory, plan: KernelPlan, values: list[Any], dims: tuple[int, i
     reason = None
     if recorder is not None:
         reason = "tracing runs tile blocks one at a time" if engine != "blocks" else None
+    elif engine == "compiled":
+        from ..jit import run_compiled
+        outcome = run_compiled(memory, plan, values, dims, checks, max_ops, schedule, journal)
+        if outcome.ran:
+            return Run("compiled")
+        reason = f"compiled engine: {outcome.reason}"
+        if not outcome.undefined and _batched(
+                memory, plan, values, dims, checks, globals_, False, max_ops,
+                default_workers() if workers is None else max(1, int(workers)),
+                journal) is None:
+            return Run("batched", reason)
     elif engine != "blocks":
         reason = _batched(memory, plan, values, dims, checks, globals_,
                           engine == "batched", max_ops,

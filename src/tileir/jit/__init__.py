@@ -1,0 +1,12 @@
+"""The compiled engine: entry kernels lowered to native code through LLVM (llvmlite),
+bit for bit the reference engine's results, falling back to it whenever in doubt.
+
+`run_compiled` is what `launch(engine="compiled")` calls; `compilations` counts LLVM
+compiles (the cache's misses).  See docs/compiled-engine.md."""
+
+from .cache import clear, compilations
+from .lower import SUPPORTED, Unsupported, lower
+from .runner import Outcome, run_compiled
+
+__all__ = ["Outcome", "SUPPORTED", "Unsupported", "clear", "compilations", "lower",
+           "run_compiled"]

@@ -26,7 +26,6 @@ _lock = threading.Lock()
 _cache: dict[tuple, "Compiled | str"] = {}
 _keys: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
 _compilations = 0
-_target_machine: Any = None
 
 
 @dataclass
@@ -88,6 +87,8 @@ def compiled(plan: Any) -> "Compiled | str":
                 found = _compile(lower(plan.kernel), binding)
             except Unsupported as exc:
                 found = str(exc)
+            except Exception as exc:    # (a bug here must not stop the launch: it falls back)
+                found = f"compiling failed: {type(exc).__name__}: {exc}".splitlines()[0]
             _cache[key] = found
     return found
 
@@ -95,18 +96,17 @@ def compiled(plan: Any) -> "Compiled | str":
 def _compile(lowered: Lowered, binding: Any) -> Compiled:
     """Machine code for `lowered` (optimized at -O2: no fast-math flag is ever emitted,
     so every float operation keeps its IEEE result and nothing is contracted)."""
-    global _compilations, _target_machine
-    if _target_machine is None:
-        binding.initialize_native_target()
-        binding.initialize_native_asmprinter()
-        target = binding.Target.from_default_triple()
-        _target_machine = target.create_target_machine(opt=2, jit=True)
+    global _compilations
+    binding.initialize_native_target()
+    binding.initialize_native_asmprinter()
+    # (a target machine of its own: the execution engine takes ownership of it)
+    machine = binding.Target.from_default_triple().create_target_machine(opt=2, jit=True)
     module = binding.parse_assembly(lowered.ir)
     module.verify()
     options = binding.create_pipeline_tuning_options(speed_level=2)
-    passes = binding.create_pass_builder(_target_machine, options)
+    passes = binding.create_pass_builder(machine, options)
     passes.getModulePassManager().run(module, passes)
-    engine = binding.create_mcjit_compiler(module, _target_machine)
+    engine = binding.create_mcjit_compiler(module, machine)
     engine.finalize_object()
     address = engine.get_function_address("run_span")
     _compilations += 1

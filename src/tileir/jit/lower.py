@@ -119,6 +119,7 @@ class View:
     shape: str
     stride: str
     element: Any                # its element type
+    uniform: bool = True        # whether its stride is the same in every tile block
     tile: int | None = None     # a partition view's tile size
     padding: int | None = None  # the padding value's bits (None: zero, or no padding)
 
@@ -132,6 +133,8 @@ class Access:
     param: int
     write: bool
     block_dim: int | None
+    #: Whether the view's stride is the same in every tile block (static, or a parameter).
+    uniform: bool = True
 
 
 @dataclass
@@ -333,9 +336,11 @@ class _Lowering:
         return Tile(out, count, ty)
 
     def _element_of(self, value: Any, i: str) -> str:
-        """Element `i` of a tile (a splat's value)."""
+        """Element `i` of a tile (a splat's or a scalar's value)."""
         if isinstance(value, Splat):
             return value.value.name
+        if isinstance(value, Scalar):
+            return value.name
         at = self.e.op(f"getelementptr {value.ty}, ptr {value.ptr}, i64 {i}", "at")
         return self.e.op(f"load {value.ty}, ptr {at}", "x")
 
@@ -416,7 +421,11 @@ class _Lowering:
             tie = e.op(f"and i1 {equal}, {keep_tie}")
             left = e.op(f"or i1 {beats}, {tie}")
             out = e.op(f"select i1 {left}, {ty} {a}, {ty} {b}")
-            if not propagate:
+            if propagate:
+                either = e.op(f"fcmp uno {ty} {a}, {b}")
+                nan = e.op(f"bitcast {word} {_signed(CANONICAL_NAN[t], SIZES[t] * 8)} to {ty}")
+                out = e.op(f"select i1 {either}, {ty} {nan}, {ty} {out}")
+            else:
                 nan_a = e.op(f"fcmp uno {ty} {a}, {a}")
                 nan_b = e.op(f"fcmp uno {ty} {b}, {b}")
                 out = e.op(f"select i1 {nan_b}, {ty} {a}, {ty} {out}")
@@ -486,6 +495,7 @@ class _Lowering:
             [op.operands[i] for i in range(*groups["dynamicStrides"])]
         it = iter(dynamic)
         shape = self._extent(t.shape[0], it)
+        uniform = t.strides[0] is not None or isinstance(dynamic[-1], BlockArgument)
         stride = self._extent(t.strides[0], it)
         e, size = self.e, SIZES[t.element_type]
         # Checked here whatever `checks` says (a failure reruns on the reference engine,
@@ -501,7 +511,7 @@ class _Lowering:
         reach = e.op(f"mul i128 {reach}, {size}")
         reach = e.op(f"add i128 {reach}, {e.op(f'zext i64 {address} to i128')}")
         e.check(e.op(f"icmp ult i128 {reach}, {REACH_LIMIT}"), self.fail)
-        return View(param, address, shape, stride, t.element_type)
+        return View(param, address, shape, stride, t.element_type, uniform)
 
     def _extent(self, static: int | None, dynamic: Any) -> str:
         """An extent or stride as an unsigned i64: the static one, or the next operand."""
@@ -528,7 +538,7 @@ class _Lowering:
             if padding is None:
                 raise Unsupported(f"padding value {t.padding_value.keyword}")
         return View(view.param, view.base, view.shape, view.stride, view.element,
-                    int(t.tile_shape[0]), padding)
+                    view.uniform, int(t.tile_shape[0]), padding)
 
     def _access(self, op: Operation, store: bool) -> Any:
         """load_view_tko / store_view_tko through a rank-1 partition view."""
@@ -547,7 +557,8 @@ class _Lowering:
         t = tile_type.element_type
         if t != view.element or tile_type.num_elements != view.tile:
             raise Unsupported(f"'{op.name}' of a tile unlike its view's")
-        self.accesses.append(Access(view.param, store, self.block_ids.get(index_value)))
+        self.accesses.append(Access(view.param, store, self.block_ids.get(index_value),
+                                    view.uniform))
         inbounds = _inbounds(op)
         e, ty, size, tile = self.e, LLVM_TYPES[t], SIZES[t], view.tile
         index_type = index_value.type.element_type
@@ -584,9 +595,9 @@ class _Lowering:
                 pointer = e.op(f"inttoptr i64 {place} to ptr", "p")
                 if store:
                     value = self._element_of(source, k)
-                    e.do(f"store {ty} {value}, ptr {pointer}")
-                else:
-                    loaded = e.op(f"load {ty}, ptr {pointer}", "x")
+                    e.do(f"store {ty} {value}, ptr {pointer}, align 1")
+                else:   # (align 1: a caller's array need not be aligned in host memory)
+                    loaded = e.op(f"load {ty}, ptr {pointer}, align 1", "x")
                     e.do(f"store {ty} {loaded}, ptr {at}")
         if store:
             return _TOKEN

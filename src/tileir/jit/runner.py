@@ -1,0 +1,110 @@
+"""Running a compiled kernel on a launch's memory, or saying why it did not run.
+
+The launcher calls `run_compiled` with the arguments already mapped.  The compiled code
+checks every access against the buffer its view's base pointer points into, whatever
+`checks` says; when a check fails it stops, the written buffers are put back from the
+journal (the launch's own, or one kept here, as the batched engine does), and the
+launcher reruns the kernel on the reference engine, whose diagnostic (or, with checks
+off, whose result) is the launch's."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..interp.memory import Journal, Memory
+from .cache import compiled
+from .races import race_reason
+
+#: Tile blocks per call of the compiled code (Ctrl-C is seen between calls).
+BLOCKS_PER_CALL = 1 << 12
+#: The most tile blocks a compiled launch runs (block numbers are i64 in the code).
+MAX_BLOCKS = 1 << 62
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What `run_compiled` did: ran the kernel, or not and why (`undefined`: a check
+    failed in the compiled code, memory is as it was, and the reference must rerun it)."""
+
+    ran: bool
+    reason: str | None = None
+    undefined: bool = False
+
+
+def _word(value: Any, kind: str) -> int:
+    """The i64 word (as a signed Python int) carrying a scalar argument of LLVM type
+    `kind`."""
+    array = np.asarray(value)
+    if kind in ("float", "double"):
+        bits = int(array.view(np.uint32 if kind == "float" else np.uint64))
+    else:
+        bits = int(array)
+    bits &= (1 << 64) - 1
+    return bits - (1 << 64) if bits >> 63 else bits
+
+
+def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
+                 grid: tuple[int, int, int], checks: bool, max_ops: int | None,
+                 schedule: str, launch_journal: Journal | None) -> Outcome:
+    """Run the kernel of `plan` compiled; `Outcome` says whether it ran and, if not, why."""
+    if max_ops is not None:
+        return Outcome(False, "max_ops bounds tile blocks run one at a time")
+    try:
+        found = compiled(plan)
+    except ImportError:
+        return Outcome(False, "llvmlite is not installed (pip install 'tileir[jit]')")
+    if isinstance(found, str):
+        return Outcome(False, found)
+    lowered = found.lowered
+    if checks and lowered.unchecked:
+        return Outcome(False, lowered.unchecked[0])
+    blocks = math.prod(grid)
+    if blocks >= MAX_BLOCKS:
+        return Outcome(False, f"{blocks} tile blocks is more than the compiled code counts")
+    words = list(grid)
+    owners: dict[int, Any] = {}
+    for i, (kind, value) in enumerate(zip(lowered.params, values)):
+        if kind != "pointer":
+            words.append(_word(value, kind))
+            continue
+        address = int(np.asarray(value, np.int64))
+        buffer = memory.owner(address)
+        if buffer is None:
+            return Outcome(False, f"parameter {i} points into no live buffer")
+        owners[i] = buffer
+        words += [address, buffer.base, buffer.base + buffer.size, _word(buffer.host, "i64")]
+    reason = race_reason(lowered.accesses, owners, grid, checks, schedule)
+    if reason is not None:
+        return Outcome(False, reason)
+    args = np.array(words, np.int64)
+    scratch = np.zeros(max(lowered.scratch_bytes, 64), np.uint8)
+    journal = launch_journal
+    if journal is None:
+        journal = Journal(memory)
+        memory.before_write.append(journal.touch)
+    try:
+        for buffer in {id(owners[a.param]): owners[a.param]
+                       for a in lowered.accesses if a.write}.values():
+            memory.writing(buffer.data)     # (the journal copies it before the run)
+        status = 0
+        for begin in range(0, blocks, BLOCKS_PER_CALL):
+            status = found.run_span(begin, min(begin + BLOCKS_PER_CALL, blocks),
+                                    args.ctypes.data, scratch.ctypes.data)
+            if status:
+                break
+    finally:
+        if journal is not launch_journal:
+            memory.before_write.remove(journal.touch)
+    if status:
+        journal.restore()
+        return Outcome(False, "a check failed in the compiled code (undefined behaviour, or "
+                       "a case it leaves to the reference); rerun one tile block at a time",
+                       undefined=True)
+    return Outcome(True)
+
+
+__all__ = ["Outcome", "run_compiled"]

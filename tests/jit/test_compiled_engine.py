@@ -1,0 +1,347 @@
+"""The compiled engine (tileir.jit) against the reference engine (engine="blocks"): the
+same bytes, the same diagnostics, and a fallback with a reason wherever it declines."""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the jit extra)")
+
+import tileir  # noqa: E402
+from tileir import jit  # noqa: E402
+
+EXAMPLES = pathlib.Path(tileir.__file__).parent / "examples" / "kernels"
+BENCH = pathlib.Path(__file__).parents[2] / "bench" / "kernels"
+
+#: Float inputs that exercise every special case: NaNs with payloads, signalling and
+#: negative NaNs, infinities, signed zeros, subnormals, extremes, ordinary values.
+F32_SPECIAL = [0x7FC00000, 0x7FC00001, 0xFFC00000, 0x7F800001, 0x7F800000, 0xFF800000, 0,
+               0x80000000, 1, 0x807FFFFF, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x3F800000,
+               0xBF800000, 0x3EAAAAAB]
+F64_SPECIAL = [0x7FF8000000000000, 0x7FF8000000000001, 0xFFF8000000000000,
+               0x7FF0000000000001, 0x7FF0000000000000, 0xFFF0000000000000, 0,
+               0x8000000000000000, 1, 0x800FFFFFFFFFFFFF, 0x0010000000000000,
+               0x7FEFFFFFFFFFFFFF, 0x3FF0000000000000, 0xBFF0000000000000,
+               0x3FD5555555555555, 0x4340000000000001]
+INT_SPECIAL = [0, 1, -1, 2, -2, 0x7FFFFFFF, -0x80000000, 12345, -777, 0x55555555]
+
+
+def pairs(dtype: type) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of special values of `dtype`, plus random ones, as two arrays."""
+    rng = np.random.default_rng(7)
+    if dtype in (np.float32, np.float64):
+        bits = F32_SPECIAL if dtype == np.float32 else F64_SPECIAL
+        words = np.array(bits, np.uint32 if dtype == np.float32 else np.uint64)
+        special = words.view(dtype)
+        extra = rng.standard_normal(40).astype(dtype) * dtype(3)
+    else:
+        special = np.array(INT_SPECIAL, np.int64).astype(dtype)
+        extra = rng.integers(-1000, 1000, 40).astype(dtype)
+    values = np.concatenate([special, extra])
+    a, b = np.meshgrid(values, values, indexing="ij")
+    return a.reshape(-1).copy(), b.reshape(-1).copy()
+
+
+def kernel(elem: str, body: str, tile: int = 16, out: str | None = None,
+           padding: str = "") -> str:
+    """A kernel c[i] = f(a[i], b[i]): a and b hold n elements, c m (m > n: padding shows),
+    one tile of `tile` elements per tile block; `body` computes %r from %x and %y."""
+    out = out or elem
+    pad = f", padding_value = {padding}" if padding else ""
+    view_in = f"partition_view<tile=({tile}){pad}, tensor_view<?x{elem}, strides=[1]>>"
+    view_out = f"partition_view<tile=({tile}), tensor_view<?x{out}, strides=[1]>>"
+    return f"""cuda_tile.module @m {{
+  entry @k(%a: tile<ptr<{elem}>>, %b: tile<ptr<{elem}>>, %c: tile<ptr<{out}>>, %n: tile<i32>,
+           %m: tile<i32>) {{
+    %t = make_token : token
+    %av = make_tensor_view %a, shape = [%n], strides = [1] : tile<i32> -> tensor_view<?x{elem}, strides=[1]>
+    %bv = make_tensor_view %b, shape = [%n], strides = [1] : tile<i32> -> tensor_view<?x{elem}, strides=[1]>
+    %cv = make_tensor_view %c, shape = [%m], strides = [1] : tile<i32> -> tensor_view<?x{out}, strides=[1]>
+    %ap = make_partition_view %av : {view_in}
+    %bp = make_partition_view %bv : {view_in}
+    %cp = make_partition_view %cv : {view_out}
+    %i, %j, %k = get_tile_block_id : tile<i32>
+    %x, %t1 = load_view_tko weak %ap[%i] token = %t : {view_in}, tile<i32> -> tile<{tile}x{elem}>, token
+    %y, %t2 = load_view_tko weak %bp[%i] token = %t : {view_in}, tile<i32> -> tile<{tile}x{elem}>, token
+{body}
+    %done = store_view_tko weak %r, %cp[%i] token = %t : tile<{tile}x{out}>, {view_out}, tile<i32> -> token
+    return
+  }}
+}}"""
+
+
+def run_both(text: str, a: np.ndarray, b: np.ndarray, out_dtype: type | None = None,
+             extra: int = 0, grid: int | tuple | None = None, **options):
+    """Launch `text` on the reference and the compiled engine, each on fresh copies;
+    returns {engine: (Run or the error's text, c)}."""
+    n, tile = a.size, 16
+    m = n + extra
+    results = {}
+    for engine in ("blocks", "compiled"):
+        c = np.full(m, 7, out_dtype or a.dtype)
+        args = [a.copy(), b.copy(), c, n, m]
+        try:
+            run = tileir.launch(text, None, grid or -(-m // tile), args, engine=engine,
+                                **options)
+        except tileir.ExecutionError as error:
+            run = str(error)
+        results[engine] = (run, c)
+    return results
+
+
+def assert_same(results: dict, engine: str = "compiled") -> None:
+    """The compiled launch ran on `engine` and left exactly the reference's bytes."""
+    run, c = results["compiled"]
+    ref_run, ref = results["blocks"]
+    assert not isinstance(ref_run, str), ref_run
+    assert run.engine == engine, run
+    assert c.tobytes() == ref.tobytes()
+
+
+# ---- the shipped vector add ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [EXAMPLES / "vector_add.mlir", BENCH / "vector_add.mlir"])
+@pytest.mark.parametrize("n", [1, 64, 1000, 3000])
+@pytest.mark.parametrize("checks", [True, False])
+def test_vector_add_is_bit_identical(path, n, checks):
+    tile = 64 if path.parent == EXAMPLES else 1024
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    outputs = {}
+    for engine in ("blocks", "compiled"):
+        c = np.full(n, -1, np.float32)
+        run = tileir.launch(path, None, -(-n // tile), [a, b, c, n], engine=engine,
+                            checks=checks)
+        outputs[engine] = (run, c)
+    assert outputs["compiled"][0].engine == "compiled"
+    assert outputs["compiled"][0].reason is None
+    assert outputs["compiled"][1].tobytes() == outputs["blocks"][1].tobytes()
+
+
+# ---- elementwise kernels on special values ---------------------------------------------
+
+FLOAT_BODIES = {
+    "addf": "    %r = addf %x, %y : tile<16x{e}>",
+    "subf": "    %r = subf %x, %y rounding<nearest_even> : tile<16x{e}>",
+    "mulf": "    %r = mulf %x, %y : tile<16x{e}>",
+    "divf": "    %r = divf %x, %y : tile<16x{e}>",
+    "maxf": "    %r = maxf %x, %y : tile<16x{e}>",
+    "minf": "    %r = minf %x, %y : tile<16x{e}>",
+    "maxf_nan": "    %r = maxf %x, %y propagate_nan : tile<16x{e}>",
+    "minf_nan": "    %r = minf %x, %y propagate_nan : tile<16x{e}>",
+    "negf_absf": "    %u = negf %x : tile<16x{e}>\n    %v = absf %y : tile<16x{e}>\n"
+                 "    %r = subf %u, %v : tile<16x{e}>",
+    "select": "    %lt = cmpf less_than unordered %x, %y : tile<16x{e}> -> tile<16xi1>\n"
+              "    %ge = cmpf greater_than_or_equal ordered %x, %y : tile<16x{e}> -> "
+              "tile<16xi1>\n"
+              "    %s = select %lt, %x, %y : tile<16xi1>, tile<16x{e}>\n"
+              "    %r = select %ge, %y, %s : tile<16xi1>, tile<16x{e}>",
+    "constants": "    %h = constant <{e}: 0.5> : tile<16x{e}>\n"
+                 "    %d = constant <{e}: [1.0, -0.0, 0x7FC00001, 2.0, 3.0, 4.0, 5.0, 6.0, "
+                 "7.0, 8.0, 9.0, 1.0e-40, 11.0, 12.0, 13.0, 14.0]> : tile<16x{e}>\n"
+                 "    %p = mulf %x, %h : tile<16x{e}>\n    %r = addf %p, %d : tile<16x{e}>",
+}
+
+
+@pytest.mark.parametrize("elem", ["f32", "f64"])
+@pytest.mark.parametrize("name", sorted(FLOAT_BODIES))
+def test_float_ops_are_bit_identical(elem, name):
+    if name == "constants" and elem == "f64":
+        body = FLOAT_BODIES[name].replace("0x7FC00001", "0x7FF8000000000001")
+    else:
+        body = FLOAT_BODIES[name]
+    a, b = pairs(np.float32 if elem == "f32" else np.float64)
+    results = run_both(kernel(elem, body.format(e=elem)), a, b)
+    assert_same(results)
+
+
+@pytest.mark.parametrize("padding", ["zero", "neg_zero", "nan", "pos_inf", "neg_inf"])
+def test_padding_is_the_references(padding):
+    a, b = pairs(np.float32)
+    a, b = a[:37], b[:37]
+    body = "    %r = addf %x, %y : tile<16xf32>"
+    results = run_both(kernel("f32", body, padding=padding), a, b, extra=11)
+    assert_same(results)
+
+
+@pytest.mark.parametrize("elem, dtype", [("i32", np.int32), ("i64", np.int64)])
+@pytest.mark.parametrize("signedness", ["signed", "unsigned"])
+def test_integer_ops_are_bit_identical(elem, dtype, signedness):
+    body = (f"    %s = addi %x, %y : tile<16x{elem}>\n"
+            f"    %p = muli %s, %y : tile<16x{elem}>\n"
+            f"    %d = subi %p, %x : tile<16x{elem}>\n"
+            f"    %q = xori %d, %x : tile<16x{elem}>\n"
+            f"    %o = ori %q, %y : tile<16x{elem}>\n"
+            f"    %w = andi %o, %s : tile<16x{elem}>\n"
+            f"    %lt = cmpi less_than %x, %y, {signedness} : tile<16x{elem}> -> tile<16xi1>\n"
+            f"    %r = select %lt, %w, %q : tile<16xi1>, tile<16x{elem}>")
+    a, b = pairs(dtype)
+    assert_same(run_both(kernel(elem, body), a, b))
+
+
+def test_scalar_ops_on_block_ids():
+    """Rank-0 arithmetic (block ids, grid extents) feeding a tile compare."""
+    body = ("    %g, %g1, %g2 = get_num_tile_blocks : tile<i32>\n"
+            "    %one = constant <i32: 1> : tile<i32>\n"
+            "    %last = subi %g, %one : tile<i32>\n"
+            "    %is_last = cmpi equal %i, %last, signed : tile<i32> -> tile<i1>\n"
+            "    %zero = constant <f32: 0.0> : tile<f32>\n"
+            "    %neg = constant <f32: -0.0> : tile<f32>\n"
+            "    %z = select %is_last, %neg, %zero : tile<i1>, tile<f32>\n"
+            "    %zz = addf %z, %z : tile<f32>\n"
+            "    %r = addf %x, %y : tile<16xf32>")
+    a, b = pairs(np.float32)
+    assert_same(run_both(kernel("f32", body), a, b))
+
+
+# ---- undefined behaviour: the reference's diagnostic, buffers as they were --------------
+
+
+@pytest.mark.parametrize("on_error", ["restore", "keep"])
+def test_out_of_bounds_reports_the_references_error(on_error):
+    """n larger than the buffers: blocks 0 and 1 run, block 2 reads past the end."""
+    path = EXAMPLES / "vector_add.mlir"
+    outcome = {}
+    for engine in ("blocks", "compiled"):
+        a, b = np.arange(150, dtype=np.float32), np.ones(150, np.float32)
+        c = np.full(150, 7, np.float32)
+        with pytest.raises(tileir.ExecutionError) as info:
+            tileir.launch(path, None, 4, [a, b, c, 200], engine=engine, on_error=on_error)
+        outcome[engine] = (str(info.value), c.tobytes())
+    assert outcome["compiled"] == outcome["blocks"]
+    assert "outside every mapped buffer" in outcome["compiled"][0]
+    if on_error == "restore":
+        assert outcome["compiled"][1] == np.full(150, 7, np.float32).tobytes()
+
+
+def test_out_of_bounds_without_checks_gives_the_references_bytes():
+    """With checks off the reference skips the bad accesses; the compiled run stops at its
+    check and the reference reruns, so the bytes are the reference's."""
+    path = EXAMPLES / "vector_add.mlir"
+    outputs = {}
+    for engine in ("blocks", "compiled"):
+        a, b = np.arange(150, dtype=np.float32), np.ones(150, np.float32)
+        c = np.full(150, 7, np.float32)
+        run = tileir.launch(path, None, 4, [a, b, c, 200], engine=engine, checks=False)
+        outputs[engine] = (run, c.tobytes())
+    assert outputs["compiled"][0].engine == "blocks"
+    assert outputs["compiled"][0].reason.startswith("compiled engine: a check failed")
+    assert outputs["compiled"][1] == outputs["blocks"][1]
+
+
+@pytest.mark.parametrize("checks", [True, False])
+def test_index_outside_the_index_space(checks):
+    """A grid of more tiles than the view has: undefined with checks on."""
+    a, b = pairs(np.float32)
+    a, b = a[:40], b[:40]
+    body = "    %r = addf %x, %y : tile<16xf32>"
+    results = run_both(kernel("f32", body), a, b, grid=5, checks=checks)
+    if checks:
+        assert isinstance(results["blocks"][0], str)
+        assert results["compiled"][0] == results["blocks"][0]
+        assert "outside the index space" in results["compiled"][0]
+    else:
+        assert_same(results, engine="blocks")
+        assert results["compiled"][0].reason.startswith("compiled engine: a check failed")
+
+
+def test_a_race_between_blocks_is_reported_as_the_reference_does():
+    """A 2-D grid whose blocks (x, 0) and (x, 1) store the same tile: the compiled engine
+    declines (its race checks are not compiled) and the race is reported."""
+    a, b = pairs(np.float32)
+    a, b = a[:32], b[:32]
+    results = run_both(kernel("f32", "    %r = addf %x, %y : tile<16xf32>"), a, b,
+                       grid=(2, 2))
+    assert isinstance(results["blocks"][0], str) and "races with" in results["blocks"][0]
+    assert results["compiled"][0] == results["blocks"][0]
+
+
+def test_an_in_place_kernel_declines_with_checks():
+    """c is a: one buffer loaded and stored by unordered ops (the reference reports the
+    race), so the compiled engine declines; without checks it runs."""
+    text = kernel("f32", "    %r = addf %x, %y : tile<16xf32>")
+    outcome = {}
+    for checks in (True, False):
+        for engine in ("blocks", "compiled"):
+            a, b = np.arange(32, dtype=np.float32), np.ones(32, np.float32)
+            try:
+                run = tileir.launch(text, None, 2, [a, b, a, 32, 32], engine=engine,
+                                    checks=checks)
+            except tileir.ExecutionError as error:
+                run = str(error)
+            outcome[checks, engine] = (run, a.tobytes())
+    assert outcome[True, "compiled"] == outcome[True, "blocks"]
+    assert "races with" in outcome[True, "compiled"][0]
+    run, data = outcome[False, "compiled"]
+    assert run.engine == "compiled" and data == outcome[False, "blocks"][1]
+
+
+# ---- declines: the fallback says why ---------------------------------------------------
+
+
+@pytest.mark.parametrize("body, why", [
+    ("    %r = exp %x : tile<16xf32>", "op 'cuda_tile.exp' is not compiled"),
+    ("    %r = addf %x, %y rounding<zero> : tile<16xf32>", "'cuda_tile.addf' rounds zero"),
+    ("    %r = addf %x, %y flush_to_zero : tile<16xf32>", "has flush_to_zero"),
+])
+def test_unsupported_kernels_fall_back_with_a_reason(body, why):
+    a, b = pairs(np.float32)
+    results = run_both(kernel("f32", body), a, b)
+    run, c = results["compiled"]
+    assert run.engine in ("batched", "blocks")
+    assert run.reason.startswith("compiled engine: ") and why in run.reason
+    assert c.tobytes() == results["blocks"][1].tobytes()
+
+
+def test_overflow_flags_decline_with_checks_only():
+    body = "    %r = addi %x, %y overflow<no_signed_wrap> : tile<16xi32>"
+    a, b = np.arange(32, dtype=np.int32), np.arange(32, dtype=np.int32)
+    checked = run_both(kernel("i32", body), a, b)
+    assert "overflow flag" in checked["compiled"][0].reason
+    assert checked["compiled"][1].tobytes() == checked["blocks"][1].tobytes()
+    assert_same(run_both(kernel("i32", body), a, b, checks=False))
+
+
+def test_max_ops_falls_back():
+    a, b = np.arange(32, dtype=np.float32), np.ones(32, np.float32)
+    results = run_both(kernel("f32", "    %r = addf %x, %y : tile<16xf32>"), a, b,
+                       max_ops=1000)
+    assert results["compiled"][0].reason == \
+        "compiled engine: max_ops bounds tile blocks run one at a time"
+    assert results["compiled"][1].tobytes() == results["blocks"][1].tobytes()
+
+
+def test_without_llvmlite_it_falls_back(monkeypatch):
+    monkeypatch.setitem(sys.modules, "llvmlite", None)
+    monkeypatch.setitem(sys.modules, "llvmlite.binding", None)
+    a, b = np.arange(100, dtype=np.float32), np.ones(100, np.float32)
+    c = np.zeros(100, np.float32)
+    run = tileir.launch(EXAMPLES / "vector_add.mlir", None, 2, [a, b, c, 100],
+                        engine="compiled")
+    assert run.engine in ("batched", "blocks")
+    assert run.reason.startswith("compiled engine: llvmlite is not installed")
+    assert (c == a + b).all()
+
+
+# ---- the cache -------------------------------------------------------------------------
+
+
+def test_a_second_launch_does_not_recompile():
+    text = kernel("f64", "    %r = divf %x, %y : tile<16xf64>")
+    a, b = pairs(np.float64)
+    jit.clear()                     # (another test may have compiled this kernel)
+    before = jit.compilations()
+    run_both(text, a, b)
+    assert jit.compilations() == before + 1
+    run_both(text, a[:100], b[:100])                      # another launch, other sizes
+    tileir.launch(tileir.parse(text, "<again>"), None, 7, [a, b, np.zeros_like(a), 100, 100],
+                  engine="compiled")                      # the same text parsed again
+    assert jit.compilations() == before + 1
+    run_both(text.replace("divf", "mulf"), a, b)          # another kernel compiles
+    assert jit.compilations() == before + 2
