@@ -14,11 +14,8 @@ smallest kernel written to DIR.  The table at the end is what the closing note q
 from __future__ import annotations
 
 import argparse
-import copy
 import os
 import re
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,13 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
-
 import tileir
 from tileir.generate import generate_with_arguments
-from tileir.interp import launch
 from tileir.ir import OpResult
+from tileir.fuzz.signatures import first_line, normalize
 from tileir.nvidia import ARCHITECTURE_LIMIT, tool_path
+from tileir.reducer.predicates import ToolRun, compare_engines, run_tool, signal_name
 
 VERSIONS = ("13.1", "13.2", "13.3", "13.4", "13.5")
 ARCHS = ("sm_90", "sm_100")
@@ -66,55 +62,19 @@ class Result:
     text: str = ""
 
 
-def _mask(line: str) -> str:
-    """A line with its numbers and value names masked, to group findings by kind."""
-    line = re.sub(r"tile<[^<>]*(<[^<>]*>)?[^<>]*>", "tile<#>", line.strip())
-    line = re.sub(r"<\w+: ", "<#: ", line)
-    return re.sub(r"%[\w.]+|\b\d+\b|0x[0-9A-Fa-f]+", "#", line)[:160]
-
-
 def _first_difference(theirs: str, ours: str) -> tuple[str, str]:
     """The first differing line of two texts: a class signature and a detail."""
     a, b = theirs.splitlines(), ours.splitlines()
     for number, (x, y) in enumerate(zip(a, b), 1):
         if x != y:
-            return _mask(x), f"line {number}:\n  tileirdisasm: {x[:400]}\n  tileir:       {y[:400]}"
+            return normalize(x), (f"line {number}:\n  tileirdisasm: {x[:400]}\n"
+                                  f"  tileir:       {y[:400]}")
     return "line count", f"tileirdisasm {len(a)} lines, tileir {len(b)} lines"
 
 
-def _run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([tool, *args], capture_output=True, text=True, timeout=TIMEOUT_S,
-                          check=False)
-
-
-def _outcome(module: Any, arguments: list[Any], grid: int, **options: Any) -> tuple[str, Any]:
-    """What one launch did: its error's first line, or the bytes of every buffer after."""
-    buffers = copy.deepcopy(arguments)
-    try:
-        launch(module, None, grid, buffers, **options)
-    except tileir.ExecutionError as error:
-        return "error", str(error).splitlines()[0]
-    return "ran", [b.tobytes() if isinstance(b, np.ndarray) else [r.tobytes() for r in b]
-                   for b in buffers]
-
-
-def _engines_agree(module: Any, arguments: list[Any]) -> list[tuple[str, str]]:
-    """Disagreements between the reference engine and the batched one (same error, or the
-    same bytes in every buffer), and between checks on and off where checks found
-    nothing, on one tile block and on three."""
-    found = []
-    for grid in (1, 3):
-        reference = _outcome(module, arguments, grid, engine="blocks")
-        batched = _outcome(module, arguments, grid, engine="auto")
-        if reference != batched:
-            found.append((f"engines disagree (grid {grid})",
-                          f"blocks: {str(reference[1])[:300]}\nbatched: {str(batched[1])[:300]}"))
-        if reference[0] == "ran":
-            unchecked = _outcome(module, arguments, grid, engine="auto", checks=False)
-            if unchecked != reference:
-                found.append((f"checks off differ (grid {grid})",
-                              f"checks on ran; checks off: {str(unchecked[1])[:300]}"))
-    return found
+def _run(tool: str, *args: str) -> ToolRun:
+    """`tool` run on `args` (killed with all it started after `TIMEOUT_S`)."""
+    return run_tool([tool, *args], TIMEOUT_S)
 
 
 #: tileiras bugs recorded in docs/nvidia-tools.md, each with the rewrite that avoids it
@@ -253,15 +213,16 @@ def check_kernel(seed: int, versions: tuple[str, ...] = VERSIONS,
         again = tileir.parse(text).format()
     except tileir.TileIRError as error:
         message = str(error).splitlines()[0]
-        finding("verified kernel fails to parse", _mask(message.split("error: ")[-1]),
+        finding("verified kernel fails to parse", normalize(message.split("error: ")[-1]),
                 message)
         return result
     if again != text:
         finding("text round trip", *_first_difference(text, again))
-    for check, detail in _engines_agree(module, arguments) if runs else ():
-        finding(check, _mask(detail.splitlines()[0]), detail)
+    for disagreement in compare_engines(module, None, arguments) if runs else ():
+        finding(f"engines disagree ({disagreement.setting})", normalize(disagreement.line),
+                str(disagreement))
         result.counts["runs where engines disagreed"] += 1
-    result.counts["runs compared across engines and checks"] += 2 if runs else 0
+    result.counts["kernels compared across engines and checks"] += 1 if runs else 0
     disasm, compiler = tool_path("tileirdisasm"), tool_path("tileiras")
     with tempfile.TemporaryDirectory() as scratch:
         newest = None
@@ -279,8 +240,8 @@ def check_kernel(seed: int, versions: tuple[str, ...] = VERSIONS,
             printed = _run(disasm, str(path))
             result.counts["files printed by tileirdisasm"] += 1
             if printed.returncode != 0:
-                first = (printed.stderr.strip().splitlines() or ["(no message)"])[0]
-                finding(f"tileirdisasm refused {version}", _mask(first), first)
+                first = first_line(printed.stderr)
+                finding(f"tileirdisasm refused {version}", normalize(first), first)
             elif printed.stdout != ours.format():
                 finding("tileirdisasm text", *_first_difference(printed.stdout, ours.format()))
             else:
@@ -289,10 +250,8 @@ def check_kernel(seed: int, versions: tuple[str, ...] = VERSIONS,
             done = _run(compiler, f"--gpu-name={arch}", "-o", str(Path(scratch) / "k.cubin"),
                         str(newest))
             result.counts[f"tileiras compiles ({arch})"] += 1
-            if done.returncode < 0 or done.returncode > 128:
-                number = -done.returncode if done.returncode < 0 else done.returncode - 128
-                name = signal.Signals(number).name if number in signal.valid_signals() \
-                    else str(number)
+            if done.timed_out or done.signal is not None:
+                name = "timeout" if done.timed_out else signal_name(done.signal)
                 known = _known_bug(text, newest_version, arch, compiler, Path(scratch),
                                    KNOWN_CRASHES)
                 if known is not None:
@@ -301,7 +260,7 @@ def check_kernel(seed: int, versions: tuple[str, ...] = VERSIONS,
                     finding(f"tileiras crashed ({arch})", name, f"{name}; stderr: "
                             f"{done.stderr.strip()[:300]}")
             elif done.returncode != 0:
-                first = (done.stderr.strip().splitlines() or ["(no message)"])[0]
+                first = first_line(done.stderr)
                 known = None if ARCHITECTURE_LIMIT.search(first) else _known_bug(
                     text, newest_version, arch, compiler, Path(scratch), KNOWN_REFUSALS)
                 if ARCHITECTURE_LIMIT.search(first):
@@ -309,7 +268,7 @@ def check_kernel(seed: int, versions: tuple[str, ...] = VERSIONS,
                 elif known is not None:
                     result.counts[f"tileiras refusals ({arch}) explained: {known}"] += 1
                 else:
-                    finding(f"tileiras refused ({arch})", _mask(first),
+                    finding(f"tileiras refused ({arch})", normalize(first),
                             done.stderr.strip()[:400])
             else:
                 result.counts[f"compiled by tileiras ({arch})"] += 1

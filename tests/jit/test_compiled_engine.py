@@ -345,3 +345,102 @@ def test_a_second_launch_does_not_recompile():
     assert jit.compilations() == before + 1
     run_both(text.replace("divf", "mulf"), a, b)          # another kernel compiles
     assert jit.compilations() == before + 2
+
+
+# ---- checks the compiled code makes itself ---------------------------------------------
+
+
+@pytest.mark.parametrize("flag", ["true", "false"])
+@pytest.mark.parametrize("checks", [True, False])
+def test_inbounds_promises(flag, checks):
+    """A load marked inbounds whose last tile leaves the tensor: undefined with checks on
+    (the reference's error), padding otherwise."""
+    text = kernel("f32", "    %r = addf %x, %y : tile<16xf32>", padding="nan").replace(
+        "%x, %t1 = load_view_tko weak %ap[%i] token = %t :",
+        f"%x, %t1 = load_view_tko weak %ap[%i] token = %t inbounds = [{flag}] :")
+    a, b = np.arange(40, dtype=np.float32), np.ones(40, np.float32)
+    results = run_both(text, a, b, extra=8, checks=checks)
+    if flag == "true" and checks:
+        assert "marks dimension 0 inbounds" in results["blocks"][0]
+        assert results["compiled"][0] == results["blocks"][0]
+    else:
+        assert_same(results, engine="compiled" if flag == "false" else "blocks")
+
+
+def _block_strided(text: str) -> str:
+    """`kernel`'s text with c's stride the tile block id plus one (not the same in every
+    block)."""
+    view = "tensor_view<?xf32, strides=[1]>"
+    strided = "tensor_view<?xf32, strides=[?]>"
+    text = text.replace(
+        f"%cv = make_tensor_view %c, shape = [%m], strides = [1] : tile<i32> -> {view}",
+        "%one = constant <i32: 1> : tile<i32>\n    %s = addi %i, %one : tile<i32>\n"
+        f"    %cv = make_tensor_view %c, shape = [%m], strides = [%s] : tile<i32> -> {strided}")
+    text = text.replace(f"%cp = make_partition_view %cv : partition_view<tile=(16), {view}>",
+                        f"%cp = make_partition_view %cv : partition_view<tile=(16), {strided}>")
+    text = text.replace(f"{view}>, tile<i32> -> token", f"{strided}>, tile<i32> -> token")
+    lines = text.split("\n")
+    block_id = next(line for line in lines if "get_tile_block_id" in line)
+    lines.remove(block_id)
+    lines.insert(3, block_id)
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("checks", [True, False])
+def test_a_store_whose_stride_varies_by_block(checks):
+    """Stores that may overlap between blocks: with checks on the compiled engine cannot
+    stand in for the race check and declines; with checks off it runs, blocks in order."""
+    text = _block_strided(kernel("f32", "    %r = addf %x, %y : tile<16xf32>"))
+    a, b = np.arange(32, dtype=np.float32), np.ones(32, np.float32)
+    results = run_both(text, a, b, extra=64, grid=2, checks=checks)
+    run, c = results["compiled"]
+    if checks:
+        assert "stride may differ between tile blocks" in run.reason
+        assert run.engine != "compiled"
+        assert c.tobytes() == results["blocks"][1].tobytes()
+    else:
+        assert_same(results)
+
+
+def test_unaligned_host_arrays():
+    """An array whose data is not aligned in host memory (a view at an odd byte)."""
+    path = EXAMPLES / "vector_add.mlir"
+    outputs = []
+    for engine in ("blocks", "compiled"):
+        raw = bytearray(4 * 100 + 1)
+        c = np.frombuffer(raw, dtype=np.float32, count=100, offset=1)
+        a = np.frombuffer(bytearray(np.arange(100, dtype=np.float32).tobytes()) + b"x",
+                          dtype=np.float32, count=100)
+        run = tileir.launch(path, None, 2, [a, np.ones(100, np.float32), c, 100],
+                            engine=engine)
+        outputs.append((run.engine, c.tobytes()))
+    assert not np.frombuffer(bytearray(401), np.float32, 100, 1).flags.aligned
+    assert outputs[1] == ("compiled", outputs[0][1])
+
+
+@pytest.mark.parametrize("checks", [True, False])
+def test_a_computed_tile_index(checks):
+    """Blocks in reverse: tile index (grid - 1) - block id, computed on rank-0 values.
+    With checks on the race proof needs a plain block id, so the engine declines."""
+    body = ("    %g, %g1, %g2 = get_num_tile_blocks : tile<i32>\n"
+            "    %one = constant <i32: 1> : tile<i32>\n"
+            "    %last = subi %g, %one : tile<i32>\n"
+            "    %back = subi %last, %i : tile<i32>\n"
+            "    %r = addf %x, %y : tile<16xf32>")
+    text = kernel("f32", body).replace("%cp[%i]", "%cp[%back]")
+    a, b = np.arange(64, dtype=np.float32), np.full(64, 0.5, np.float32)
+    results = run_both(text, a, b, checks=checks)
+    if checks:
+        run, c = results["compiled"]
+        assert "tile index is not a tile block id" in run.reason
+        assert c.tobytes() == results["blocks"][1].tobytes()
+    else:
+        assert_same(results)
+
+
+def test_i64_extents():
+    text = kernel("f32", "    %r = mulf %x, %y : tile<16xf32>").replace(
+        "%n: tile<i32>,", "%n: tile<i64>,").replace(
+        "shape = [%n], strides = [1] : tile<i32>", "shape = [%n], strides = [1] : tile<i64>")
+    a, b = pairs(np.float32)
+    assert_same(run_both(text, a[:300], b[:300]))

@@ -300,7 +300,7 @@ class _Lowering:
         word = BITS.get(t.element_type, ty)
         if ty == "i1":
             word = "i8"
-        items = ", ".join(f"{word} {int(b)}" for b in bits)
+        items = ", ".join(f"{word} {_signed(int(b), bits.itemsize * 8)}" for b in bits)
         self.e.globals.append(f"{name} = private unnamed_addr constant "
                               f"[{bits.size} x {word}] [{items}], align 16")
         return Tile(name, int(bits.size), ty)
