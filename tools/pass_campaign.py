@@ -53,7 +53,7 @@ import tileir
 from tileir.diagnostics import TileIRError
 from tileir.ir import Module
 from tileir.transforms import Checks, load_passes, parse_pipeline, run_pipeline
-from tileir.transforms.check import NUMERIC_PASSES, Launch, Report, semantics_checks
+from tileir.transforms.check import NUMERIC_PASSES, Launch, Report, difference, semantics_checks
 from tileir.transforms.check import _outcome as _run      # (the check's own launch)
 from tileir.transforms.pipeline import Nest
 
@@ -315,28 +315,13 @@ def _check_as_functions(subject: Subject, module: Module, launches: Sequence[Lau
             outcome.failure = (f"pass '{name}' changed what the kernel computes: {where} ran "
                                f"before the pass but fails after it: {after}")
             return outcome
-        difference = _difference(before, after, subject.ulps)
-        if difference:
+        found = difference(before, after, subject.ulps)
+        if found:
             outcome.failure = f"pass '{name}' changed what the kernel computes: {where}: " \
-                              f"{difference}"
+                              f"{found}"
             return outcome
         outcome.compared[name] = outcome.compared.get(name, 0) + 1
     return outcome
-
-
-def _difference(before: Any, after: Any, ulps: int) -> str | None:
-    """Where two launches' results differ (check.py's rule: bits, or within `ulps` for
-    floats), or None."""
-    from tileir.transforms.check import _first_difference   # the one rule of equality
-    (buffers, printed), (new_buffers, new_printed) = before, after
-    for i, (x, y) in enumerate(zip(buffers, new_buffers)):
-        at = _first_difference(x, y, ulps)
-        if at is not None:
-            return (f"buffer {i} differs at element {at}: {x.reshape(-1)[at]!r} before the "
-                    f"pass, {y.reshape(-1)[at]!r} after")
-    if printed != new_printed:
-        return "it prints something else after the pass"
-    return None
 
 
 # ---- generated kernels ----------------------------------------------------------------

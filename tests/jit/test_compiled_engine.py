@@ -52,23 +52,25 @@ def kernel(elem: str, body: str, tile: int = 16, out: str | None = None,
     one tile of `tile` elements per tile block; `body` computes %r from %x and %y."""
     out = out or elem
     pad = f", padding_value = {padding}" if padding else ""
-    view_in = f"partition_view<tile=({tile}){pad}, tensor_view<?x{elem}, strides=[1]>>"
-    view_out = f"partition_view<tile=({tile}), tensor_view<?x{out}, strides=[1]>>"
+    tv_in, tv_out = (f"tensor_view<?x{e}, strides=[1]>" for e in (elem, out))
+    view_in = f"partition_view<tile=({tile}){pad}, {tv_in}>"
+    view_out = f"partition_view<tile=({tile}), {tv_out}>"
+    ti, stored = "tile<i32>", f"tile<{tile}x{out}>"
     return f"""cuda_tile.module @m {{
   entry @k(%a: tile<ptr<{elem}>>, %b: tile<ptr<{elem}>>, %c: tile<ptr<{out}>>, %n: tile<i32>,
            %m: tile<i32>) {{
     %t = make_token : token
-    %av = make_tensor_view %a, shape = [%n], strides = [1] : tile<i32> -> tensor_view<?x{elem}, strides=[1]>
-    %bv = make_tensor_view %b, shape = [%n], strides = [1] : tile<i32> -> tensor_view<?x{elem}, strides=[1]>
-    %cv = make_tensor_view %c, shape = [%m], strides = [1] : tile<i32> -> tensor_view<?x{out}, strides=[1]>
+    %av = make_tensor_view %a, shape = [%n], strides = [1] : {ti} -> {tv_in}
+    %bv = make_tensor_view %b, shape = [%n], strides = [1] : {ti} -> {tv_in}
+    %cv = make_tensor_view %c, shape = [%m], strides = [1] : {ti} -> {tv_out}
     %ap = make_partition_view %av : {view_in}
     %bp = make_partition_view %bv : {view_in}
     %cp = make_partition_view %cv : {view_out}
     %i, %j, %k = get_tile_block_id : tile<i32>
-    %x, %t1 = load_view_tko weak %ap[%i] token = %t : {view_in}, tile<i32> -> tile<{tile}x{elem}>, token
-    %y, %t2 = load_view_tko weak %bp[%i] token = %t : {view_in}, tile<i32> -> tile<{tile}x{elem}>, token
+    %x, %t1 = load_view_tko weak %ap[%i] token = %t : {view_in}, {ti} -> tile<{tile}x{elem}>, token
+    %y, %t2 = load_view_tko weak %bp[%i] token = %t : {view_in}, {ti} -> tile<{tile}x{elem}>, token
 {body}
-    %done = store_view_tko weak %r, %cp[%i] token = %t : tile<{tile}x{out}>, {view_out}, tile<i32> -> token
+    %done = store_view_tko weak %r, %cp[%i] token = %t : {stored}, {view_out}, {ti} -> token
     return
   }}
 }}"""

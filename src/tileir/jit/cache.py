@@ -15,7 +15,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from ..ir import Operation
+from ..ir import Module, Operation
 from .lower import Lowered, Unsupported, lower
 
 #: The C signature of ``run_span``: (begin, end, args, scratch) -> 0 ran, 1 a check failed.
@@ -55,10 +55,12 @@ def clear() -> None:
 
 
 def _module_text(kernel: Operation) -> str:
-    """The text of the module holding `kernel` (the kernel's own text if it has none)."""
+    """The generic text of the module holding `kernel` (`Unsupported` if none does)."""
     top = kernel
     while top.parent_op is not None:
         top = top.parent_op
+    if not isinstance(top, Module):
+        raise Unsupported("the kernel is not in a module")
     return top.format(generic=True)
 
 
@@ -79,7 +81,10 @@ def compiled(plan: Any) -> "Compiled | str":
     """The compiled kernel of `plan`, or why it cannot be compiled (ImportError when
     llvmlite is missing)."""
     binding = llvm()
-    key = key_of(plan, binding)
+    try:
+        key = key_of(plan, binding)
+    except Unsupported as exc:
+        return str(exc)
     with _lock:
         found = _cache.get(key)
         if found is None:

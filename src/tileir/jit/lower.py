@@ -23,10 +23,10 @@ import numpy as np
 
 from ..enums import (ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
                      MemoryOrderingSemantics, RoundingMode, Signedness)
-from ..ir import BlockArgument, Operation, OpResult
+from ..ir import BlockArgument, Operation
 from ..numerics import float_format, numpy_dtype
 from ..types import (F32, F64, I1, I32, I64, PartitionViewType, PointerType, TensorViewType,
-                     TileType, TokenType)
+                     TileType)
 from ..interp.semantics.core import dense_values
 from ..interp.semantics.registry import short_name
 from ..interp.semantics.views import padding_code
