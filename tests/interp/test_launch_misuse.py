@@ -39,7 +39,7 @@ def test_a_bad_grid_is_one_execution_error(grid) -> None:
     (dict(workers=1.5), "workers must be a positive integer or None, got 1.5"),
     (dict(seed="s"), "seed must be an integer or None, got 's'"),
     (dict(checks="yes"), "checks must be True or False, got 'yes'"),
-    (dict(engine="fast"), "unknown engine 'fast'; use one of auto, blocks, batched"),
+    (dict(engine="fast"), "unknown engine 'fast'; use one of auto, blocks, batched, compiled"),
 ])
 def test_a_bad_option_is_one_execution_error(options, message) -> None:
     with pytest.raises(ExecutionError, match="^error: " + message.replace("(", r"\(")

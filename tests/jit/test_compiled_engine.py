@@ -446,3 +446,19 @@ def test_i64_extents():
         "shape = [%n], strides = [1] : tile<i32>", "shape = [%n], strides = [1] : tile<i64>")
     a, b = pairs(np.float32)
     assert_same(run_both(text, a[:300], b[:300]))
+
+
+@pytest.mark.parametrize("schedule", ["sequential", "reverse"])
+def test_unchecked_races_follow_the_schedule(schedule):
+    """Checks off, blocks (x, 0) and (x, 1) storing one tile: the last writer wins.  The
+    compiled engine runs blocks in the sequential order only, and declines otherwise."""
+    a, b = pairs(np.float32)
+    a, b = a[:32], b[:32]
+    results = run_both(kernel("f32", "    %r = addf %x, %y : tile<16xf32>"), a, b,
+                       grid=(2, 2), checks=False, schedule=schedule)
+    run, c = results["compiled"]
+    assert c.tobytes() == results["blocks"][1].tobytes()
+    if schedule == "sequential":
+        assert run.engine == "compiled"
+    else:
+        assert run.engine != "compiled" and "race checks between tile blocks" in run.reason

@@ -112,7 +112,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    "may never end); runs one tile block at a time")
     p.add_argument("--engine", choices=ENGINES, default="auto", help="auto: the batched "
                    "engine where it applies, else one tile block at a time (default); "
-                   "batched: only the batched engine; blocks: only the per-block reference")
+                   "batched: only the batched engine; blocks: only the per-block reference; "
+                   "compiled: native code through LLVM where the kernel is supported (the "
+                   "jit extra), else what auto runs, saying why")
     p.add_argument("--full", action="store_true", help="print every array (and, with "
                    "--trace, every traced value) in full")
     p.add_argument("--trace", nargs="?", const="", metavar="SPEC",

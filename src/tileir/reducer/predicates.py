@@ -31,9 +31,7 @@ import numpy as np
 
 from ..nvidia import tool_path as find_tool   # (tests replace it)
 from ..diagnostics import Severity, TileIRError
-from ..enums import PointerAttribute
 from ..ir import Module
-from ..types import PointerType, TileType
 
 Predicate = Callable[[Module], bool]
 #: The bytecode version written for tileiras (and for ``command(..., as_bytecode=True)``).
@@ -359,36 +357,12 @@ def compare_engines(module: Module, entry: str | None, arguments: list[Any],
 
 
 def made_up_launches(module: Module) -> list[tuple[str, list[Any]]]:
-    """Each entry of `module` with made-up arguments: the inputs of the pass checks'
-    `tileir.transforms.check.default_launches` (a buffer of random values per pointer,
-    64 or 1.5 per scalar), and for a pointer with an attribute (which those leave out) a
-    buffer as for the plain pointer, two replicas of it for a multicast one.  Entries with
-    other parameters are left out."""
-    from ..transforms.check import _maker, _supported
-    found = []
-    for entry in module.entries:
-        params = list(entry.attr("function_type").value.inputs)
-        plain = [_without_attribute(t) for t in params]
-        if not all(_supported(t) for t in plain):
-            continue
-        arguments = _maker(plain, 0)()
-        found.append((entry.symbol, [
-            [a, a[::-1].copy()] if _is_multicast(t) else a
-            for t, a in zip(params, arguments)]))
-    return found
-
-
-def _without_attribute(t: Any) -> Any:
-    """A pointer tile type `t` without its pointer attribute (`t` itself otherwise)."""
-    e = getattr(t, "element_type", None)
-    if isinstance(e, PointerType) and e.ptr_attr is not None:
-        return TileType(t.shape, PointerType(e.pointee))
-    return t
-
-
-def _is_multicast(t: Any) -> bool:
-    e = getattr(t, "element_type", None)
-    return isinstance(e, PointerType) and e.ptr_attr == PointerAttribute.MULTICAST
+    """Each entry of `module` with made-up arguments: the inputs the pass checks use
+    (`tileir.transforms.check.default_launches`: a buffer of random values per pointer,
+    two replicas for a multicast one, 64 or 1.5 per scalar).  Entries with other
+    parameters are left out."""
+    from ..transforms.check import default_launches
+    return [(launch.entry, launch.make_args()) for launch in default_launches(module)]
 
 
 def engine_disagreements(module: Module, grids: Sequence[int] = GRIDS

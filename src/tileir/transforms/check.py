@@ -28,6 +28,7 @@ import numpy as np
 
 from ..diagnostics import TileIRError, error
 from ..ir import Module, Operation, location_of
+from ..enums import PointerAttribute
 from ..types import FloatType, IntegerType, PointerType, TileType
 from .pipeline import Checks
 from .registry import PassDef, PassFailure
@@ -81,8 +82,9 @@ def _modules_of(op: Operation) -> list[Module]:
 
 def default_launches(module: Module, seed: int = 0) -> list[Launch]:
     """A launch of each entry with made-up inputs: grid (1, 1, 1); each pointer parameter a
-    buffer of `DEFAULT_ELEMENTS` random values of its element type; integer scalars 64,
-    float scalars 1.5."""
+    buffer of `DEFAULT_ELEMENTS` random values of its element type (two replicas of it,
+    the second reversed, for a multicast pointer); integer scalars 64, float scalars 1.5.
+    Entries with other parameters are left out."""
     launches = []
     for entry in module.entries:
         params = list(entry.attr("function_type").value.inputs)
@@ -99,7 +101,7 @@ def _supported(t: Any) -> bool:
         return False
     e = t.element_type
     if isinstance(e, PointerType):
-        return e.ptr_attr is None and isinstance(e.pointee, (FloatType, IntegerType))
+        return isinstance(e.pointee, (FloatType, IntegerType))
     return isinstance(e, (FloatType, IntegerType))
 
 
@@ -122,7 +124,9 @@ def _maker(params: list[Any], seed: int) -> Callable[[], list[Any]]:
                     values = rng.integers(0, 2, DEFAULT_ELEMENTS).astype(np.bool_)
                 else:
                     values = rng.integers(-8, 9, DEFAULT_ELEMENTS).astype(numpy_dtype(p))
-                args.append(np.ascontiguousarray(values))
+                buffer = np.ascontiguousarray(values)
+                args.append([buffer, buffer[::-1].copy()]
+                            if e.ptr_attr == PointerAttribute.MULTICAST else buffer)
             elif isinstance(e, FloatType):
                 args.append(1.5)
             else:
