@@ -61,7 +61,8 @@ def test_findings_deduplicated_saved_and_reduced(tmp_path, monkeypatch):
         generate_with_arguments(10, ops=6)[0].format()
     message = (path / "message.txt").read_text()
     assert message.startswith("signature: tileiras: SIGILL\ntarget: tileiras\n"
-                              "seed: 10, version 13.5, gpu-name sm_100\nkernels: 3\n\n"
+                              "seed: 10, version 13.5, gpu-name sm_100\nkernels: 3\n"
+                              "seeds: 10 11 12\n\n"
                               "SIGILL (bytecode 13.5, --gpu-name=sm_100)")
     assert (path / "reproduce.sh").read_text() == (
         "tileir fuzz --count 1 --seed 10 --target tileiras --version 13.5 --gpu-name sm_100"

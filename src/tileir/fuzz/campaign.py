@@ -24,6 +24,8 @@ from ..versions import Version
 from .signatures import Signature, first_line, signature
 from .targets import Finding, Options, check
 
+#: How many seeds of one failure its message.txt lists.
+MAX_SEEDS = 50
 
 @dataclass(frozen=True)
 class Config:
@@ -81,6 +83,9 @@ class Failure:
     signature: Signature
     first: Finding
     count: int = 0
+    #: The seeds of its first `MAX_SEEDS` findings (a signal's signature may hide several
+    #: bugs: tileiras prints nothing when it crashes, so each seed is worth reducing).
+    seeds: list[int] = field(default_factory=list)
     ops_before: int | None = None
     ops_after: int | None = None
     reduce_note: str = ""
@@ -110,6 +115,8 @@ class Report:
         if new:
             failure = self.failures[finding.signature] = Failure(finding.signature, finding)
         failure.count += 1
+        if len(failure.seeds) < MAX_SEEDS and finding.seed is not None:
+            failure.seeds.append(finding.seed)
         return new
 
 
@@ -199,7 +206,9 @@ def save(config: Config, failure: Failure, module: Module | None,
                                              ("gpu-name", first.gpu_name)) if v)
     (path / "message.txt").write_text(
         f"signature: {failure.signature}\ntarget: {failure.signature.target}\n"
-        f"seed: {first.seed}{where}\nkernels: {failure.count}\n\n{first.message}\n")
+        f"seed: {first.seed}{where}\nkernels: {failure.count}\n"
+        f"seeds: {' '.join(map(str, failure.seeds))}"
+        f"{' ...' if failure.count > len(failure.seeds) else ''}\n\n{first.message}\n")
     (path / "seed").write_text(f"{first.seed}\n")
     (path / "reproduce.sh").write_text(_reproduce(config, first.seed))
     for stem, kept in (("kernel", module), ("reduced", reduced)):
