@@ -45,6 +45,14 @@ def kernel_after(heading: str, doc: str) -> str:
     return doc[start:doc.index("```", start)]
 
 
+def predicate(outcome: int | str, gpu_name: str) -> predicates.Predicate:
+    """The reducer's test for a failure: tileiras dies of signal `outcome`, or refuses the
+    kernel with a message containing it."""
+    if isinstance(outcome, str):
+        return predicates.tileiras_error(outcome, gpu_name)
+    return predicates.tileiras_crash(outcome, gpu_name)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=1)
@@ -60,12 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     rows, shown = [], []
     for name, heading, outcome in FAILURES:
         module = planted(kernel_after(heading, doc), seed=options.seed)
-        if isinstance(outcome, str):
-            test = predicates.tileiras_error(outcome, options.gpu_name)
-            what = f"'{outcome}'"
-        else:
-            test = predicates.tileiras_crash(outcome, options.gpu_name)
-            what = predicates.signal_name(outcome)
+        test = predicate(outcome, options.gpu_name)
+        what = f"'{outcome}'" if isinstance(outcome, str) else predicates.signal_name(outcome)
         result = reduce(module, test, jobs=options.jobs)
         rows.append(f"| {name} | {what} | {result.ops_before} → {result.ops_after} | "
                     f"{result.seconds:.1f} | {result.tested} | "
