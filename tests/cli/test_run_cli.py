@@ -885,7 +885,9 @@ def test_ctrl_c_stops_cleanly_and_leaves_in_place_files(tmp_path):
         [sys.executable, "-m", "tileir", "run", kernel, "--grid", str(1 << 30), "p.npy",
          "--in-place", "--engine", "blocks", "--no-checks"], cwd=tmp_path, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        # (Ctrl-C's default even when this test runs in a background job, which ignores it)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert process.stdout.readline() == "block 0\n"      # (it is running blocks)
         process.send_signal(signal.SIGINT)
