@@ -151,10 +151,8 @@ def _run_passes(top: Operation | None, args: argparse.Namespace) -> None:
         checks = semantics_checks(top, checks)
     level = args.opt_level
     if level is not None:
-        from ..transforms.optimize import pipeline_for
-        pipeline = pipeline_for(level, args.fuse_fma_opt)
-        run_pipeline(top, pipeline if top.name == "cuda_tile.module"
-                     else f"builtin.module({pipeline})", checks)
+        from ..transforms.optimize import anchored_pipeline
+        run_pipeline(top, anchored_pipeline(top, level, args.fuse_fma_opt), checks)
     if args.pass_pipeline:
         run_pipeline(top, args.pass_pipeline, checks)
     elif args.passes:

@@ -71,11 +71,16 @@ def optimize(module: Operation, level: int = DEFAULT_LEVEL, fuse_fma: bool = Fal
     checked by running the kernels before and after it (`tileir.transforms.run`).  Raises
     `PassFailure` when a pass fails or is not registered."""
     from . import run
+    return run(module, anchored_pipeline(module, level, fuse_fma),
+               check_semantics=check_semantics, **check_options)
+
+
+def anchored_pipeline(top: Operation, level: int, fuse_fma: bool = False) -> str:
+    """Level `level`'s pipeline as text to run on `top`: a ``cuda_tile.module``, or the
+    ``builtin.module`` MLIR's tools wrap one in (then nested in it)."""
     pipeline = pipeline_for(level, fuse_fma)
-    if module.name == "builtin.module":
-        pipeline = f"builtin.module({pipeline})"
-    return run(module, pipeline, check_semantics=check_semantics, **check_options)
+    return f"builtin.module({pipeline})" if top.name == "builtin.module" else pipeline
 
 
-__all__ = ["DEFAULT_LEVEL", "LEVELS", "missing_passes", "optimize", "passes_for",
-           "pipeline_for"]
+__all__ = ["DEFAULT_LEVEL", "LEVELS", "anchored_pipeline", "missing_passes", "optimize",
+           "passes_for", "pipeline_for"]
