@@ -205,9 +205,12 @@ cuda_tile.module @kernels {
 }
 """)
     found = predicates.engine_disagreements(kernel, (1,))
+    # (every setting but the per-block one runs the batched engine with the planted fault:
+    # the compiled engine, with the jit extra, falls back to it on a pointer store)
+    faulty = [name for name in predicates.ENGINE_SETTINGS if name != "checks off"]
+    assert faulty[:2] == ["batched", "checks off (batched)"]
     assert [(d.setting, d.schedule) for d in found] == [
-        ("batched", "sequential"), ("checks off (batched)", "sequential"),
-        ("batched", "reverse"), ("checks off (batched)", "reverse")]
+        (name, schedule) for schedule in ("sequential", "reverse") for name in faulty]
     assert str(found[0]) == ("blocks and batched wrote different bytes to argument 0 "
                              "(entry 'k', grid 1, schedule sequential)")
 

@@ -17,6 +17,7 @@ engines (the fuzz target ``engines`` and `engines_differ` both use it).
 from __future__ import annotations
 
 import copy
+import importlib.util
 import io
 import os
 import shlex
@@ -260,6 +261,10 @@ ENGINE_SETTINGS: dict[str, EngineSetting] = {
     "checks off (batched)": EngineSetting("checks on", (("engine", "auto"),
                                                         ("checks", False)), clean_only=True),
 }
+if importlib.util.find_spec("llvmlite") is not None:     # (the jit extra)
+    ENGINE_SETTINGS["compiled"] = EngineSetting("blocks", (("engine", "compiled"),))
+    ENGINE_SETTINGS["checks off (compiled)"] = EngineSetting(
+        "checks on", (("engine", "compiled"), ("checks", False)), clean_only=True)
 #: What the error of a reference run past `MAX_OPS` says.
 _PAST_LIMIT = f"past the limit of {MAX_OPS} operations"
 
