@@ -36,10 +36,12 @@ TEST_TIMEOUT_S = 300.0
 DESCRIPTION = """\
 Shrink a Tile IR kernel to a small one on which a test still holds, by delta debugging:
 delete ops (big chunks first, then single ones), replace results by operands, block
-arguments or zeros, inline if branches and loop bodies, drop loop-carried values, entry
-arguments and items, reset attributes, make constants zero, halve tile shapes and make
-element types f32 or i32, repeated to a fixed point.  Every candidate is a valid kernel
-(it verifies); the smallest interesting one (fewest ops, then shortest text) is kept.
+arguments, zeros or other values, inline if branches and loop bodies, drop loop-carried
+values, entry arguments and items, reset attributes, make constants zero, halve tile
+shapes and tensor views, drop unit dimensions and make element types f32 or i32, repeated
+to a fixed point.  Every candidate is a valid kernel (it verifies, with no kind of
+warning the input lacks); the smallest interesting one (fewest ops, then shortest text)
+is kept.
 The result is the same for every -j.  Ctrl-C stops the search and writes the smallest
 kernel found so far (exit status 130).
 """
