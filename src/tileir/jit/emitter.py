@@ -17,6 +17,13 @@ class Emitter:
         self.globals: list[str] = []
         self.block = "entry"            # the basic block instructions go to now
         self._counter = 0
+        self._declared: set[str] = set()
+
+    def declare(self, signature: str) -> None:
+        """Declare an external function (an LLVM intrinsic) once: ``ret @name(args)``."""
+        if signature not in self._declared:
+            self._declared.add(signature)
+            self.globals.append(f"declare {signature}")
 
     def fresh(self, hint: str = "v") -> str:
         """A new local value name (``%hint.N``)."""
@@ -77,6 +84,30 @@ class Emitter:
         self.branch(latch)
         self.start(latch)
         self.do(f"{following} = add i64 {index}, 1")
+        self.branch(head)
+        self.start(done)
+
+    @contextmanager
+    def counted(self, start: str, end: str, step: str, ty: str = "i128",
+                hint: str = "iv") -> Iterator[str]:
+        """A loop of index `start`, `start` + `step`, ... while below `end` (signed compare
+        in integer type `ty`) around the body written inside the block (yields the
+        index's name)."""
+        head, body, latch, done = (self.label(hint + s) for s in
+                                   (".head", ".body", ".latch", ".done"))
+        before = self.block
+        self.branch(head)
+        self.start(head)
+        index = self.fresh(hint)
+        following = self.fresh(hint + ".next")
+        self.do(f"{index} = phi {ty} [{start}, %{before}], [{following}, %{latch}]")
+        more = self.op(f"icmp slt {ty} {index}, {end}", "more")
+        self.do(f"br i1 {more}, label %{body}, label %{done}")
+        self.start(body)
+        yield index
+        self.branch(latch)
+        self.start(latch)
+        self.do(f"{following} = add {ty} {index}, {step}")
         self.branch(head)
         self.start(done)
 

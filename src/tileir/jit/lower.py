@@ -6,8 +6,10 @@ or 1 as soon as a check fails (then the launcher reruns the kernel on the refere
 engine from memory as it was).  ``args`` holds i64 words: the grid's three extents, then
 one word per scalar parameter (its bits) and four per pointer parameter (its address, and
 the first address, end address and host address of the buffer it points into).  Rank-0
-tiles are LLVM values; larger tiles are loop nests over their elements, held in
-``scratch`` (a slot per op result), or a global constant, or a splat held as one value.
+tiles are LLVM values; larger tiles (rank 1 to 3) are loop nests over their elements,
+held row-major in ``scratch`` (a slot per op result), or a global constant, or a splat
+held as one value.  ``for`` loops keep their iteration values in slots of their own;
+``reduce`` combines in the reference's pairwise tree (`_reduce`).
 
 Only the ops and types listed in `SUPPORTED` lower; anything else raises `Unsupported`
 with a one-line reason, and the launcher falls back.  Float ops are IEEE operations in
@@ -16,8 +18,11 @@ reference's canonical NaN, exactly as `interp.semantics.floating_point` does."""
 
 from __future__ import annotations
 
+import math
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from itertools import permutations
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -27,6 +32,7 @@ from ..ir import BlockArgument, Operation
 from ..numerics import float_format, numpy_dtype
 from ..types import (F32, F64, I1, I32, I64, PartitionViewType, PointerType, TensorViewType,
                      TileType)
+from ..interp.semantics.common import element_array
 from ..interp.semantics.core import dense_values
 from ..interp.semantics.registry import short_name
 from ..interp.semantics.views import padding_code
@@ -65,11 +71,29 @@ _ICMP = {ComparisonPredicate.EQUAL: ("eq", "eq"), ComparisonPredicate.NOT_EQUAL:
          ComparisonPredicate.LESS_THAN_OR_EQUAL: ("sle", "ule"),
          ComparisonPredicate.GREATER_THAN: ("sgt", "ugt"),
          ComparisonPredicate.GREATER_THAN_OR_EQUAL: ("sge", "uge")}
+#: The float-to-integer rounding of each rounding mode ftoi compiles (an LLVM intrinsic on
+#: f64, as `numerics.convert._TO_INTEGRAL` rounds the float64 value).
+_TO_INTEGRAL = {RoundingMode.NEAREST_INT_TO_ZERO: "trunc", RoundingMode.ZERO: "trunc",
+                RoundingMode.NEAREST_EVEN: "roundeven", RoundingMode.NEGATIVE_INF: "floor",
+                RoundingMode.POSITIVE_INF: "ceil", RoundingMode.NEAREST_AWAY: "round"}
+#: Ops computing rank-0 values and nothing else, which a ``reduce`` body may hold.
+_SCALAR_OPS = frozenset({"constant", *_FLOAT_BINARY, "negf", "absf", "maxf", "minf",
+                         *_INT_BINARY, "cmpf", "cmpi", "select", "itof", "ftoi", "rsqrt",
+                         "exp"})
+#: Ops with a region the engine lowers (their bodies are lowered op by op).
+_REGION_OPS = frozenset({"for", "reduce"})
+#: exp's f32 result is taken as decided when every f64 within this many bit patterns of
+#: the C library's f64 exp rounds to the same f32: the reference's (NumPy's) f64 exp is
+#: among them as long as each lies within half as many ulps of the exact value (they are
+#: within a few: NumPy's SIMD exp and glibc's differ by at most 1 ulp here).
+EXP_BAND = 64
+#: The most dimensions a tile or view may have.
+MAX_RANK = 3
 #: Every op the engine lowers.
 SUPPORTED = frozenset({
-    "constant", *_FLOAT_BINARY, "negf", "absf", "maxf", "minf", *_INT_BINARY, "cmpf", "cmpi",
-    "select", "get_tile_block_id", "get_num_tile_blocks", "make_token", "join_tokens",
-    "make_tensor_view", "make_partition_view", "load_view_tko", "store_view_tko", "return"})
+    *_SCALAR_OPS, *_REGION_OPS, "get_tile_block_id", "get_num_tile_blocks", "make_token",
+    "join_tokens", "make_tensor_view", "make_partition_view", "get_index_space_shape",
+    "load_view_tko", "store_view_tko", "broadcast", "reshape", "iota", "return"})
 #: The attributes each op may carry (any other one: the op is not compiled).
 _ALLOWED_ATTRS = {
     **{n: {"rounding_mode", "flush_to_zero"} for n in _FLOAT_BINARY},
@@ -78,6 +102,10 @@ _ALLOWED_ATTRS = {
     "cmpf": {"comparison_predicate", "comparison_ordering"},
     "cmpi": {"comparison_predicate", "signedness"},
     "constant": {"value"}, "make_tensor_view": {"operandSegmentSizes"},
+    "itof": {"signedness", "rounding_mode"},
+    "ftoi": {"signedness", "rounding_mode", "saturating"},
+    "rsqrt": {"flush_to_zero"}, "exp": {"rounding_mode"}, "for": {"unsignedCmp"},
+    "reduce": {"dim", "identities"},
     "load_view_tko": {"memory_ordering_semantics", "optimization_hints", "inbounds",
                       "operandSegmentSizes"},
     "store_view_tko": {"memory_ordering_semantics", "optimization_hints", "inbounds",
@@ -112,29 +140,34 @@ class Splat:
 
 @dataclass(frozen=True)
 class View:
-    """A rank-1 tensor view over a pointer parameter's buffer, maybe partitioned."""
+    """A tensor view (rank 1 to 3) over a pointer parameter's buffer, maybe partitioned
+    (identity dim_map)."""
 
     param: int                  # the pointer parameter its base is
-    base: str                   # i64 values: address, extent and stride in elements
-    shape: str
-    stride: str
+    base: str                   # i64 values: address, extents and strides in elements
+    shape: tuple[str, ...]
+    stride: tuple[str, ...]
     element: Any                # its element type
-    uniform: bool = True        # whether its stride is the same in every tile block
-    tile: int | None = None     # a partition view's tile size
+    #: whether its strides (and, above rank 1, its extents) are the same in every block
+    uniform: bool = True
+    tile: tuple[int, ...] | None = None     # a partition view's tile shape
     padding: int | None = None  # the padding value's bits (None: zero, or no padding)
 
 
 @dataclass(frozen=True)
 class Access:
     """A memory access the race checks need to know about: the pointer parameter it goes
-    through, whether it writes, and which tile block id component (0, 1, 2) its tile index
-    is, when it is exactly one."""
+    through, whether it writes, and for each component of its tile index which tile block
+    id component (0, 1, 2) it is, when it is exactly one (else None)."""
 
     param: int
     write: bool
-    block_dim: int | None
-    #: Whether the view's stride is the same in every tile block (static, or a parameter).
+    block_dims: tuple[int | None, ...]
+    #: Whether the view's strides (and, above rank 1, its extents) are the same in every
+    #: tile block (static, or parameters).
     uniform: bool = True
+    #: Whether the op is inside a ``for`` loop (so it may run more than once per block).
+    repeated: bool = False
 
 
 @dataclass
@@ -174,6 +207,7 @@ class _Lowering:
         self.fail = "fail"
         self.params: list[str] = []
         self.overflow_flags: list[str] = []
+        self.loops = 0                          # how many ``for`` bodies enclose the op
 
     # ---- whole kernel ------------------------------------------------------------
 
@@ -250,8 +284,12 @@ class _Lowering:
     def lower(self, op: Operation) -> None:
         """Lower one op (its results recorded in `values`)."""
         name = short_name(op)
-        if name not in SUPPORTED or op.regions:
+        if name not in SUPPORTED or (op.regions and name not in _REGION_OPS):
             raise Unsupported(f"op '{op.name}' is not compiled")
+        for value in (*op.operands, *op.results):
+            t = value.type
+            if isinstance(t, TileType) and t.rank > MAX_RANK:
+                raise Unsupported(f"'{op.name}' on a tile of rank {t.rank}")
         extra = set(op.attributes) - _ALLOWED_ATTRS.get(name, set())
         if extra:
             raise Unsupported(f"'{op.name}' has attribute {sorted(extra)[0]}, which is not "
@@ -269,6 +307,8 @@ class _Lowering:
         return self.values[value]
 
     def _return(self, op: Operation) -> None:
+        if op.parent_op is not self.kernel:
+            raise Unsupported(f"'{op.name}' inside a region")
         if op.operands:
             raise Unsupported("the kernel returns values")
 
@@ -326,6 +366,8 @@ class _Lowering:
         if result.rank == 0:
             return Scalar(compute([v.name for v in operands]), ty)
         count = result.num_elements
+        if all(isinstance(v, Splat) for v in operands):   # (the same value everywhere)
+            return Splat(Scalar(compute([v.value.name for v in operands]), ty), count)
         out = self._slot(count, result.element_type)
         e = self.e
         with e.loop(str(count)) as i:
@@ -343,6 +385,30 @@ class _Lowering:
             return value.name
         at = self.e.op(f"getelementptr {value.ty}, ptr {value.ptr}, i64 {i}", "at")
         return self.e.op(f"load {value.ty}, ptr {at}", "x")
+
+    def _store(self, ty: str, value: str, ptr: str, i: str) -> None:
+        """Store `value` as element `i` of the slot at `ptr`."""
+        at = self.e.op(f"getelementptr {ty}, ptr {ptr}, i64 {i}", "at")
+        self.e.do(f"store {ty} {value}, ptr {at}")
+
+    def _copy(self, value: Any, ptr: str, count: int, ty: str) -> None:
+        """Copy the `count` elements of a tile (or a splat's) into the slot at `ptr`."""
+        with self.e.loop(str(count)) as i:
+            self._store(ty, self._element_of(value, i), ptr, i)
+
+    @contextmanager
+    def _nest(self, shape: tuple[int, ...]) -> Iterator[tuple[list[str], str]]:
+        """Loops over every element of `shape` in row-major order: yields the index per
+        dimension and the flat (row-major) index."""
+        e = self.e
+        with ExitStack() as stack:
+            coords: list[str] = []
+            flat = "0"
+            for extent in shape:
+                k = stack.enter_context(e.loop(str(extent)))
+                coords.append(k)
+                flat = e.op(f"add i64 {e.op(f'mul i64 {flat}, {extent}')}, {k}", "flat")
+            yield coords, flat
 
     def _slot(self, count: int, t: Any) -> str:
         """A pointer to a fresh scratch slot of `count` elements of `t` (64-byte aligned)."""
@@ -478,8 +544,8 @@ class _Lowering:
 
     def _make_tensor_view(self, op: Operation) -> View:
         t = op.results[0].type
-        if not isinstance(t, TensorViewType) or len(t.shape) != 1:
-            raise Unsupported("a tensor view of rank other than 1")
+        if not isinstance(t, TensorViewType) or not 1 <= len(t.shape) <= MAX_RANK:
+            raise Unsupported(f"a tensor view of rank other than 1 to {MAX_RANK}")
         if t.element_type not in MEMORY_TYPES:
             raise Unsupported(f"a tensor view of {t.element_type}")
         groups = {name: (s, n) for name, s, n in _slices(op)}
@@ -491,27 +557,36 @@ class _Lowering:
         if not (isinstance(base_value, BlockArgument) and isinstance(pointer, tuple)):
             raise Unsupported("a tensor view whose base is not a pointer parameter")
         _, param, address, first, end, host = pointer
-        dynamic = [op.operands[i] for i in range(*groups["dynamicShape"])] + \
-            [op.operands[i] for i in range(*groups["dynamicStrides"])]
-        it = iter(dynamic)
-        shape = self._extent(t.shape[0], it)
-        uniform = t.strides[0] is not None or isinstance(dynamic[-1], BlockArgument)
-        stride = self._extent(t.strides[0], it)
+        dynamic_shape = [op.operands[i] for i in range(*groups["dynamicShape"])]
+        dynamic_strides = [op.operands[i] for i in range(*groups["dynamicStrides"])]
+        it = iter(dynamic_shape + dynamic_strides)
+        shape = tuple(self._extent(n, it) for n in t.shape)
+        stride = tuple(self._extent(s, it) for s in t.strides)
+        # (the same in every tile block: static, or parameters of the kernel)
+        uniform = all(self._is_parameter(v) for v in dynamic_strides) and \
+            (len(shape) == 1 or all(self._is_parameter(v) for v in dynamic_shape))
         e, size = self.e, SIZES[t.element_type]
         # Checked here whatever `checks` says (a failure reruns on the reference engine,
-        # which decides): positive extent and stride, an aligned base, and a reach that
+        # which decides): positive extents and strides, an aligned base, and a reach that
         # i64 arithmetic computes without wrapping.
-        for value in (shape, stride):
+        for value in (*shape, *stride):
             e.check(e.op(f"icmp ne i64 {value}, 0"), self.fail)
             e.check(e.op(f"icmp ult i64 {value}, {EXTENT_LIMIT}"), self.fail)
         e.check(e.op(f"icmp eq i64 {e.op(f'urem i64 {address}, {size}')}, 0"), self.fail)
-        last = e.op(f"sub i64 {shape}, 1")
-        reach = e.op(f"mul i128 {e.op(f'zext i64 {last} to i128')}, "
-                     f"{e.op(f'zext i64 {stride} to i128')}")
+        reach = "0"
+        for n, s in zip(shape, stride):
+            last = e.op(f"zext i64 {e.op(f'sub i64 {n}, 1')} to i128")
+            term = e.op(f"mul i128 {last}, {e.op(f'zext i64 {s} to i128')}")
+            reach = e.op(f"add i128 {reach}, {term}")
         reach = e.op(f"mul i128 {reach}, {size}")
         reach = e.op(f"add i128 {reach}, {e.op(f'zext i64 {address} to i128')}")
         e.check(e.op(f"icmp ult i128 {reach}, {REACH_LIMIT}"), self.fail)
         return View(param, address, shape, stride, t.element_type, uniform)
+
+    def _is_parameter(self, value: Any) -> bool:
+        """Whether `value` is a parameter of the kernel (the same in every tile block)."""
+        return isinstance(value, BlockArgument) and \
+            self._param_value(value.index) is value
 
     def _extent(self, static: int | None, dynamic: Any) -> str:
         """An extent or stride as an unsigned i64: the static one, or the next operand."""
@@ -529,19 +604,63 @@ class _Lowering:
     def _make_partition_view(self, op: Operation) -> View:
         t = op.results[0].type
         view = self._get(op.operands[0])
-        if not isinstance(t, PartitionViewType) or len(t.tile_shape) != 1 or \
-                (t.dim_map is not None and tuple(t.dim_map) != (0,)):
-            raise Unsupported("a partition view other than rank 1")
+        rank = len(view.shape)
+        if not isinstance(t, PartitionViewType) or len(t.tile_shape) != rank or \
+                tuple(t.dim_map) != tuple(range(rank)):
+            raise Unsupported("a partition view whose dim_map is not the identity")
         padding = None
         if t.padding_value is not None and t.tensor_view.element_type in CANONICAL_NAN:
             padding = padding_code(t.padding_value, float_format(t.tensor_view.element_type))
             if padding is None:
                 raise Unsupported(f"padding value {t.padding_value.keyword}")
         return View(view.param, view.base, view.shape, view.stride, view.element,
-                    view.uniform, int(t.tile_shape[0]), padding)
+                    view.uniform, tuple(int(n) for n in t.tile_shape), padding)
+
+    def _tiles(self, view: View, k: int) -> str:
+        """The extent of a partition view's index space in dimension `k` (i64)."""
+        tile = view.tile[k]
+        return self.e.op(f"udiv i64 {self.e.op(f'add i64 {view.shape[k]}, {tile - 1}')}, "
+                         f"{tile}")
+
+    def _get_index_space_shape(self, op: Operation) -> tuple[Scalar, ...]:
+        view = self._get(op.operands[0])
+        if not isinstance(view, View) or view.tile is None:
+            raise Unsupported(f"'{op.name}' of a view other than a partition view")
+        out = []
+        for k, result in enumerate(op.results):
+            ty = _element(result.type.element_type, f"'{op.name}'")
+            if ty not in ("i32", "i64"):
+                raise Unsupported(f"'{op.name}' giving {result.type.element_type}")
+            tiles = self._tiles(view, k)    # (from_integers: its low bits)
+            out.append(Scalar(tiles if ty == "i64" else
+                              self.e.op(f"trunc i64 {tiles} to {ty}"), ty))
+        return tuple(out)
+
+    def _check_injective(self, view: View) -> None:
+        """Stop unless distinct in-bounds coordinates of `view` reach distinct elements: for
+        some order of its dimensions, each stride exceeds the farthest offset of the
+        dimensions before it (the race proof needs each block's tile to be its own)."""
+        e = self.e
+        if len(view.shape) == 1:
+            return                          # (a positive stride)
+        spans = [(e.op(f"zext i64 {s} to i128"),
+                  e.op(f"zext i64 {e.op(f'sub i64 {n}, 1')} to i128"))
+                 for n, s in zip(view.shape, view.stride)]
+        found = "false"
+        for order in permutations(range(len(spans))):
+            ok, reach = "true", "0"
+            for i, d in enumerate(order):
+                stride, last = spans[d]
+                if i:
+                    ok = e.op(f"and i1 {ok}, {e.op(f'icmp ugt i128 {stride}, {reach}')}")
+                reach = e.op(f"add i128 {reach}, {e.op(f'mul i128 {stride}, {last}')}")
+            found = e.op(f"or i1 {found}, {ok}")
+        e.check(found, self.fail)
 
     def _access(self, op: Operation, store: bool) -> Any:
-        """load_view_tko / store_view_tko through a rank-1 partition view."""
+        """load_view_tko / store_view_tko through a partition view (identity dim_map): tile
+        dimension k runs from index[k] * tile[k]; elements past the tensor's extent in any
+        dimension are padded (loads) or skipped (stores), as `tile_coordinates` does."""
         order = op.enum("memory_ordering_semantics")
         if order != MemoryOrderingSemantics.WEAK:
             raise Unsupported(f"'{op.name}' is not weak")
@@ -549,44 +668,65 @@ class _Lowering:
         view = self._get(op.operands[groups["view"][0]])
         if not isinstance(view, View) or view.tile is None:
             raise Unsupported(f"'{op.name}' through a view other than a partition view")
+        rank = len(view.tile)
         start, end = groups["index"]
-        if end - start != 1:
+        if end - start != rank:
             raise Unsupported(f"'{op.name}' with {end - start} indices")
-        index_value = op.operands[start]
+        index_values = op.operands[start:end]
         tile_type = (op.operands[0] if store else op.results[0]).type
         t = tile_type.element_type
-        if t != view.element or tile_type.num_elements != view.tile:
+        if t != view.element or tuple(tile_type.shape) != view.tile:
             raise Unsupported(f"'{op.name}' of a tile unlike its view's")
-        self.accesses.append(Access(view.param, store, self.block_ids.get(index_value),
-                                    view.uniform))
-        inbounds = _inbounds(op)
-        e, ty, size, tile = self.e, LLVM_TYPES[t], SIZES[t], view.tile
-        index_type = index_value.type.element_type
-        index = self._get(index_value).name
-        if index_type == I32:
-            index = e.op(f"zext i32 {index} to i64")
-        elif index_type != I64:
-            raise Unsupported(f"'{op.name}' with an index of type {index_type}")
-        # an index outside the index space: undefined with checks on; rerun either way
-        tiles = e.op(f"udiv i64 {e.op(f'add i64 {view.shape}, {tile - 1}')}, {tile}")
-        e.check(e.op(f"icmp ult i64 {index}, {tiles}"), self.fail)
+        e, ty, size = self.e, LLVM_TYPES[t], SIZES[t]
+        indices = []
+        for value in index_values:
+            index_type = value.type.element_type
+            index = self._get(value).name
+            if index_type == I32:       # (read unsigned, as `views._unsigned` does)
+                index = e.op(f"zext i32 {index} to i64")
+            elif index_type != I64:
+                raise Unsupported(f"'{op.name}' with an index of type {index_type}")
+            indices.append(index)
+        block_dims = tuple(self.block_ids.get(v) for v in index_values)
+        self.accesses.append(Access(view.param, store, block_dims, view.uniform,
+                                    self.loops > 0))
+        inbounds = _inbounds(op, rank)
+        firsts = []
+        for k, index in enumerate(indices):
+            # an index outside the index space: undefined with checks on; rerun either way
+            e.check(e.op(f"icmp ult i64 {index}, {self._tiles(view, k)}"), self.fail)
+            first_coord = e.op(f"mul i64 {index}, {view.tile[k]}")
+            firsts.append(first_coord)
+            if inbounds[k]:     # no element of the tile past the extent along dimension k
+                past = e.op(f"add i64 {first_coord}, {view.tile[k]}")
+                e.check(e.op(f"icmp ule i64 {past}, {view.shape[k]}"), self.fail)
+        if store:
+            self._check_injective(view)
         _, _, _, first, last, host = self.values[self._param_value(view.param)]
-        first_coord = e.op(f"mul i64 {index}, {tile}")
         source = None if not store else self._get(op.operands[0])
-        out = None if store else self._slot(tile, t)
-        with e.loop(str(tile)) as k:
-            coord = e.op(f"add i64 {first_coord}, {k}", "coord")
-            inside = e.op(f"icmp ult i64 {coord}, {view.shape}", "inside")
+        count = math.prod(view.tile)
+        out = None if store else self._slot(count, t)
+        pad = None
+        if not store:
+            pad = self._literal(view.padding, t) if view.padding is not None else \
+                ("0.0" if t in CANONICAL_NAN else "0")
+        with ExitStack() as stack:
+            flat, offset, inside = "0", "0", "true"
+            for k in range(rank):
+                lane = stack.enter_context(e.loop(str(view.tile[k])))
+                flat = e.op(f"add i64 {e.op(f'mul i64 {flat}, {view.tile[k]}')}, {lane}",
+                            "flat")
+                coord = e.op(f"add i64 {firsts[k]}, {lane}", "coord")
+                inside = e.op(f"and i1 {inside}, "
+                              f"{e.op(f'icmp ult i64 {coord}, {view.shape[k]}')}", "inside")
+                # (wraps harmlessly past the extent: used only where every coord is inside)
+                offset = e.op(f"add i64 {offset}, "
+                              f"{e.op(f'mul i64 {coord}, {view.stride[k]}')}", "off")
             if not store:
-                at = e.op(f"getelementptr {ty}, ptr {out}, i64 {k}", "at")
-                pad = self._literal(view.padding, t) if view.padding is not None else \
-                    ("0.0" if t in CANONICAL_NAN else "0")
-                e.do(f"store {ty} {pad}, ptr {at}")
-            if inbounds:
-                e.check(inside, self.fail)
+                self._store(ty, pad, out, flat)
             with e.when(inside):
-                offset = e.op(f"mul i64 {e.op(f'mul i64 {coord}, {view.stride}')}, {size}")
-                address = e.op(f"add i64 {view.base}, {offset}", "addr")
+                address = e.op(f"add i64 {view.base}, {e.op(f'mul i64 {offset}, {size}')}",
+                               "addr")
                 low = e.op(f"icmp uge i64 {address}, {first}")
                 e.check(low, self.fail)
                 high = e.op(f"icmp ule i64 {e.op(f'add i64 {address}, {size}')}, {last}")
@@ -594,20 +734,322 @@ class _Lowering:
                 place = e.op(f"add i64 {host}, {e.op(f'sub i64 {address}, {first}')}")
                 pointer = e.op(f"inttoptr i64 {place} to ptr", "p")
                 if store:
-                    value = self._element_of(source, k)
+                    value = self._element_of(source, flat)
                     e.do(f"store {ty} {value}, ptr {pointer}, align 1")
                 else:   # (align 1: a caller's array need not be aligned in host memory)
                     loaded = e.op(f"load {ty}, ptr {pointer}, align 1", "x")
-                    e.do(f"store {ty} {loaded}, ptr {at}")
+                    self._store(ty, loaded, out, flat)
         if store:
             return _TOKEN
-        return Tile(out, tile, ty), _TOKEN
+        return Tile(out, count, ty), _TOKEN
 
     def _load_view_tko(self, op: Operation) -> Any:
         return self._access(op, False)
 
     def _store_view_tko(self, op: Operation) -> Any:
         return self._access(op, True)
+
+    # shape changes
+
+    def _broadcast(self, op: Operation) -> Any:
+        """Every size-1 dimension repeated to the result's extent."""
+        source = self._get(op.operands[0])
+        before, after = op.operands[0].type, op.results[0].type
+        ty = _element(after.element_type, f"'{op.name}'")
+        if isinstance(source, Scalar):
+            return source
+        count = after.num_elements
+        if isinstance(source, Splat):
+            return Splat(source.value, count)
+        if source.count == 1:
+            return Splat(Scalar(self._element_of(source, "0"), ty), count)
+        out = self._slot(count, after.element_type)
+        strides = _row_major_strides(tuple(before.shape))
+        with self._nest(tuple(after.shape)) as (coords, flat):
+            at = "0"
+            for k, (n, m, stride) in enumerate(zip(before.shape, after.shape, strides)):
+                if n == m:
+                    at = self.e.op(f"add i64 {at}, {self.e.op(f'mul i64 {coords[k]}, {stride}')}")
+            self._store(ty, self._element_of(source, at), out, flat)
+        return Tile(out, count, ty)
+
+    def _reshape(self, op: Operation) -> Any:
+        """The same elements in row-major order (a tile's slot is shared: never written
+        again while the value lives)."""
+        source = self._get(op.operands[0])
+        after = op.results[0].type
+        ty = _element(after.element_type, f"'{op.name}'")
+        if after.rank == 0:
+            if isinstance(source, Splat):
+                return source.value
+            if isinstance(source, Tile):
+                return Scalar(self._element_of(source, "0"), ty)
+            return source
+        count = after.num_elements
+        if isinstance(source, Scalar):
+            return Splat(source, count)
+        if isinstance(source, Splat):
+            return Splat(source.value, count)
+        return Tile(source.ptr, count, ty)
+
+    def _iota(self, op: Operation) -> Tile:
+        result = op.results[0].type
+        t = result.element_type
+        if t not in (I32, I64):
+            raise Unsupported(f"'{op.name}' of {t} (only i32 and i64 are compiled)")
+        n = result.shape[0]
+        if n - 1 >= 1 << (SIZES[t] * 8):
+            raise Unsupported(f"'{op.name}' longer than {t} counts")
+        ty = LLVM_TYPES[t]
+        out = self._slot(n, t)
+        with self.e.loop(str(n)) as i:
+            value = i if ty == "i64" else self.e.op(f"trunc i64 {i} to {ty}")
+            self._store(ty, value, out, i)
+        return Tile(out, n, ty)
+
+    # conversions and math
+
+    def _itof(self, op: Operation) -> Any:
+        """The integer (read with the op's signedness) rounded once to nearest even: LLVM's
+        sitofp / uitofp round to nearest even, as IEEE conversions do."""
+        source, target = op.operands[0].type.element_type, op.results[0].type.element_type
+        if source not in (I32, I64) or target not in CANONICAL_NAN:
+            raise Unsupported(f"'{op.name}' from {source} to {target}")
+        mode = op.enum("rounding_mode")
+        if mode not in (None, RoundingMode.NEAREST_EVEN):
+            raise Unsupported(f"'{op.name}' rounds {mode.keyword}")
+        signed = op.enum("signedness") == Signedness.SIGNED
+        instruction = "sitofp" if signed else "uitofp"
+        ty, to = LLVM_TYPES[source], LLVM_TYPES[target]
+        return self._elementwise(op, lambda x: self.e.op(f"{instruction} {ty} {x[0]} to {to}"))
+
+    def _ftoi(self, op: Operation) -> Any:
+        """As `numerics.float_to_int`: the float64 value rounded to an integral value, then
+        NaN 0 and values out of range clamped; without ``saturating`` a NaN, infinite or
+        out-of-range element stops the run (undefined with checks on: the reference
+        decides)."""
+        source, target = op.operands[0].type.element_type, op.results[0].type.element_type
+        if source not in CANONICAL_NAN or target not in (I32, I64):
+            raise Unsupported(f"'{op.name}' from {source} to {target}")
+        mode = op.enum("rounding_mode")     # (not `or`: NEAREST_EVEN is enum value 0)
+        if mode is None:
+            mode = RoundingMode.NEAREST_INT_TO_ZERO
+        if mode not in _TO_INTEGRAL:
+            raise Unsupported(f"'{op.name}' rounds {mode.keyword}")
+        signed = op.enum("signedness") == Signedness.SIGNED
+        saturating = op.has_flag("saturating")
+        e, ty, width = self.e, LLVM_TYPES[target], SIZES[target] * 8
+        low, high = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else \
+            (0, (1 << width) - 1)
+        rounding = f"llvm.{_TO_INTEGRAL[mode]}.f64"
+        e.declare(f"double @{rounding}(double)")
+
+        def compute(x: list[str]) -> str:
+            wide = x[0] if source == F64 else e.op(f"fpext float {x[0]} to double")
+            r = e.op(f"call double @{rounding}(double {wide})")
+            # (hi + 1 and lo are powers of two, exact in f64; the hex is their f64 bits)
+            over = e.op(f"fcmp oge double {r}, {_f64(float(high + 1))}")
+            under = e.op(f"fcmp olt double {r}, {_f64(float(low))}")
+            nan = e.op(f"fcmp uno double {r}, {r}")
+            if not saturating:
+                bad = e.op(f"or i1 {nan}, {e.op(f'or i1 {over}, {under}')}")
+                e.check(e.op(f"xor i1 {bad}, true"), self.fail)
+            # (out of range the conversion is poison, but never selected then)
+            value = e.op(f"{'fptosi' if signed else 'fptoui'} double {r} to {ty}")
+            value = e.op(f"select i1 {under}, {ty} {_signed(low, width)}, {ty} {value}")
+            value = e.op(f"select i1 {over}, {ty} {_signed(high, width)}, {ty} {value}")
+            return e.op(f"select i1 {nan}, {ty} 0, {ty} {value}")
+        return self._elementwise(op, compute)
+
+    def _rsqrt(self, op: Operation) -> Any:
+        """As the reference: ``1.0 / sqrt(x)`` in f64 (two IEEE operations), rounded once
+        to the type (nearest even), NaN canonical."""
+        t = op.results[0].type.element_type
+        if t not in CANONICAL_NAN:
+            raise Unsupported(f"'{op.name}' on {t} (only f32 and f64 are compiled)")
+        if op.has_flag("flush_to_zero"):
+            raise Unsupported(f"'{op.name}' has flush_to_zero")
+        e = self.e
+        e.declare("double @llvm.sqrt.f64(double)")
+
+        def compute(x: list[str]) -> str:
+            wide = x[0] if t == F64 else e.op(f"fpext float {x[0]} to double")
+            root = e.op(f"call double @llvm.sqrt.f64(double {wide})")
+            value = e.op(f"fdiv double 1.0, {root}")
+            if t == F32:
+                value = e.op(f"fptrunc double {value} to float")
+            return self._canonical(value, t)
+        return self._elementwise(op, compute)
+
+    def _exp(self, op: Operation) -> Any:
+        """f32 only.  The reference rounds NumPy's float64 exp once to f32; the compiled
+        code computes the C library's float64 exp and rounds it, provided every f64 value
+        within `EXP_BAND` bit patterns of it rounds to the same f32 (so does the
+        reference's); else (near a midpoint between two f32 values) it stops and the
+        reference reruns.  (f64: the result would be NumPy's exp itself, not reproduced.)"""
+        t = op.results[0].type.element_type
+        if t != F32:
+            raise Unsupported(f"'{op.name}' on {t} (only f32 is compiled: the reference's "
+                              "result is NumPy's own float64 exp)")
+        e = self.e
+        e.declare("double @llvm.exp.f64(double)")
+        infinity = 0x7FF0000000000000
+
+        def compute(x: list[str]) -> str:
+            wide = e.op(f"fpext float {x[0]} to double")
+            y = e.op(f"call double @llvm.exp.f64(double {wide})")
+            bits = e.op(f"bitcast double {y} to i64")
+            low = e.op(f"select i1 {e.op(f'icmp ult i64 {bits}, {EXP_BAND}')}, i64 0, "
+                       f"i64 {e.op(f'sub i64 {bits}, {EXP_BAND}')}")
+            high = e.op(f"add i64 {bits}, {EXP_BAND}")
+            high = e.op(f"select i1 {e.op(f'icmp ugt i64 {high}, {infinity}')}, "
+                        f"i64 {infinity}, i64 {high}")
+            ends = [e.op(f"fptrunc double {e.op(f'bitcast i64 {b} to double')} to float")
+                    for b in (low, high)]
+            same = e.op(f"fcmp oeq float {ends[0]}, {ends[1]}")
+            positive = e.op(f"icmp ule i64 {bits}, {infinity}")    # (+0 to +inf)
+            decided = e.op(f"and i1 {same}, {positive}")
+            nan = e.op(f"fcmp uno double {y}, {y}")
+            e.check(e.op(f"or i1 {decided}, {nan}"), self.fail)
+            return self._canonical(e.op(f"fptrunc double {y} to float"), t)
+        return self._elementwise(op, compute)
+
+    # regions
+
+    def _reduce(self, op: Operation) -> Any:
+        """Every input reduced along `dim` in the reference's order (`semantics.regions`):
+        a pairwise tree, at each level element 2k+1 (the body's ``elem``) combined into
+        element 2k (its ``acc``) and an odd level padded with the identity, which is not
+        otherwise applied.  Lane by lane, in a slot of length + 1 per input."""
+        e = self.e
+        inputs = [self._get(v) for v in op.operands]
+        shape = tuple(op.operands[0].type.shape)
+        types = [v.type.element_type for v in op.operands]
+        tys = [_element(t, f"an operand of '{op.name}'") for t in types]
+        dim = int(op.attr("dim").value)
+        length = shape[dim]
+        before, after = math.prod(shape[:dim]), math.prod(shape[dim + 1:])
+        identities = []
+        for attr, t in zip(op.attr("identities").elements, types):
+            raw = getattr(attr, "bits", getattr(attr, "value", 0))
+            bits = element_array([raw], t).reshape(-1).view(_unsigned_dtype(t))
+            identities.append(int(bits[0]))
+        body = op.regions[0].blocks[0]
+        ops = list(body)
+        if not ops or short_name(ops[-1]) != "yield" or len(ops[-1].operands) != len(inputs):
+            raise Unsupported(f"'{op.name}' whose body does not end in a yield")
+        for inner in ops[:-1]:
+            if short_name(inner) not in _SCALAR_OPS or any(
+                    not isinstance(r.type, TileType) or r.type.rank for r in inner.results):
+                raise Unsupported(f"'{op.name}' whose body holds '{inner.name}'")
+        for value, t in zip(ops[-1].operands, types):
+            if value.type != TileType((), t):
+                raise Unsupported(f"'{op.name}' whose body yields {value.type}")
+        outs = [self._slot(before * after, t) for t in types]
+        lanes = [self._slot(length + 1, t) for t in types]
+        with e.loop(str(before * after), "lane") as o:
+            outer = e.op(f"udiv i64 {o}, {after}")
+            inner_at = e.op(f"urem i64 {o}, {after}")
+            first = e.op(f"add i64 {e.op(f'mul i64 {outer}, {length * after}')}, {inner_at}")
+            with e.loop(str(length)) as j:
+                at = e.op(f"add i64 {first}, {e.op(f'mul i64 {j}, {after}')}")
+                for x, lane, ty in zip(inputs, lanes, tys):
+                    self._store(ty, self._element_of(x, at), lane, j)
+            n = length
+            while n > 1:
+                if n % 2:
+                    for lane, ty, t, bits in zip(lanes, tys, types, identities):
+                        self._store(ty, self._literal(bits, t), lane, str(n))
+                    n += 1
+                n //= 2
+                with e.loop(str(n)) as k:
+                    odd = e.op(f"add i64 {e.op(f'mul i64 {k}, 2')}, 1")
+                    even = e.op(f"mul i64 {k}, 2")
+                    for i, (lane, ty) in enumerate(zip(lanes, tys)):
+                        elem = Tile(lane, length + 1, ty)
+                        self.values[body.arguments[2 * i]] = \
+                            Scalar(self._element_of(elem, odd), ty)
+                        self.values[body.arguments[2 * i + 1]] = \
+                            Scalar(self._element_of(elem, even), ty)
+                    for inner in ops[:-1]:
+                        self.lower(inner)
+                    combined = [self._get(v) for v in ops[-1].operands]
+                    for value, lane, ty in zip(combined, lanes, tys):
+                        self._store(ty, value.name, lane, k)
+            for lane, out, ty in zip(lanes, outs, tys):
+                self._store(ty, self._element_of(Tile(lane, length + 1, ty), "0"), out, o)
+        results = []
+        for result, out, ty in zip(op.results, outs, tys):
+            tile = Tile(out, before * after, ty)
+            results.append(Scalar(self._element_of(tile, "0"), ty)
+                           if result.type.rank == 0 else tile)
+        return tuple(results)
+
+    def _for(self, op: Operation) -> Any:
+        """The body run for iv = lower, lower + step, ... while iv < upper, compared as
+        the reference does (bounds signed unless ``unsignedCmp``, the step signed, in
+        i128: nothing wraps); a non-positive step stops the run (the reference decides).
+        Iteration values live in slots of their own, copied at each ``continue``."""
+        e = self.e
+        t = op.operands[0].type.element_type
+        if t not in (I32, I64):
+            raise Unsupported(f"'{op.name}' counting in {t} (only i32 and i64 are compiled)")
+        ty = LLVM_TYPES[t]
+        widen = "zext" if op.has_flag("unsignedCmp") else "sext"
+        lower, upper, step = (self._get(v).name for v in op.operands[:3])
+        start = e.op(f"{widen} {ty} {lower} to i128")
+        end = e.op(f"{widen} {ty} {upper} to i128")
+        by = e.op(f"sext {ty} {step} to i128")
+        e.check(e.op(f"icmp sgt i128 {by}, 0"), self.fail)
+        body = op.regions[0].blocks[0]
+        ops = list(body)
+        carried: list[Any] = []          # per iteration value: (slot, count, type) or None
+        for value, result in zip(op.operands[3:], op.results):
+            init = self._get(value)
+            if init is _TOKEN:
+                carried.append(None)
+                continue
+            rt = result.type
+            if not isinstance(rt, TileType):
+                raise Unsupported(f"'{op.name}' carrying a {rt}")
+            vty = _element(rt.element_type, f"a value '{op.name}' carries")
+            slot = self._slot(rt.num_elements, rt.element_type)
+            self._copy(init, slot, rt.num_elements, vty)
+            carried.append((slot, rt, vty))
+        terminator = ops[-1] if ops and short_name(ops[-1]) == "continue" else None
+        if terminator is None and carried:
+            raise Unsupported(f"'{op.name}' whose body does not end in a continue")
+        with e.counted(start, end, by) as iv:
+            self.values[body.arguments[0]] = \
+                Scalar(e.op(f"trunc i128 {iv} to {ty}", "iv"), ty)
+            for argument, c in zip(body.arguments[1:], carried):
+                self.values[argument] = _TOKEN if c is None else self._carried(c)
+            self.loops += 1
+            for inner in ops if terminator is None else ops[:-1]:
+                self.lower(inner)
+            self.loops -= 1
+            if terminator is not None:
+                nexts = [self._get(v) for v in terminator.operands]
+                # two steps: a continued value may be another one's slot (or alias it)
+                staged = []
+                for value, c in zip(nexts, carried):
+                    if c is None or isinstance(value, (Scalar, Splat)):
+                        staged.append(value)
+                        continue
+                    slot, rt, vty = c
+                    temp = self._slot(rt.num_elements, rt.element_type)
+                    self._copy(value, temp, rt.num_elements, vty)
+                    staged.append(Tile(temp, rt.num_elements, vty))
+                for value, c in zip(staged, carried):
+                    if c is not None:
+                        self._copy(value, c[0], c[1].num_elements, c[2])
+        return tuple(_TOKEN if c is None else self._carried(c) for c in carried)
+
+    def _carried(self, c: tuple[str, Any, str]) -> Any:
+        """The value an iteration slot holds (rank 0: loaded now)."""
+        slot, rt, vty = c
+        tile = Tile(slot, rt.num_elements, vty)
+        return Scalar(self._element_of(tile, "0"), vty) if rt.rank == 0 else tile
 
     def _param_value(self, index: int) -> Any:
         """The IR value of parameter `index`."""
@@ -620,11 +1062,23 @@ def _slices(op: Operation) -> tuple[tuple[str, int, int], ...]:
     return operand_slices(op)
 
 
-def _inbounds(op: Operation) -> bool:
-    """Whether the access marks its (only) dimension ``inbounds``."""
+def _inbounds(op: Operation, rank: int) -> list[bool]:
+    """Which dimensions the access marks ``inbounds`` (as `views._check_inbounds` reads
+    the attribute)."""
     attr = op.attributes.get("inbounds")
     flags = getattr(attr, "values", None) or getattr(attr, "elements", None) or ()
-    return any(bool(getattr(flag, "value", flag)) for flag in flags)
+    marked = [bool(getattr(flag, "value", flag)) for flag in flags][:rank]
+    return marked + [False] * (rank - len(marked))
+
+
+def _row_major_strides(shape: tuple[int, ...]) -> list[int]:
+    """Elements between neighbours along each dimension of a row-major tile."""
+    return [math.prod(shape[k + 1:]) for k in range(len(shape))]
+
+
+def _f64(value: float) -> str:
+    """An f64 literal as LLVM text (its bits in hex: exact)."""
+    return "0x" + np.float64(value).view(np.uint64).item().to_bytes(8, "big").hex().upper()
 
 
 def _signed(bits: int, width: int) -> int:
