@@ -271,8 +271,11 @@ _TO_INTEGRAL = {
 
 
 def _round_to_integer(x: np.ndarray, rounding: RoundingMode) -> np.ndarray:
+    """`x` rounded to integral values by `rounding`; NaN and infinities pass through
+    (the caller decides what they convert to) without NumPy's warnings."""
     try:
-        return _TO_INTEGRAL[rounding](x)
+        with np.errstate(invalid="ignore"):
+            return _TO_INTEGRAL[rounding](x)
     except KeyError:
         raise ConversionError(
             f"rounding mode {rounding} does not apply to a float-to-int conversion") from None
