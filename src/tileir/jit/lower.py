@@ -30,7 +30,7 @@ from ..enums import (ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
                      MemoryOrderingSemantics, RoundingMode, Signedness)
 from ..ir import BlockArgument, Operation
 from ..numerics import float_format, numpy_dtype
-from ..types import (F32, F64, I1, I32, I64, PartitionViewType, PointerType, TensorViewType,
+from ..types import (F16, F32, F64, I1, I32, I64, PartitionViewType, PointerType, TensorViewType,
                      TileType)
 from ..interp.semantics.common import element_array
 from ..interp.semantics.core import dense_values
@@ -44,12 +44,19 @@ class Unsupported(Exception):
     what, in one line)."""
 
 
-#: The element types the engine compiles, as LLVM types.
-LLVM_TYPES = {F32: "float", F64: "double", I1: "i1", I32: "i32", I64: "i64"}
+#: The element types the engine compiles, as LLVM types.  f16 values are held as their
+#: i16 bits: they are only moved (loads, stores, select, broadcast, ...) and converted
+#: (`ftof`, `mmaf`) by integer code, never by LLVM's half type (whose conversions are
+#: library calls on some targets).
+LLVM_TYPES = {F16: "i16", F32: "float", F64: "double", I1: "i1", I32: "i32", I64: "i64"}
 #: Bytes per element in scratch and memory.
-SIZES = {F32: 4, F64: 8, I1: 1, I32: 4, I64: 8}
+SIZES = {F16: 2, F32: 4, F64: 8, I1: 1, I32: 4, I64: 8}
 #: Element types memory accesses compile for.
-MEMORY_TYPES = (F32, F64, I32, I64)
+MEMORY_TYPES = (F16, F32, F64, I32, I64)
+#: The float types a padding value is encoded for.
+PADDED_FLOATS = (F16, F32, F64)
+#: The canonical NaN f16 results of ftof get (`numerics.convert._canonical_nan`).
+CANONICAL_NAN_F16 = 0x7FFF
 #: The canonical NaN bits the reference engine gives NaN results (`_CANONICAL_NAN`).
 CANONICAL_NAN = {F32: 0x7FFFFFFF, F64: 0x7FFFFFFFFFFFFFFF}
 #: Integer type holding each float type's bits.
@@ -79,7 +86,7 @@ _TO_INTEGRAL = {RoundingMode.NEAREST_INT_TO_ZERO: "trunc", RoundingMode.ZERO: "t
 #: Ops computing rank-0 values and nothing else, which a ``reduce`` body may hold.
 _SCALAR_OPS = frozenset({"constant", *_FLOAT_BINARY, "negf", "absf", "maxf", "minf",
                          *_INT_BINARY, "cmpf", "cmpi", "select", "itof", "ftoi", "rsqrt",
-                         "exp"})
+                         "exp", "ftof"})
 #: Ops with a region the engine lowers (their bodies are lowered op by op).
 _REGION_OPS = frozenset({"for", "reduce"})
 #: exp's f32 result is taken as decided when every f64 within this many bit patterns of
@@ -87,13 +94,33 @@ _REGION_OPS = frozenset({"for", "reduce"})
 #: among them as long as each lies within half as many ulps of the exact value (they are
 #: within a few: NumPy's SIMD exp and glibc's differ by at most 1 ulp here).
 EXP_BAND = 64
+#: The longest K (lhs columns) mmaf compiles: its error bound (`_mmaf`) assumes K <= 2**14.
+MMAF_MAX_K = 1 << 14
+#: The unit roundoff of f64.
+_U64 = 2.0 ** -53
+#: |D_ref - X| <= this times A for the reference's mmaf (f32 operands, K <= 2**14): its
+#: double-float64 sums round only in their low part (docs/compiled-engine.md: 2**-76 A
+#: at most; this leaves a factor 64).
+MMAF_REFERENCE_ERROR = 2.0 ** -70
+
+
+def mmaf_error_scale(k: int) -> float:
+    """c such that c A_c, computed in f64, bounds |D - D_ref| for the compiled code's
+    double-f64 sum D of K products and acc: |D - X| <= gamma_K K u (1 + gamma_K) A, plus
+    the reference's error, A <= A_c / (1 - gamma_K); doubled (it also covers the rounding
+    of c A_c)."""
+    gamma = k * _U64 / (1.0 - k * _U64)
+    own = gamma * k * _U64 * (1.0 + gamma)
+    return 2.0 * (own + MMAF_REFERENCE_ERROR) / (1.0 - gamma)
+#: The lowest-set-bit exponent mmaf gives a zero (far above any term's: sums stay "none").
+_NO_BITS = 1 << 20
 #: The most dimensions a tile or view may have.
 MAX_RANK = 3
 #: Every op the engine lowers.
 SUPPORTED = frozenset({
     *_SCALAR_OPS, *_REGION_OPS, "get_tile_block_id", "get_num_tile_blocks", "make_token",
     "join_tokens", "make_tensor_view", "make_partition_view", "get_index_space_shape",
-    "load_view_tko", "store_view_tko", "broadcast", "reshape", "iota", "return"})
+    "load_view_tko", "store_view_tko", "broadcast", "reshape", "iota", "mmaf", "return"})
 #: The attributes each op may carry (any other one: the op is not compiled).
 _ALLOWED_ATTRS = {
     **{n: {"rounding_mode", "flush_to_zero"} for n in _FLOAT_BINARY},
@@ -102,7 +129,7 @@ _ALLOWED_ATTRS = {
     "cmpf": {"comparison_predicate", "comparison_ordering"},
     "cmpi": {"comparison_predicate", "signedness"},
     "constant": {"value"}, "make_tensor_view": {"operandSegmentSizes"},
-    "itof": {"signedness", "rounding_mode"},
+    "itof": {"signedness", "rounding_mode"}, "ftof": {"rounding_mode"},
     "ftoi": {"signedness", "rounding_mode", "saturating"},
     "rsqrt": {"flush_to_zero"}, "exp": {"rounding_mode"}, "for": {"unsignedCmp"},
     "reduce": {"dim", "identities"},
@@ -225,6 +252,9 @@ class _Lowering:
             if not isinstance(t, TileType) or t.rank != 0:
                 raise Unsupported(f"parameter {arg.index} has type {t} (only scalars and "
                                   "pointers are compiled)")
+            if t.element_type == F16:
+                raise Unsupported(f"parameter {arg.index} has type {t} (f16 scalars are not "
+                                  "compiled)")
             if isinstance(t.element_type, PointerType):
                 if t.element_type.ptr_attr is not None:
                     raise Unsupported(f"parameter {arg.index} is a {t.element_type} pointer")
@@ -609,7 +639,7 @@ class _Lowering:
                 tuple(t.dim_map) != tuple(range(rank)):
             raise Unsupported("a partition view whose dim_map is not the identity")
         padding = None
-        if t.padding_value is not None and t.tensor_view.element_type in CANONICAL_NAN:
+        if t.padding_value is not None and t.tensor_view.element_type in PADDED_FLOATS:
             padding = padding_code(t.padding_value, float_format(t.tensor_view.element_type))
             if padding is None:
                 raise Unsupported(f"padding value {t.padding_value.keyword}")
@@ -823,6 +853,71 @@ class _Lowering:
         ty, to = LLVM_TYPES[source], LLVM_TYPES[target]
         return self._elementwise(op, lambda x: self.e.op(f"{instruction} {ty} {x[0]} to {to}"))
 
+    def _ftof(self, op: Operation) -> Any:
+        """f16 <-> f32 and f32 <-> f64, rounded once to nearest even (widening is exact);
+        a NaN becomes the target's canonical NaN, as `numerics.convert_float` gives."""
+        source, target = op.operands[0].type.element_type, op.results[0].type.element_type
+        mode = op.enum("rounding_mode")
+        if mode not in (None, RoundingMode.NEAREST_EVEN):
+            raise Unsupported(f"'{op.name}' rounds {mode.keyword}")
+        e = self.e
+        if (source, target) == (F16, F32):
+            return self._elementwise(op, lambda x: self._f16_to_f32(x[0]))
+        if (source, target) == (F32, F16):
+            return self._elementwise(op, lambda x: self._f32_to_f16(x[0]))
+        if (source, target) == (F32, F64):
+            return self._elementwise(op, lambda x: self._canonical(
+                e.op(f"fpext float {x[0]} to double"), F64))
+        if (source, target) == (F64, F32):
+            return self._elementwise(op, lambda x: self._canonical(
+                e.op(f"fptrunc double {x[0]} to float"), F32))
+        raise Unsupported(f"'{op.name}' from {source} to {target} (only f16 <-> f32 and "
+                          "f32 <-> f64 are compiled)")
+
+    def _f16_to_f32(self, h: str) -> str:
+        """The f32 value of f16 bits `h` (i16): exact; NaN the canonical f32 NaN."""
+        e = self.e
+        w = e.op(f"zext i16 {h} to i32")
+        sign = e.op(f"shl i32 {e.op(f'and i32 {w}, 32768')}, 16")
+        exponent = e.op(f"and i32 {e.op(f'lshr i32 {w}, 10')}, 31")
+        mantissa = e.op(f"and i32 {w}, 1023")
+        rebiased = e.op(f"shl i32 {e.op(f'add i32 {exponent}, 112')}, 23")
+        high = e.op(f"shl i32 {mantissa}, 13")
+        normal = e.op(f"or i32 {sign}, {e.op(f'or i32 {rebiased}, {high}')}")
+        tiny = e.op(f"fmul float {e.op(f'uitofp i32 {mantissa} to float')}, {_f64(2.0 ** -24)}")
+        tiny = e.op(f"or i32 {sign}, {e.op(f'bitcast float {tiny} to i32')}")   # (exact)
+        special = e.op(f"select i1 {e.op(f'icmp eq i32 {mantissa}, 0')}, i32 "
+                       f"{e.op(f'or i32 {sign}, 2139095040')}, i32 {CANONICAL_NAN[F32]}")
+        bits = e.op(f"select i1 {e.op(f'icmp eq i32 {exponent}, 0')}, i32 {tiny}, i32 {normal}")
+        bits = e.op(f"select i1 {e.op(f'icmp eq i32 {exponent}, 31')}, i32 {special}, "
+                    f"i32 {bits}")
+        return e.op(f"bitcast i32 {bits} to float")
+
+    def _f32_to_f16(self, x: str) -> str:
+        """f32 `x` rounded to f16 bits (i16), nearest even: from 65520 up infinity; below
+        2**-14 the multiple of 2**-24 (an exact scaling, then roundeven); else the bits
+        shifted down with the carry of nearest even.  NaN: 0x7fff."""
+        e = self.e
+        e.declare("float @llvm.roundeven.f32(float)")
+        w = e.op(f"bitcast float {x} to i32")
+        sign = e.op(f"lshr i32 {e.op(f'and i32 {w}, -2147483648')}, 16")
+        a = e.op(f"and i32 {w}, 2147483647")
+        shifted = e.op(f"sub i32 {a}, 939524096")                 # (0x38000000: rebias)
+        odd = e.op(f"and i32 {e.op(f'lshr i32 {shifted}, 13')}, 1")
+        carry = e.op(f"add i32 4095, {odd}")
+        normal = e.op(f"lshr i32 {e.op(f'add i32 {shifted}, {carry}')}, 13")
+        scaled = e.op(f"fmul float {e.op(f'bitcast i32 {a} to float')}, {_f64(2.0 ** 24)}")
+        rounded = e.op(f"call float @llvm.roundeven.f32(float {scaled})")
+        tiny = e.op(f"fptoui float {rounded} to i32")
+        bits = e.op(f"select i1 {e.op(f'icmp ult i32 {a}, 947912704')}, i32 {tiny}, "
+                    f"i32 {normal}")                             # (0x38800000 = 2**-14)
+        bits = e.op(f"select i1 {e.op(f'icmp uge i32 {a}, 1199566848')}, i32 31744, "
+                    f"i32 {bits}")                               # (0x477ff000 = 65520)
+        bits = e.op(f"or i32 {sign}, {bits}")
+        bits = e.op(f"select i1 {e.op(f'icmp ugt i32 {a}, 2139095040')}, i32 "
+                    f"{CANONICAL_NAN_F16}, i32 {bits}")
+        return e.op(f"trunc i32 {bits} to i16")
+
     def _ftoi(self, op: Operation) -> Any:
         """As `numerics.float_to_int`: the float64 value rounded to an integral value, then
         NaN 0 and values out of range clamped; without ``saturating`` a NaN, infinite or
@@ -913,6 +1008,152 @@ class _Lowering:
             e.check(e.op(f"or i1 {decided}, {nan}"), self.fail)
             return self._canonical(e.op(f"fptrunc double {y} to float"), t)
         return self._elementwise(op, compute)
+
+    def _mmaf(self, op: Operation) -> Any:
+        """f32 (or f16, widened exactly) lhs and rhs, f32 acc, rank 2
+        (docs/compiled-engine.md has the argument).
+        The reference's element is the f32 rounding (nearest even) of a value D_ref within
+        `MMAF_REFERENCE_ERROR` A of the exact X = acc + sum_k a_k b_k, A = |acc| +
+        sum_k |a_k b_k|.  The compiled code sums the terms (each product exact in f64) in
+        a double-f64 (hi, lo) with TwoSum, D = hi + lo within 1.01 K**2 u**2 A of X, and A
+        as A_c in f64; it rounds D, widened by its error bound, to f32 at both ends:
+        where they give the same bits, that is the reference's result.  A_c = 0: every
+        term is zero, the reference's +0.  A_c not finite (an infinite or NaN term): hi,
+        the plain f64 sum, is the reference's NaN or infinity (finite partial sums never
+        overflow).  Exact sums (every term a multiple of 2**g, 32 A_c < 2**(53 + g): every
+        partial sum, the reference's too, is exact): hi itself, rounded (+0 for zero).
+        Else (near a midpoint, or an inexact cancellation) the run stops and the
+        reference reruns."""
+        lhs_t, rhs_t, acc_t = (v.type for v in op.operands)
+        kinds = (lhs_t.element_type, rhs_t.element_type, acc_t.element_type)
+        if kinds not in ((F32, F32, F32), (F16, F16, F32)):
+            raise Unsupported(f"'{op.name}' with {kinds[0]} operands and a {kinds[2]} "
+                              "accumulator (only f32 or f16 operands into f32 are compiled)")
+        narrow = kinds[0] == F16
+        if acc_t.rank != 2:
+            raise Unsupported(f"'{op.name}' on tiles of rank {acc_t.rank} (only rank 2 is "
+                              "compiled)")
+        m, k = (int(n) for n in lhs_t.shape)
+        n = int(rhs_t.shape[1])
+        if k > MMAF_MAX_K:
+            raise Unsupported(f"'{op.name}' with K = {k} (at most {MMAF_MAX_K} compiled)")
+        lhs, rhs, acc = (self._get(v) for v in op.operands)
+        e = self.e
+        e.declare("double @llvm.fabs.f64(double)")
+        scale = _f64(mmaf_error_scale(k))
+        his, los, sizes = (self._slot(n, F64) for _ in range(3))
+        low_lhs, low_rhs, lows = self._slot(k, I32), self._slot(k * n, I32), self._slot(n, I32)
+        out = self._slot(m * n, F32)
+        canon = _signed(CANONICAL_NAN[F32], 32)
+        def operand(x: Any, at: str) -> str:
+            """Element `at` of lhs or rhs as f32 (f16 widened exactly)."""
+            value = self._element_of(x, at)
+            return self._f16_to_f32(value) if narrow else value
+        e.declare("i32 @llvm.cttz.i32(i32, i1)")
+        e.declare("i32 @llvm.smin.i32(i32, i32)")
+
+        def lowest_bit(x: str) -> str:
+            """The exponent of x's lowest set bit (f32, finite), `_NO_BITS` for zeros."""
+            bits = e.op(f"bitcast float {x} to i32")
+            biased = e.op(f"and i32 {e.op(f'lshr i32 {bits}, 23')}, 255")
+            mantissa = e.op(f"and i32 {bits}, 8388607")
+            normal = e.op(f"icmp ne i32 {biased}, 0")
+            whole = e.op(f"select i1 {normal}, i32 {e.op(f'or i32 {mantissa}, 8388608')}, "
+                         f"i32 {mantissa}")
+            unit = e.op(f"select i1 {normal}, i32 {e.op(f'sub i32 {biased}, 150')}, i32 -149")
+            zeros = e.op(f"call i32 @llvm.cttz.i32(i32 {whole}, i1 false)")
+            low = e.op(f"add i32 {unit}, {zeros}")
+            return e.op(f"select i1 {e.op(f'icmp eq i32 {whole}, 0')}, i32 {_NO_BITS}, "
+                        f"i32 {low}")
+
+        with e.loop(str(k * n), "low") as q:
+            self._store("i32", lowest_bit(operand(rhs, q)), low_rhs, q)
+
+        def fabs(x: str) -> str:
+            return e.op(f"call double @llvm.fabs.f64(double {x})")
+
+        def two_sum(x: str, y: str) -> tuple[str, str]:
+            total = e.op(f"fadd double {x}, {y}")
+            back = e.op(f"fsub double {total}, {x}")
+            front = e.op(f"fsub double {total}, {back}")
+            error = e.op(f"fadd double {e.op(f'fsub double {x}, {front}')}, "
+                         f"{e.op(f'fsub double {y}, {back}')}")
+            return total, error
+
+        def get(slot: str, j: str) -> str:
+            return self._element_of(Tile(slot, n, "double"), j)
+
+        with e.loop(str(m), "row") as i:
+            row = e.op(f"mul i64 {i}, {n}")
+            with e.loop(str(n), "col") as j:
+                x = e.op(f"fpext float {self._element_of(acc, e.op(f'add i64 {row}, {j}'))} "
+                         "to double")
+                self._store("double", x, his, j)
+                self._store("double", "0.0", los, j)
+                self._store("double", fabs(x), sizes, j)
+                self._store("i32", lowest_bit(self._element_of(
+                    acc, e.op(f"add i64 {row}, {j}"))), lows, j)
+            with e.loop(str(k), "k") as kk:
+                at = e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}")
+                self._store("i32", lowest_bit(operand(lhs, at)), low_lhs, kk)
+            with e.loop(str(k), "k") as kk:
+                at = e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}")
+                a = e.op(f"fpext float {operand(lhs, at)} to double")
+                la = self._element_of(Tile(low_lhs, k, "i32"), kk)
+                first = e.op(f"mul i64 {kk}, {n}")
+                with e.loop(str(n), "col") as j:
+                    q = e.op(f"add i64 {first}, {j}")
+                    bj = operand(rhs, q)
+                    lb = self._element_of(Tile(low_rhs, k * n, "i32"), q)
+                    lp = e.op(f"add i32 {la}, {lb}")
+                    so_far = self._element_of(Tile(lows, n, "i32"), j)
+                    self._store("i32", e.op(f"call i32 @llvm.smin.i32(i32 {so_far}, i32 {lp})"),
+                                lows, j)
+                    p = e.op(f"fmul double {a}, {e.op(f'fpext float {bj} to double')}")
+                    hi, error = two_sum(get(his, j), p)
+                    self._store("double", hi, his, j)
+                    self._store("double", e.op(f"fadd double {get(los, j)}, {error}"), los, j)
+                    self._store("double", e.op(f"fadd double {get(sizes, j)}, {fabs(p)}"),
+                                sizes, j)
+            with e.loop(str(n), "col") as j:
+                hi, size = get(his, j), get(sizes, j)
+                y, r = two_sum(hi, get(los, j))          # y + r = hi + lo exactly
+                bound = e.op(f"fmul double {size}, {scale}")
+                width = e.op(f"fmul double {e.op(f'fadd double {fabs(r)}, {bound}')}, "
+                             f"{_f64(1.0 + 2.0 ** -50)}")
+                ends = []
+                for sign, instr in ((-1, "fsub"), (1, "fadd")):
+                    end = e.op(f"{instr} double {y}, {width}")
+                    step = e.op(f"fmul double {fabs(end)}, {_f64(2.0 ** -51)}")
+                    end = e.op(f"{instr} double {end}, {step}")
+                    end = e.op(f"{instr} double {end}, {_f64(2.0 ** -1000)}")
+                    ends.append(e.op(f"fptrunc double {end} to float"))
+                same = e.op(f"icmp eq i32 {e.op(f'bitcast float {ends[0]} to i32')}, "
+                            f"{e.op(f'bitcast float {ends[1]} to i32')}")
+                zero = e.op(f"fcmp oeq double {size}, 0.0")
+                finite = e.op(f"fcmp olt double {size}, 0x7FF0000000000000")
+                special = e.op(f"xor i1 {finite}, true")        # (NaN or infinity)
+                # exact: every term a multiple of 2**g and 32 A_c < 2**(53 + g), so every
+                # partial sum, the reference's (slices included) and hi's, is exact
+                g = self._element_of(Tile(lows, n, "i32"), j)
+                power = e.op(f"call i32 @llvm.smin.i32(i32 {e.op(f'add i32 {g}, 1076')}, "
+                             "i32 2046)")             # (53 + g + 1023, at most 2046; g >= -298)
+                wide = e.op(f"zext i32 {power} to i64")
+                limit = e.op(f"bitcast i64 {e.op(f'shl i64 {wide}, 52')} to double")
+                exact = e.op(f"fcmp olt double {e.op(f'fmul double {size}, 32.0')}, {limit}")
+                decided = e.op(f"or i1 {e.op(f'or i1 {same}, {zero}')}, {special}")
+                e.check(e.op(f"or i1 {decided}, {exact}"), self.fail)
+                plus = e.op(f"fadd double {hi}, 0.0")          # (+0 for an exact zero)
+                value = e.op(f"select i1 {exact}, float "
+                             f"{e.op(f'fptrunc double {plus} to float')}, float {ends[0]}")
+                value = e.op(f"select i1 {zero}, float 0.0, float {value}")
+                rounded = e.op(f"fptrunc double {hi} to float")
+                nan = e.op(f"fcmp uno float {rounded}, {rounded}")
+                rounded = e.op(f"select i1 {nan}, float "
+                               f"{e.op(f'bitcast i32 {canon} to float')}, float {rounded}")
+                value = e.op(f"select i1 {special}, float {rounded}, float {value}")
+                self._store("float", value, out, e.op(f"add i64 {row}, {j}"))
+        return Tile(out, m * n, "float")
 
     # regions
 
