@@ -645,7 +645,10 @@ def _run(memory: Memory, plan: KernelPlan, values: list[Any], dims: tuple[int, i
         if outcome.ran:
             return Run("compiled")
         reason = f"compiled engine: {outcome.reason}"
-        if not outcome.undefined and _batched(
+        # (after a failed check, or a rounding the compiled code cannot settle, memory is
+        # as it was: the batched engine runs the kernel, and itself reruns one block at a
+        # time on undefined behaviour, so the diagnostic is still the reference's)
+        if _batched(
                 memory, plan, values, dims, checks, globals_, False, max_ops,
                 default_workers() if workers is None else max(1, int(workers)),
                 journal) is None:

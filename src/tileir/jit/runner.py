@@ -102,7 +102,7 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
     if status:
         journal.restore()
         return Outcome(False, "a check failed in the compiled code (undefined behaviour, or "
-                       "a case it leaves to the reference); rerun one tile block at a time",
+                       "a case it leaves to the reference); run on the other engines",
                        undefined=True)
     return Outcome(True)
 
