@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the jit extra)")
 
 import tileir  # noqa: E402
+from jit_checks import assert_declined, assert_engine  # noqa: E402
 
 BENCH = pathlib.Path(__file__).parents[2] / "bench" / "kernels"
 
@@ -43,18 +44,13 @@ def assert_same(results: dict, engine: str = "compiled") -> None:
     run stopped, to the batched engine where it applies, else one block at a time)."""
     run, out = results["compiled"]
     assert out == results["blocks"][1]
-    if engine == "blocks":
-        assert run.engine in ("batched", "blocks"), run
-        assert run.reason.startswith("compiled engine: a check failed"), run
-    else:
-        assert run.engine == engine, run
+    assert_engine(run, engine)
 
 
 def assert_declines(results: dict, why: str) -> None:
     run, out = results["compiled"]
-    assert run.engine in ("batched", "blocks"), run
-    assert run.reason.startswith("compiled engine: ") and why in run.reason, run.reason
     assert out == results["blocks"][1]
+    assert_declined(run, why)
 
 
 def elementwise(n: int, elem: str, out_elem: str, body: str, padding: str = "",

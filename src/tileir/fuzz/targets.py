@@ -21,7 +21,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from ..api import parse
 from ..bytecode import from_bytecode
@@ -83,6 +83,18 @@ def _bytecode(module: Module, version: Version) -> bytes | None:
         return None
 
 
+def _bytecode_files(module: Module, versions: Iterable[Version], scratch: str
+                    ) -> Iterator[tuple[Version, Path, bytes]]:
+    """`module`'s bytecode at each of `versions` our writer takes it at, written to a file
+    in `scratch`: (version, path, bytes)."""
+    for version in versions:
+        data = _bytecode(module, version)
+        if data is not None:
+            path = Path(scratch) / f"kernel.{version}.tileirbc"
+            path.write_bytes(data)
+            yield version, path, data
+
+
 def _verifies(module: Module) -> bool:
     try:
         module.verify()
@@ -117,12 +129,7 @@ def check_tileiras(module: Module, arguments: list[Any], options: Options) -> Fi
     if compiler is None or not _verifies(module):
         return None
     with tempfile.TemporaryDirectory(prefix="tileir-fuzz-") as scratch:
-        for version in options.versions:
-            data = _bytecode(module, version)
-            if data is None:
-                continue
-            path = Path(scratch) / f"kernel.{version}.tileirbc"
-            path.write_bytes(data)
+        for version, path, _ in _bytecode_files(module, options.versions, scratch):
             for gpu in options.gpu_names:
                 argv = [compiler, f"--gpu-name={gpu}", "-o", str(Path(scratch) / "k.cubin"),
                         str(path)]
@@ -152,12 +159,7 @@ def check_tileirdisasm(module: Module, arguments: list[Any], options: Options
     if disasm is None:
         return None
     with tempfile.TemporaryDirectory(prefix="tileir-fuzz-") as scratch:
-        for version in options.versions:
-            data = _bytecode(module, version)
-            if data is None:
-                continue
-            path = Path(scratch) / f"kernel.{version}.tileirbc"
-            path.write_bytes(data)
+        for version, path, data in _bytecode_files(module, options.versions, scratch):
             done = run_tool([disasm, str(path)], options.timeout)
             if done.timed_out:
                 return _finding("tileirdisasm", f"timed out after {options.timeout:g} s "

@@ -69,30 +69,15 @@ class Emitter:
     def loop(self, count: str, hint: str = "i") -> Iterator[str]:
         """A loop of i64 index 0 .. `count` - 1 around the body written inside the block
         (yields the index's name)."""
-        head, body, latch, done = (self.label(hint + s) for s in
-                                   (".head", ".body", ".latch", ".done"))
-        before = self.block
-        self.branch(head)
-        self.start(head)
-        index = self.fresh(hint)
-        following = self.fresh(hint + ".next")
-        self.do(f"{index} = phi i64 [0, %{before}], [{following}, %{latch}]")
-        more = self.op(f"icmp ult i64 {index}, {count}", "more")
-        self.do(f"br i1 {more}, label %{body}, label %{done}")
-        self.start(body)
-        yield index
-        self.branch(latch)
-        self.start(latch)
-        self.do(f"{following} = add i64 {index}, 1")
-        self.branch(head)
-        self.start(done)
+        with self.counted("0", count, "1", "i64", hint, compare="ult") as index:
+            yield index
 
     @contextmanager
     def counted(self, start: str, end: str, step: str, ty: str = "i128",
-                hint: str = "iv") -> Iterator[str]:
-        """A loop of index `start`, `start` + `step`, ... while below `end` (signed compare
-        in integer type `ty`) around the body written inside the block (yields the
-        index's name)."""
+                hint: str = "iv", compare: str = "slt") -> Iterator[str]:
+        """A loop of index `start`, `start` + `step`, ... while below `end` (the `compare`
+        predicate, signed by default, in integer type `ty`) around the body written inside
+        the block (yields the index's name)."""
         head, body, latch, done = (self.label(hint + s) for s in
                                    (".head", ".body", ".latch", ".done"))
         before = self.block
@@ -101,7 +86,7 @@ class Emitter:
         index = self.fresh(hint)
         following = self.fresh(hint + ".next")
         self.do(f"{index} = phi {ty} [{start}, %{before}], [{following}, %{latch}]")
-        more = self.op(f"icmp slt {ty} {index}, {end}", "more")
+        more = self.op(f"icmp {compare} {ty} {index}, {end}", "more")
         self.do(f"br i1 {more}, label %{body}, label %{done}")
         self.start(body)
         yield index
