@@ -1,4 +1,4 @@
-"""The compiled engine (tileir.jit) against the reference engine (engine="blocks"): the
+"""The compiled engine (tileir.interp.compiled) against the reference engine (engine="blocks"): the
 same bytes, the same diagnostics, and a fallback with a reason wherever it declines."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the 
 
 import tileir  # noqa: E402
 from jit_checks import assert_declined, assert_engine  # noqa: E402
-from tileir import jit  # noqa: E402
+from tileir.interp import compiled as jit  # noqa: E402
 
 EXAMPLES = pathlib.Path(tileir.__file__).parent / "examples" / "kernels"
 BENCH = pathlib.Path(__file__).parents[2] / "bench" / "kernels"

@@ -15,9 +15,9 @@ pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the 
 
 import tileir  # noqa: E402
 from jit_checks import assert_declined, assert_engine  # noqa: E402
-from tileir import jit  # noqa: E402
+from tileir.interp import compiled as jit  # noqa: E402
 from tileir.enums import RoundingMode  # noqa: E402
-from tileir.jit.lower import EXP_BAND  # noqa: E402
+from tileir.interp.compiled.lower import EXP_BAND  # noqa: E402
 
 BENCH = pathlib.Path(__file__).parents[2] / "bench" / "kernels"
 

@@ -458,7 +458,7 @@ class _CrossBlockRaces:
 
 #: The engines `launch` can use: the batched one where it applies, else one tile block at
 #: a time ("auto"); only the reference ("blocks"); only the batched one ("batched"); or
-#: native code through LLVM ("compiled", `tileir.jit`: with llvmlite, for the kernels it
+#: native code through LLVM ("compiled", `tileir.interp.compiled`: with llvmlite, for the kernels it
 #: compiles; else, or when its checks stop it, what "auto" runs, `Run.reason` saying why).
 ENGINES = ("auto", "blocks", "batched", "compiled")
 
@@ -640,7 +640,7 @@ def _run(memory: Memory, plan: KernelPlan, values: list[Any], dims: tuple[int, i
     if recorder is not None:
         reason = "tracing runs tile blocks one at a time" if engine != "blocks" else None
     elif engine == "compiled":
-        from ..jit import run_compiled
+        from .compiled import run_compiled
         outcome = run_compiled(memory, plan, values, dims, checks, max_ops, schedule, journal)
         if outcome.ran:
             return Run("compiled")

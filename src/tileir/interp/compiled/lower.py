@@ -26,16 +26,16 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from ..enums import (ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
+from ...enums import (ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
                      MemoryOrderingSemantics, RoundingMode, Signedness)
-from ..ir import BlockArgument, Operation
-from ..numerics import float_format, numpy_dtype
-from ..types import (F16, F32, F64, I1, I32, I64, PartitionViewType, PointerType, TensorViewType,
+from ...ir import BlockArgument, Operation
+from ...numerics import float_format, numpy_dtype
+from ...types import (F16, F32, F64, I1, I32, I64, PartitionViewType, PointerType, TensorViewType,
                      TileType)
-from ..interp.semantics.common import element_array
-from ..interp.semantics.core import dense_values
-from ..interp.semantics.registry import short_name
-from ..interp.semantics.views import padding_code
+from ..semantics.common import element_array
+from ..semantics.core import dense_values
+from ..semantics.registry import short_name
+from ..semantics.views import padding_code
 from .emitter import Emitter
 
 
@@ -1299,7 +1299,7 @@ class _Lowering:
 
 def _slices(op: Operation) -> tuple[tuple[str, int, int], ...]:
     """(name, start, end) of each declared operand group of `op`."""
-    from ..interp.semantics.common import operand_slices
+    from ..semantics.common import operand_slices
     return operand_slices(op)
 
 

@@ -15,7 +15,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from ..ir import Module, Operation
+from ...ir import Module, Operation
 from .lower import Lowered, Unsupported, lower
 
 #: The C signature of ``run_span``: (begin, end, args, scratch) -> 0 ran, 1 a check failed.

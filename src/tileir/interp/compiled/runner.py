@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..interp.memory import Journal, Memory
+from ..memory import Journal, Memory
 from .cache import compiled
 from .races import race_reason
 
