@@ -598,4 +598,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("compiled_campaign: interrupted", file=sys.stderr)
+        sys.exit(130)

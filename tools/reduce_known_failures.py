@@ -86,4 +86,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("reduce_known_failures: interrupted", file=sys.stderr)
+        sys.exit(130)
