@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import gc
 import json
 import math
 import os
@@ -391,8 +392,10 @@ Launcher = Callable[[tuple[int, ...], np.ndarray], Any]
 
 def timed(problem: Problem, dims: Dims, launcher: Launcher, grid: tuple[int, ...]
           ) -> Measured:
-    """Time one launch over `grid` into a fresh output buffer, with its peak memory."""
+    """Time one launch over `grid` into a fresh output buffer, with its peak memory (the
+    garbage left by earlier work is collected first, so no launch pays for another's)."""
     out = problem.make_output(dims)
+    gc.collect()
     before = reset_peak()
     start = time.perf_counter()
     result = launcher(grid, out)

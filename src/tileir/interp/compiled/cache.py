@@ -1,8 +1,9 @@
 """Compiling lowered kernels with llvmlite, once per key, kept in memory.
 
-The key is (hash of the module's text, entry name, parameter types, LLVM version): the
-lowering reads nothing else, so a kernel launched again (or parsed again from the same
-text) reuses its machine code.  `compilations` counts the times LLVM actually compiled,
+The key is (hash of the module's text, entry name, parameter types, LLVM version, host
+CPU and its features): the lowering reads nothing else, and the code is made for this
+CPU, so a kernel launched again (or parsed again from the same text) reuses its machine
+code.  `compilations` counts the times LLVM actually compiled,
 so tests can tell a cache hit from a compile without timing anything."""
 
 from __future__ import annotations
@@ -42,6 +43,19 @@ def llvm() -> Any:
     return importlib.import_module("llvmlite.binding")
 
 
+_host: tuple[str, str] | None = None
+
+
+def host_cpu() -> tuple[str, str]:
+    """This machine's CPU name and feature string as LLVM names them (worked out once)."""
+    global _host
+    if _host is None:
+        binding = llvm()
+        binding.initialize_native_target()
+        _host = (binding.get_host_cpu_name(), binding.get_host_cpu_features().flatten())
+    return _host
+
+
 def compilations() -> int:
     """How many kernels LLVM has compiled in this process (cache misses that compiled)."""
     return _compilations
@@ -72,7 +86,7 @@ def key_of(plan: Any, binding: Any) -> tuple:
         kernel = plan.kernel
         digest = hashlib.sha256(_module_text(kernel).encode()).hexdigest()
         signature = tuple(str(t) for t in plan.params or ())
-        key = (digest, kernel.symbol, signature, binding.llvm_version_info)
+        key = (digest, kernel.symbol, signature, binding.llvm_version_info, host_cpu())
         _keys[plan] = key
     return key
 
@@ -99,13 +113,17 @@ def compiled(plan: Any) -> "Compiled | str":
 
 
 def _compile(lowered: Lowered, binding: Any) -> Compiled:
-    """Machine code for `lowered` (optimized at -O2: no fast-math flag is ever emitted,
-    so every float operation keeps its IEEE result and nothing is contracted)."""
+    """Machine code for `lowered`, for this CPU's vector units (optimized at -O2: no
+    fast-math flag is ever emitted, and the target's default fusion allows only the
+    `fmuladd` intrinsic, never emitted, so every float operation keeps its IEEE result
+    and nothing is contracted)."""
     global _compilations
     binding.initialize_native_target()
     binding.initialize_native_asmprinter()
     # (a target machine of its own: the execution engine takes ownership of it)
-    machine = binding.Target.from_default_triple().create_target_machine(opt=2, jit=True)
+    cpu, features = host_cpu()
+    machine = binding.Target.from_default_triple().create_target_machine(
+        cpu=cpu, features=features, opt=2, jit=True)
     module = binding.parse_assembly(lowered.ir)
     module.verify()
     options = binding.create_pipeline_tuning_options(speed_level=2)

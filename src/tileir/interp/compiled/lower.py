@@ -733,42 +733,67 @@ class _Lowering:
         if store:
             self._check_injective(view)
         _, _, _, first, last, host = self.values[self._param_value(view.param)]
+        # The elements inside the tensor: coordinates first .. first + inside - 1 along
+        # each dimension (at least one: the index lies in the index space).  Strides are
+        # positive, so the lowest and highest addresses are those of the corner elements:
+        # one check of the two against the buffer checks every element.
+        insides, low, high = [], "0", "0"
+        for k in range(rank):
+            left = e.op(f"sub i64 {view.shape[k]}, {firsts[k]}")
+            small = e.op(f"icmp ult i64 {left}, {view.tile[k]}")
+            inside = e.op(f"select i1 {small}, i64 {left}, i64 {view.tile[k]}", "inside")
+            insides.append(inside)
+            low = e.op(f"add i64 {low}, {e.op(f'mul i64 {firsts[k]}, {view.stride[k]}')}")
+            end_coord = e.op(f"add i64 {firsts[k]}, {e.op(f'sub i64 {inside}, 1')}")
+            high = e.op(f"add i64 {high}, {e.op(f'mul i64 {end_coord}, {view.stride[k]}')}")
+        lowest = e.op(f"add i64 {view.base}, {e.op(f'mul i64 {low}, {size}')}")
+        beyond = e.op(f"add i64 {view.base}, {e.op(f'mul i64 {high}, {size}')}")
+        e.check(e.op(f"icmp uge i64 {lowest}, {first}"), self.fail)
+        e.check(e.op(f"icmp ule i64 {e.op(f'add i64 {beyond}, {size}')}, {last}"), self.fail)
+        # (the view's base lies in its buffer: it is the parameter's own address)
+        delta = e.op(f"sub i64 {view.base}, {first}")
+        origin = e.op(f"inttoptr i64 {e.op(f'add i64 {host}, {delta}')} to ptr", "origin")
         source = None if not store else self._get(op.operands[0])
         count = math.prod(view.tile)
         out = None if store else self._slot(count, t)
-        pad = None
         if not store:
             pad = self._literal(view.padding, t) if view.padding is not None else \
                 ("0.0" if t in CANONICAL_NAN else "0")
-        with ExitStack() as stack:
-            flat, offset, inside = "0", "0", "true"
+            partial = "false"
             for k in range(rank):
-                lane = stack.enter_context(e.loop(str(view.tile[k])))
+                partial = e.op(f"or i1 {partial}, "
+                               f"{e.op(f'icmp ult i64 {insides[k]}, {view.tile[k]}')}")
+            with e.when(partial):       # (a tile reaching past the tensor: padded first)
+                with e.loop(str(count)) as i:
+                    self._store(ty, pad, out, i)
+        with ExitStack() as stack:
+            flat, offset = "0", "0"
+            for k in range(rank - 1):
+                lane = stack.enter_context(e.loop(insides[k]))
                 flat = e.op(f"add i64 {e.op(f'mul i64 {flat}, {view.tile[k]}')}, {lane}",
                             "flat")
                 coord = e.op(f"add i64 {firsts[k]}, {lane}", "coord")
-                inside = e.op(f"and i1 {inside}, "
-                              f"{e.op(f'icmp ult i64 {coord}, {view.shape[k]}')}", "inside")
-                # (wraps harmlessly past the extent: used only where every coord is inside)
                 offset = e.op(f"add i64 {offset}, "
                               f"{e.op(f'mul i64 {coord}, {view.stride[k]}')}", "off")
-            if not store:
-                self._store(ty, pad, out, flat)
-            with e.when(inside):
-                address = e.op(f"add i64 {view.base}, {e.op(f'mul i64 {offset}, {size}')}",
-                               "addr")
-                low = e.op(f"icmp uge i64 {address}, {first}")
-                e.check(low, self.fail)
-                high = e.op(f"icmp ule i64 {e.op(f'add i64 {address}, {size}')}, {last}")
-                e.check(high, self.fail)
-                place = e.op(f"add i64 {host}, {e.op(f'sub i64 {address}, {first}')}")
-                pointer = e.op(f"inttoptr i64 {place} to ptr", "p")
-                if store:
-                    value = self._element_of(source, flat)
-                    e.do(f"store {ty} {value}, ptr {pointer}, align 1")
-                else:   # (align 1: a caller's array need not be aligned in host memory)
-                    loaded = e.op(f"load {ty}, ptr {pointer}, align 1", "x")
-                    self._store(ty, loaded, out, flat)
+            flat = e.op(f"mul i64 {flat}, {view.tile[-1]}", "row")
+            start = e.op(f"mul i64 {firsts[-1]}, {view.stride[-1]}")
+            offset = e.op(f"add i64 {offset}, {start}", "off")
+            row = e.op(f"getelementptr {ty}, ptr {origin}, i64 {offset}", "rowp")
+            unit = e.op(f"icmp eq i64 {view.stride[-1]}, 1")
+            # the innermost run of elements, contiguous (a loop LLVM vectorizes) or strided
+            for contiguous in (True, False):
+                with e.when(unit if contiguous else e.op(f"xor i1 {unit}, true")):
+                    with e.loop(insides[-1]) as lane:
+                        step = lane if contiguous else \
+                            e.op(f"mul i64 {lane}, {view.stride[-1]}")
+                        pointer = e.op(f"getelementptr {ty}, ptr {row}, i64 {step}", "p")
+                        at = e.op(f"add i64 {flat}, {lane}", "flat")
+                        if store:
+                            value = self._element_of(source, at)
+                            e.do(f"store {ty} {value}, ptr {pointer}, align 1")
+                        else:   # (align 1: a caller's array need not be aligned in host memory)
+                            loaded = e.op(f"load {ty}, ptr {pointer}, align 1", "x")
+                            self._store(ty, loaded, out, at)
         if store:
             return _TOKEN
         return Tile(out, count, ty), _TOKEN
