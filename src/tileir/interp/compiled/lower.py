@@ -87,6 +87,9 @@ _TO_INTEGRAL = {RoundingMode.NEAREST_INT_TO_ZERO: "trunc", RoundingMode.ZERO: "t
 _SCALAR_OPS = frozenset({"constant", *_FLOAT_BINARY, "negf", "absf", "maxf", "minf",
                          *_INT_BINARY, "cmpf", "cmpi", "select", "itof", "ftoi", "rsqrt",
                          "exp", "ftof"})
+#: Ops that read each element of their tile operands once, in one pass: a result with
+#: one such user (in the same block) is computed inside the user's loop (`Lazy`).
+_STREAMING = frozenset({*(_SCALAR_OPS - {"constant"}), "store_view_tko", "reduce"})
 #: Ops with a region the engine lowers (their bodies are lowered op by op).
 _REGION_OPS = frozenset({"for", "reduce"})
 #: exp's f32 result is taken as decided when every f64 within this many bit patterns of
@@ -166,6 +169,17 @@ class Splat:
 
 
 @dataclass(frozen=True)
+class Lazy:
+    """A tile held nowhere: its element at flat index ``i`` is computed where its one
+    user reads it (`element` writes the instructions there).  Elementwise chains fuse
+    this way into the loop of the op that consumes them."""
+
+    element: Callable[[str], str]
+    count: int
+    ty: str
+
+
+@dataclass(frozen=True)
 class View:
     """A tensor view (rank 1 to 3) over a pointer parameter's buffer, maybe partitioned
     (identity dim_map)."""
@@ -235,6 +249,10 @@ class _Lowering:
         self.params: list[str] = []
         self.overflow_flags: list[str] = []
         self.loops = 0                          # how many ``for`` bodies enclose the op
+        self.users: dict[Any, list[Operation]] = {}   # IR value -> the ops reading it
+        for inner in kernel.walk():
+            for value in inner.operands:
+                self.users.setdefault(value, []).append(inner)
 
     # ---- whole kernel ------------------------------------------------------------
 
@@ -398,21 +416,34 @@ class _Lowering:
         count = result.num_elements
         if all(isinstance(v, Splat) for v in operands):   # (the same value everywhere)
             return Splat(Scalar(compute([v.value.name for v in operands]), ty), count)
-        out = self._slot(count, result.element_type)
-        e = self.e
-        with e.loop(str(count)) as i:
-            elements = [self._element_of(v, i) for v in operands]
-            value = compute(elements)
-            at = e.op(f"getelementptr {ty}, ptr {out}, i64 {i}", "at")
-            e.do(f"store {ty} {value}, ptr {at}")
-        return Tile(out, count, ty)
+        lazy = Lazy(lambda i: compute([self._element_of(v, i) for v in operands]), count, ty)
+        return lazy if self._fused(op) else self._materialize(lazy, result.element_type)
+
+    def _fused(self, op: Operation) -> bool:
+        """Whether `op`'s result is left `Lazy`: it has one user, in the same block, which
+        reads each element once (`_STREAMING`).  (Recomputing it for several users, or
+        in a loop, would multiply the work; and a slot read later is never rewritten
+        before then: only ``continue`` rewrites slots, and it is not such a user.)"""
+        users = self.users.get(op.results[0], [])
+        return len(users) == 1 and short_name(users[0]) in _STREAMING and \
+            users[0].parent is op.parent
+
+    def _materialize(self, lazy: Lazy, t: Any) -> Tile:
+        """A lazy tile computed into a slot of its own."""
+        out = self._slot(lazy.count, t)
+        with self.e.loop(str(lazy.count)) as i:
+            self._store(lazy.ty, lazy.element(i), out, i)
+        return Tile(out, lazy.count, lazy.ty)
 
     def _element_of(self, value: Any, i: str) -> str:
-        """Element `i` of a tile (a splat's or a scalar's value)."""
+        """Element `i` of a tile (a splat's or a scalar's value; a lazy tile's computed
+        here)."""
         if isinstance(value, Splat):
             return value.value.name
         if isinstance(value, Scalar):
             return value.name
+        if isinstance(value, Lazy):
+            return value.element(i)
         at = self.e.op(f"getelementptr {value.ty}, ptr {value.ptr}, i64 {i}", "at")
         return self.e.op(f"load {value.ty}, ptr {at}", "x")
 
