@@ -17,7 +17,8 @@ import tileir  # noqa: E402
 from jit_checks import assert_declined, assert_engine  # noqa: E402
 from tileir.interp import compiled as jit  # noqa: E402
 from tileir.enums import RoundingMode  # noqa: E402
-from tileir.interp.compiled.lower import EXP_BAND  # noqa: E402
+from tileir.interp.compiled.lower import EXP_BAND, EXP_ULPS  # noqa: E402
+from tileir.interp.compiled.probes import exp_f64_probe  # noqa: E402
 
 BENCH = pathlib.Path(__file__).parents[2] / "bench" / "kernels"
 
@@ -407,6 +408,24 @@ def test_exp_is_the_references():
     assert _near_a_midpoint(normal).min() > 2 * EXP_BAND
     text = whole((64,), body="    %r = exp %x : tile<64xf32>")
     assert_same(run_whole(text, a.astype(np.float32), (64,), np.float32))
+
+
+def test_exp_f64_lies_within_exp_ulps_of_numpys():
+    """The float64 exp the compiled code rounds (`_exp_f64`, compiled alone) lies within
+    EXP_ULPS f64 bit patterns of NumPy's on every 1999th f32 input in [-110, 90] (every
+    exponent; tools/exp_accuracy.py walks them all), and is exactly 0, infinity or NaN
+    beyond."""
+    assert EXP_ULPS < EXP_BAND // 2
+    probe = exp_f64_probe()
+    top, bottom = (int(np.float32(v).view(np.uint32)) for v in (90.0, -110.0))
+    bits = np.concatenate([np.arange(0, top + 1, 1999), np.arange(0x80000000, bottom + 1, 1999),
+                           [top, bottom]]).astype(np.uint32)
+    x = bits.view(np.float32)
+    distance = np.abs(probe(x).view(np.int64) - np.exp(x.astype(np.float64)).view(np.int64))
+    assert distance.max() <= EXP_ULPS
+    beyond = np.array([np.nan, np.inf, -np.inf, 90.00001, 1e30, -110.00001, -1e30], np.float32)
+    expected = np.array([np.nan, np.inf, 0, np.inf, np.inf, 0, 0])
+    assert np.array_equal(probe(beyond), expected, equal_nan=True)
 
 
 @pytest.mark.parametrize("bits", [0xC13D6631, 0xBF81EADF, 0x428A94C5])

@@ -113,27 +113,33 @@ def compiled(plan: Any) -> "Compiled | str":
 
 
 def _compile(lowered: Lowered, binding: Any) -> Compiled:
-    """Machine code for `lowered`, for this CPU's vector units (optimized at -O2: no
-    fast-math flag is ever emitted, and the target's default fusion allows only the
-    `fmuladd` intrinsic, never emitted, so every float operation keeps its IEEE result
-    and nothing is contracted)."""
+    """Machine code for `lowered` (counted in `compilations`)."""
     global _compilations
+    engine, address = machine_code(lowered.ir, "run_span")
+    _compilations += 1
+    return Compiled(lowered, SPAN_FUNCTION(address), engine)
+
+
+def machine_code(ir: str, name: str) -> tuple[Any, int]:
+    """Compile LLVM IR text for this CPU's vector units: (the execution engine owning the
+    code, the address of function `name`).  Optimized at -O2: no fast-math flag is ever
+    emitted, and the target's default fusion allows only the `fmuladd` intrinsic, never
+    emitted, so every float operation keeps its IEEE result and nothing is contracted."""
+    binding = llvm()
     binding.initialize_native_target()
     binding.initialize_native_asmprinter()
-    # (a target machine of its own: the execution engine takes ownership of it)
     cpu, features = host_cpu()
+    # (a target machine of its own: the execution engine takes ownership of it)
     machine = binding.Target.from_default_triple().create_target_machine(
         cpu=cpu, features=features, opt=2, jit=True)
-    module = binding.parse_assembly(lowered.ir)
+    module = binding.parse_assembly(ir)
     module.verify()
     options = binding.create_pipeline_tuning_options(speed_level=2)
     passes = binding.create_pass_builder(machine, options)
     passes.getModulePassManager().run(module, passes)
     engine = binding.create_mcjit_compiler(module, machine)
     engine.finalize_object()
-    address = engine.get_function_address("run_span")
-    _compilations += 1
-    return Compiled(lowered, SPAN_FUNCTION(address), engine)
+    return engine, engine.get_function_address(name)
 
 
-__all__ = ["Compiled", "clear", "compilations", "compiled", "llvm"]
+__all__ = ["Compiled", "clear", "compilations", "compiled", "host_cpu", "llvm", "machine_code"]

@@ -18,6 +18,11 @@ class Emitter:
         self.block = "entry"            # the basic block instructions go to now
         self._counter = 0
         self._declared: set[str] = set()
+        #: Instructions for the top of the entry block (allocas and their first stores).
+        self.entry: list[str] = []
+        #: Per enclosing loop: its deferred-check flag and failure label (a [None] list
+        #: until a check is deferred), or None for a loop that defers nothing.
+        self._scopes: list[list[str | None] | None] = []
 
     def declare(self, signature: str) -> None:
         """Declare an external function (an LLVM intrinsic) once: ``ret @name(args)``."""
@@ -65,19 +70,42 @@ class Emitter:
         self.do(f"br i1 {ok}, label %{good}, label %{fail}")
         self.start(good)
 
+    def check_value(self, ok: str, fail: str) -> None:
+        """Like `check`, for a check of computed values only (an undecided rounding, a
+        value out of range), never of an address: inside a loop it is deferred to the
+        loop's exit, so the loop has no early exit and LLVM can vectorize it.  Until
+        then the loop goes on with the failed value, which is only stored (to scratch,
+        or to memory the journal puts back)."""
+        scope = self._scopes[-1] if self._scopes else None
+        if scope is None:
+            self.check(ok, fail)
+            return
+        if scope[0] is None:
+            flag = self.fresh("flag")
+            self.entry += [f"  {flag} = alloca i1", f"  store i1 false, ptr {flag}"]
+            scope[:] = [flag, fail]
+        flag = scope[0]
+        bad = self.op(f"xor i1 {ok}, true")
+        seen = self.op(f"or i1 {self.op(f'load i1, ptr {flag}')}, {bad}")
+        self.do(f"store i1 {seen}, ptr {flag}")
+
     @contextmanager
-    def loop(self, count: str, hint: str = "i") -> Iterator[str]:
+    def loop(self, count: str, hint: str = "i", defer: bool = True) -> Iterator[str]:
         """A loop of i64 index 0 .. `count` - 1 around the body written inside the block
-        (yields the index's name)."""
-        with self.counted("0", count, "1", "i64", hint, compare="ult") as index:
+        (yields the index's name): a loop over a tile's elements, where `check_value`
+        defers, unless `defer` is false."""
+        with self.counted("0", count, "1", "i64", hint, compare="ult", defer=defer) as index:
             yield index
 
     @contextmanager
     def counted(self, start: str, end: str, step: str, ty: str = "i128",
-                hint: str = "iv", compare: str = "slt") -> Iterator[str]:
+                hint: str = "iv", compare: str = "slt", defer: bool = False
+                ) -> Iterator[str]:
         """A loop of index `start`, `start` + `step`, ... while below `end` (the `compare`
         predicate, signed by default, in integer type `ty`) around the body written inside
-        the block (yields the index's name)."""
+        the block (yields the index's name).  Value checks inside are deferred to its
+        exit only with `defer`: a loop whose values steer control flow (a ``for``, the
+        loop over tile blocks) must stop at the first failure."""
         head, body, latch, done = (self.label(hint + s) for s in
                                    (".head", ".body", ".latch", ".done"))
         before = self.block
@@ -89,12 +117,18 @@ class Emitter:
         more = self.op(f"icmp {compare} {ty} {index}, {end}", "more")
         self.do(f"br i1 {more}, label %{body}, label %{done}")
         self.start(body)
+        scope: list[str | None] | None = [None] if defer else None
+        self._scopes.append(scope)
         yield index
+        self._scopes.pop()
         self.branch(latch)
         self.start(latch)
         self.do(f"{following} = add {ty} {index}, {step}")
         self.branch(head)
         self.start(done)
+        if scope is not None and scope[0] is not None:   # a deferred check failed: stop
+            flag, fail = scope
+            self.check(self.op(f"xor i1 {self.op(f'load i1, ptr {flag}')}, true"), fail)
 
     @contextmanager
     def when(self, condition: str) -> Iterator[None]:

@@ -97,6 +97,17 @@ _REGION_OPS = frozenset({"for", "reduce"})
 #: among them as long as each lies within half as many ulps of the exact value (they are
 #: within a few: NumPy's SIMD exp and glibc's differ by at most 1 ulp here).
 EXP_BAND = 64
+#: The most f64 ulps (bit patterns) `_Lowering._exp_f64` lies from NumPy's float64 exp on
+#: any f32 input (tools/exp_accuracy.py measures it over every one): below EXP_BAND, so
+#: a decided rounding is NumPy's.
+EXP_ULPS = 4
+#: Cody and Waite's split of ln 2 (the high part's 32 significant bits make k * high
+#: exact for |k| < 2**21) and 1 / ln 2, for `_exp_f64`.
+_LN2_HI = float.fromhex("0x1.62e42feep-1")
+_LN2_LO = 1.9082149292705877e-10
+_INV_LN2 = 1.4426950408889634
+#: The degree of `_exp_f64`'s Taylor polynomial.
+_EXP_DEGREE = 13
 #: The longest K (lhs columns) mmaf compiles: its error bound (`_mmaf`) assumes K <= 2**14.
 MMAF_MAX_K = 1 << 14
 #: The unit roundoff of f64.
@@ -292,7 +303,7 @@ class _Lowering:
             else:
                 self.values[arg] = Scalar(self._from_word(self._word(at), kind), kind)
         count = e.op("sub i64 %end, %begin", "count")
-        with e.loop(count, "blk") as i:
+        with e.loop(count, "blk", defer=False) as i:
             n = e.op(f"add i64 %begin, {i}", "n")
             gx, gy, _ = self.grid
             bx = e.op(f"urem i64 {n}, {gx}", "bx")
@@ -305,7 +316,7 @@ class _Lowering:
         e.do("ret i32 0")
         e.start(self.fail)
         e.do("ret i32 1")
-        body = "\n".join(e.lines)
+        body = "\n".join(e.entry + e.lines)
         ir = "\n".join(e.globals) + (
             "\n\ndefine i32 @run_span(i64 %begin, i64 %end, ptr noalias %args, "
             f"ptr noalias %scratch) {{\nentry:\n{body}\n}}\n")
@@ -1004,7 +1015,7 @@ class _Lowering:
             nan = e.op(f"fcmp uno double {r}, {r}")
             if not saturating:
                 bad = e.op(f"or i1 {nan}, {e.op(f'or i1 {over}, {under}')}")
-                e.check(e.op(f"xor i1 {bad}, true"), self.fail)
+                e.check_value(e.op(f"xor i1 {bad}, true"), self.fail)
             # (out of range the conversion is poison, but never selected then)
             value = e.op(f"{'fptosi' if signed else 'fptoui'} double {r} to {ty}")
             value = e.op(f"select i1 {under}, {ty} {_signed(low, width)}, {ty} {value}")
@@ -1034,21 +1045,20 @@ class _Lowering:
 
     def _exp(self, op: Operation) -> Any:
         """f32 only.  The reference rounds NumPy's float64 exp once to f32; the compiled
-        code computes the C library's float64 exp and rounds it, provided every f64 value
-        within `EXP_BAND` bit patterns of it rounds to the same f32 (so does the
-        reference's); else (near a midpoint between two f32 values) it stops and the
-        reference reruns.  (f64: the result would be NumPy's exp itself, not reproduced.)"""
+        code computes a float64 exp of its own (`_exp_f64`, within `EXP_ULPS` ulps of
+        NumPy's on every f32 input) and rounds it, provided every f64 value within
+        `EXP_BAND` bit patterns of it rounds to the same f32 (so does the reference's);
+        else (near a midpoint between two f32 values) it stops and the reference reruns.
+        (f64: the result would be NumPy's exp itself, not reproduced.)"""
         t = op.results[0].type.element_type
         if t != F32:
             raise Unsupported(f"'{op.name}' on {t} (only f32 is compiled: the reference's "
                               "result is NumPy's own float64 exp)")
         e = self.e
-        e.declare("double @llvm.exp.f64(double)")
         infinity = 0x7FF0000000000000
 
         def compute(x: list[str]) -> str:
-            wide = e.op(f"fpext float {x[0]} to double")
-            y = e.op(f"call double @llvm.exp.f64(double {wide})")
+            y = self._exp_f64(e.op(f"fpext float {x[0]} to double"))
             bits = e.op(f"bitcast double {y} to i64")
             low = e.op(f"select i1 {e.op(f'icmp ult i64 {bits}, {EXP_BAND}')}, i64 0, "
                        f"i64 {e.op(f'sub i64 {bits}, {EXP_BAND}')}")
@@ -1061,9 +1071,37 @@ class _Lowering:
             positive = e.op(f"icmp ule i64 {bits}, {infinity}")    # (+0 to +inf)
             decided = e.op(f"and i1 {same}, {positive}")
             nan = e.op(f"fcmp uno double {y}, {y}")
-            e.check(e.op(f"or i1 {decided}, {nan}"), self.fail)
+            e.check_value(e.op(f"or i1 {decided}, {nan}"), self.fail)
             return self._canonical(e.op(f"fptrunc double {y} to float"), t)
         return self._elementwise(op, compute)
+
+    def _exp_f64(self, x: str) -> str:
+        """exp of an f64 `x` that is an f32 value, in straight-line f64 code LLVM
+        vectorizes: x = k ln2 + r (Cody and Waite: k ln2's high part exact, |r| <= ln2/2),
+        exp(r) by its Taylor polynomial of degree 13 (Horner; the remainder is below
+        2**-57), times 2**k made from its bits.  Beyond [-110, 90] the f32 result is 0 or
+        infinity whatever the rounding: 0.0 or infinity; NaN stays NaN."""
+        e = self.e
+        e.declare("double @llvm.roundeven.f64(double)")
+        nan = e.op(f"fcmp uno double {x}, {x}")
+        big = e.op(f"fcmp ogt double {x}, {_f64(90.0)}")
+        small = e.op(f"fcmp olt double {x}, {_f64(-110.0)}")
+        outside = e.op(f"or i1 {nan}, {e.op(f'or i1 {big}, {small}')}")
+        xc = e.op(f"select i1 {outside}, double 0.0, double {x}")
+        k = e.op(f"call double @llvm.roundeven.f64(double "
+                 f"{e.op(f'fmul double {xc}, {_f64(_INV_LN2)}')})")
+        r = e.op(f"fsub double {xc}, {e.op(f'fmul double {k}, {_f64(_LN2_HI)}')}")
+        r = e.op(f"fsub double {r}, {e.op(f'fmul double {k}, {_f64(_LN2_LO)}')}")
+        poly = _f64(1.0 / math.factorial(_EXP_DEGREE))
+        for n in range(_EXP_DEGREE - 1, -1, -1):
+            poly = e.op(f"fadd double {e.op(f'fmul double {poly}, {r}')}, "
+                        f"{_f64(1.0 / math.factorial(n))}")
+        whole = e.op(f"fptosi double {k} to i64")
+        power = e.op(f"shl i64 {e.op(f'add i64 {whole}, 1023')}, 52")
+        y = e.op(f"fmul double {poly}, {e.op(f'bitcast i64 {power} to double')}")
+        y = e.op(f"select i1 {small}, double 0.0, double {y}")
+        y = e.op(f"select i1 {big}, double {_f64(math.inf)}, double {y}")
+        return e.op(f"select i1 {nan}, double {x}, double {y}")
 
     def _mmaf(self, op: Operation) -> Any:
         """f32 (or f16, widened exactly) lhs and rhs, f32 acc, rank 2
@@ -1198,7 +1236,7 @@ class _Lowering:
                 limit = e.op(f"bitcast i64 {e.op(f'shl i64 {wide}, 52')} to double")
                 exact = e.op(f"fcmp olt double {e.op(f'fmul double {size}, 32.0')}, {limit}")
                 decided = e.op(f"or i1 {e.op(f'or i1 {same}, {zero}')}, {special}")
-                e.check(e.op(f"or i1 {decided}, {exact}"), self.fail)
+                e.check_value(e.op(f"or i1 {decided}, {exact}"), self.fail)
                 plus = e.op(f"fadd double {hi}, 0.0")          # (+0 for an exact zero)
                 value = e.op(f"select i1 {exact}, float "
                              f"{e.op(f'fptrunc double {plus} to float')}, float {ends[0]}")
@@ -1217,7 +1255,7 @@ class _Lowering:
         """Every input reduced along `dim` in the reference's order (`semantics.regions`):
         a pairwise tree, at each level element 2k+1 (the body's ``elem``) combined into
         element 2k (its ``acc``) and an odd level padded with the identity, which is not
-        otherwise applied.  Lane by lane, in a slot of length + 1 per input."""
+        otherwise applied.  Lane by lane, in two slots of length + 1 per input."""
         e = self.e
         inputs = [self._get(v) for v in op.operands]
         shape = tuple(op.operands[0].type.shape)
@@ -1243,27 +1281,29 @@ class _Lowering:
             if value.type != TileType((), t):
                 raise Unsupported(f"'{op.name}' whose body yields {value.type}")
         outs = [self._slot(before * after, t) for t in types]
-        lanes = [self._slot(length + 1, t) for t in types]
+        # two slots per input: each level reads one and writes the other (no element is
+        # written where the same level reads, so LLVM vectorizes the level's loop)
+        pairs = [(self._slot(length + 1, t), self._slot(length + 1, t)) for t in types]
         with e.loop(str(before * after), "lane") as o:
             outer = e.op(f"udiv i64 {o}, {after}")
             inner_at = e.op(f"urem i64 {o}, {after}")
             first = e.op(f"add i64 {e.op(f'mul i64 {outer}, {length * after}')}, {inner_at}")
             with e.loop(str(length)) as j:
                 at = e.op(f"add i64 {first}, {e.op(f'mul i64 {j}, {after}')}")
-                for x, lane, ty in zip(inputs, lanes, tys):
+                for x, (lane, _), ty in zip(inputs, pairs, tys):
                     self._store(ty, self._element_of(x, at), lane, j)
-            n = length
+            n, turn = length, 0
             while n > 1:
                 if n % 2:
-                    for lane, ty, t, bits in zip(lanes, tys, types, identities):
-                        self._store(ty, self._literal(bits, t), lane, str(n))
+                    for pair, ty, t, bits in zip(pairs, tys, types, identities):
+                        self._store(ty, self._literal(bits, t), pair[turn], str(n))
                     n += 1
                 n //= 2
                 with e.loop(str(n)) as k:
                     odd = e.op(f"add i64 {e.op(f'mul i64 {k}, 2')}, 1")
                     even = e.op(f"mul i64 {k}, 2")
-                    for i, (lane, ty) in enumerate(zip(lanes, tys)):
-                        elem = Tile(lane, length + 1, ty)
+                    for i, (pair, ty) in enumerate(zip(pairs, tys)):
+                        elem = Tile(pair[turn], length + 1, ty)
                         self.values[body.arguments[2 * i]] = \
                             Scalar(self._element_of(elem, odd), ty)
                         self.values[body.arguments[2 * i + 1]] = \
@@ -1271,10 +1311,11 @@ class _Lowering:
                     for inner in ops[:-1]:
                         self.lower(inner)
                     combined = [self._get(v) for v in ops[-1].operands]
-                    for value, lane, ty in zip(combined, lanes, tys):
-                        self._store(ty, value.name, lane, k)
-            for lane, out, ty in zip(lanes, outs, tys):
-                self._store(ty, self._element_of(Tile(lane, length + 1, ty), "0"), out, o)
+                    for value, pair, ty in zip(combined, pairs, tys):
+                        self._store(ty, value.name, pair[1 - turn], k)
+                turn = 1 - turn
+            for pair, out, ty in zip(pairs, outs, tys):
+                self._store(ty, self._element_of(Tile(pair[turn], length + 1, ty), "0"), out, o)
         results = []
         for result, out, ty in zip(op.results, outs, tys):
             tile = Tile(out, before * after, ty)

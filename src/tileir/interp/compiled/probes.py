@@ -1,0 +1,47 @@
+"""Pieces of the lowering compiled on their own, to measure them against NumPy
+(tools/exp_accuracy.py, tests/jit): the float64 exp the compiled `exp` rounds."""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any, Callable
+
+import numpy as np
+
+from .cache import machine_code
+from .emitter import Emitter
+from .lower import _Lowering
+
+#: (input pointer, output pointer, count)
+_PROBE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
+_kept: list[Any] = []       # the execution engines of the probes made (their code lives on)
+
+
+def exp_f64_probe() -> Callable[[np.ndarray], np.ndarray]:
+    """A function mapping an f32 array to the float64 exp the compiled engine computes
+    for each element (before rounding it to f32): `_Lowering._exp_f64`, compiled alone."""
+    lowering = _Lowering.__new__(_Lowering)
+    e = lowering.e = Emitter()
+    with e.loop("%n") as i:
+        at = e.op(f"getelementptr float, ptr %in, i64 {i}")
+        x = e.op(f"fpext float {e.op(f'load float, ptr {at}')} to double")
+        y = lowering._exp_f64(x)
+        e.do(f"store double {y}, ptr {e.op(f'getelementptr double, ptr %out, i64 {i}')}")
+    e.do("ret void")
+    body = "\n".join(e.lines)
+    ir = "\n".join(e.globals) + ("\n\ndefine void @probe(ptr noalias %in, ptr noalias %out, "
+                                 f"i64 %n) {{\nentry:\n{body}\n}}\n")
+    engine, address = machine_code(ir, "probe")
+    _kept.append(engine)
+    function = _PROBE(address)
+
+    def run(x: np.ndarray) -> np.ndarray:
+        """The compiled float64 exp of every element of f32 array `x`."""
+        source = np.ascontiguousarray(x, np.float32)
+        out = np.empty(source.shape, np.float64)
+        function(source.ctypes.data, out.ctypes.data, source.size)
+        return out
+    return run
+
+
+__all__ = ["exp_f64_probe"]
