@@ -1,7 +1,8 @@
 """The compiled engine's mmaf (f32 operands, f32 accumulator) against the reference
 engine (engine="blocks"): the same bytes for random, special (NaN, infinities, signed
-zeros, subnormals) and near-tie inputs; near a midpoint the compiled code stops and the
-reference reruns; every other mmaf declines with its reason."""
+zeros, subnormals) and near-tie inputs; near a midpoint the compiled code hands the tile to
+the reference's mmaf semantics (`settle.py`) and goes on; every other mmaf declines with
+its reason."""
 # ruff: noqa: E501  (kernel text: one op per line, as the bench kernels write them)
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the 
 
 import tileir  # noqa: E402
 from jit_checks import assert_declined, assert_engine  # noqa: E402
+from tileir.interp import compiled as jit  # noqa: E402
 
 BENCH = pathlib.Path(__file__).parents[2] / "bench" / "kernels"
 
@@ -143,14 +145,7 @@ def test_every_special_pair():
     for acc in s:
         c = np.full((16, 16), acc, np.float32)
         results = run_both(mma_kernel(16, 16, 1), a, b, c)
-        run, out = results["compiled"]
-        if not np.isfinite(acc):    # every element NaN or infinite: always decided
-            assert run.engine == "compiled", run
-        if run.engine == "compiled":
-            assert out == results["blocks"][1]
-        else:       # an exact cancellation (x - x): left to the reference
-            assert run.reason.startswith("compiled engine: a check failed")
-            assert out == results["blocks"][1]
+        assert_same(results)    # (an inexact cancellation x - x: settled)
 
 
 def _tie_inputs(tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -165,14 +160,16 @@ def _tie_inputs(tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize("tail", [2.0 ** -60, -(2.0 ** -60), 2.0 ** -70])
-def test_near_a_midpoint_reruns_on_the_reference(tail):
+def test_near_a_midpoint_is_settled_by_the_reference_semantics(tail):
     """Within the compiled sum's resolution of a midpoint (2**-60 is below an ulp of its
-    f64 head) and not provably exact: the compiled code cannot decide, stops, and the
-    reference reruns (its bytes)."""
+    f64 head) and not provably exact: the compiled code cannot decide, hands the tile to
+    the reference's mmaf semantics (one settlement) and runs on: compiled, the
+    reference's bytes, rounded the way the exact value lies."""
     a, b, c = _tie_inputs(tail)
+    before = jit.settlements()
     results = run_both(mma_kernel(4, 4, 4), a, b, c)
-    assert_same(results, engine="blocks")
-    assert results["compiled"][0].reason.startswith("compiled engine: a check failed")
+    assert jit.settlements() - before == 1
+    assert_same(results)
     d = np.frombuffer(results["blocks"][1], np.float32)
     assert d[0] == (np.float32(1) if tail < 0 else np.nextafter(np.float32(1), np.float32(2)))
 
@@ -205,15 +202,17 @@ def test_exact_sums_are_compiled():
     assert results["compiled"][1] == np.zeros(1, np.float32).tobytes()
 
 
-def test_inexact_cancellation_reruns_on_the_reference():
+def test_inexact_cancellation_is_settled_by_the_reference_semantics():
     """1 + 2**-60 - 1 - 2**-60 = 0, not provably exact: the bound straddles zero; the
-    reference reruns."""
+    tile is settled by the reference's semantics (+0), compiled."""
     a = np.array([[1.0, 2.0 ** -30, -1.0, -(2.0 ** -30)]], np.float32)
     b = np.array([[1.0], [2.0 ** -30], [1.0], [2.0 ** -30]], np.float32)
     c = np.zeros((1, 1), np.float32)
+    before = jit.settlements()
     results = run_both(mma_kernel(1, 1, 4), a, b, c)
-    assert_same(results, engine="blocks")
-    assert results["compiled"][0].reason.startswith("compiled engine: a check failed")
+    assert jit.settlements() - before == 1
+    assert_same(results)
+    assert results["compiled"][1] == np.zeros(1, np.float32).tobytes()
 
 
 def test_cancelled_products_near_a_midpoint():
@@ -308,13 +307,32 @@ def test_batched_mmaf_declines():
     assert out == results["blocks"][1]
 
 
-def test_an_undecided_element_hands_the_launch_to_the_batched_engine():
-    """One element the compiled sum cannot settle: the launch is run again by the
-    batched engine (the reference's bytes, at the batched engine's speed), not one tile
-    block at a time."""
+def _refuse(kind: type[BaseException]):
+    def tile(*args, **kwargs):
+        raise kind("stop")
+    return tile
+
+
+def test_a_failing_settlement_hands_the_launch_over(monkeypatch):
+    """A settle function that fails (here: made to raise) returns non-zero: the run stops,
+    the journal puts memory back and the batched engine reruns: the reference's bytes."""
+    from tileir.interp.compiled import settle
+    monkeypatch.setattr(settle, "_tile", _refuse(RuntimeError))
     a, b, c = _tie_inputs(2.0 ** -60)
     results = run_both(mma_kernel(4, 4, 4), a, b, c)
     run, out = results["compiled"]
     assert run.engine == "batched", run
     assert run.reason.startswith("compiled engine: a check failed"), run
     assert out == results["blocks"][1]
+
+
+def test_ctrl_c_in_a_settlement_stops_the_launch_with_memory_as_it_was(monkeypatch):
+    """Ctrl-C met inside the settle function (called from compiled code, which cannot
+    raise): the run stops, memory is put back, and the launch raises KeyboardInterrupt."""
+    from tileir.interp.compiled import settle
+    monkeypatch.setattr(settle, "_tile", _refuse(KeyboardInterrupt))
+    a, b, c = _tie_inputs(2.0 ** -60)
+    d = np.full(c.shape, 7, c.dtype)
+    with pytest.raises(KeyboardInterrupt):
+        tileir.launch(mma_kernel(4, 4, 4), None, 1, [a, b, c, d], engine="compiled")
+    assert d.tobytes() == np.full(c.shape, 7, c.dtype).tobytes()

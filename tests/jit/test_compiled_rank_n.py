@@ -442,6 +442,20 @@ def test_exp_near_a_midpoint_is_left_to_the_reference(bits):
     assert results["compiled"][0].reason.startswith("compiled engine: a check failed")
 
 
+def test_an_undecided_exp_hands_the_launch_to_the_batched_engine():
+    """One exp rounding the compiled code cannot decide: the launch is run again by the
+    batched engine (the reference's bytes, at the batched engine's speed), not one tile
+    block at a time."""
+    a = np.full(16, 1.5, np.float32)
+    a[9] = np.array(0xC13D6631, np.uint32).view(np.float32)
+    results = run_whole(whole((16,), body="    %r = exp %x : tile<16xf32>"), a, (16,),
+                        np.float32)
+    run, out = results["compiled"]
+    assert run.engine == "batched", run
+    assert run.reason.startswith("compiled engine: a check failed"), run
+    assert out == results["blocks"][1]
+
+
 def test_exp_of_f64_declines():
     text = whole((16,), "f64", body="    %r = exp %x : tile<16xf64>")
     assert_declines(run_whole(text, F64_SPECIAL.copy(), (16,), np.float64),

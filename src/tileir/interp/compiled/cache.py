@@ -18,6 +18,7 @@ from typing import Any
 
 from ...ir import Module, Operation
 from .lower import Lowered, Unsupported, lower
+from .settle import Settler
 
 #: The C signature of ``run_span``: (begin, end, args, scratch) -> 0 ran, 1 a check failed.
 SPAN_FUNCTION = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_int64,
@@ -36,6 +37,7 @@ class Compiled:
     lowered: Lowered
     run_span: Any
     engine: Any                 # the llvmlite execution engine that owns the code
+    settler: Settler            # the function the code calls for undecided mmaf tiles
 
 
 def llvm() -> Any:
@@ -117,7 +119,7 @@ def _compile(lowered: Lowered, binding: Any) -> Compiled:
     global _compilations
     engine, address = machine_code(lowered.ir, "run_span")
     _compilations += 1
-    return Compiled(lowered, SPAN_FUNCTION(address), engine)
+    return Compiled(lowered, SPAN_FUNCTION(address), engine, Settler(lowered.settles))
 
 
 def machine_code(ir: str, name: str) -> tuple[Any, int]:

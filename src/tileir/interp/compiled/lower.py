@@ -233,6 +233,9 @@ class Lowered:
     #: Why the kernel cannot run compiled with checks on (ops whose UB check is not
     #: compiled: it runs with checks off, where the reference computes the same wrap).
     unchecked: tuple[str, ...] = field(default=())
+    #: The mmaf ops whose undecided elements the code hands to the settle function
+    #: (`settle.py`), by index: it computes their tile the reference's way.
+    settles: tuple[Operation, ...] = field(default=())
 
 
 _TOKEN = object()       # the value of a token (the compiled engine orders ops as written)
@@ -260,6 +263,7 @@ class _Lowering:
         self.params: list[str] = []
         self.overflow_flags: list[str] = []
         self.loops = 0                          # how many ``for`` bodies enclose the op
+        self.settles: list[Operation] = []      # mmaf ops with a settle call
         self.users: dict[Any, list[Operation]] = {}   # IR value -> the ops reading it
         for inner in kernel.walk():
             for value in inner.operands:
@@ -274,7 +278,7 @@ class _Lowering:
         if len(blocks) != 1:
             raise Unsupported("the kernel has more than one block")
         block = blocks[0]
-        word = 3
+        word = 4
         words: list[tuple[BlockArgument, int, str]] = []
         for arg in block.arguments:
             t = arg.type
@@ -321,7 +325,7 @@ class _Lowering:
             "\n\ndefine i32 @run_span(i64 %begin, i64 %end, ptr noalias %args, "
             f"ptr noalias %scratch) {{\nentry:\n{body}\n}}\n")
         return Lowered(ir, tuple(self.params), self.scratch, tuple(self.accesses),
-                       tuple(self.overflow_flags))
+                       tuple(self.overflow_flags), tuple(self.settles))
 
     def _word(self, k: int) -> str:
         """Load word `k` of the argument block."""
@@ -1139,6 +1143,9 @@ class _Lowering:
         low_lhs, low_rhs, lows = self._slot(k, I32), self._slot(k * n, I32), self._slot(n, I32)
         out = self._slot(m * n, F32)
         canon = _signed(CANONICAL_NAN[F32], 32)
+        unsettled = e.fresh("unsettled")       # (an element left undecided: settle the tile)
+        e.entry.append(f"  {unsettled} = alloca i1")
+        e.do(f"store i1 false, ptr {unsettled}")
         def operand(x: Any, at: str) -> str:
             """Element `at` of lhs or rhs as f32 (f16 widened exactly)."""
             value = self._element_of(x, at)
@@ -1236,7 +1243,9 @@ class _Lowering:
                 limit = e.op(f"bitcast i64 {e.op(f'shl i64 {wide}, 52')} to double")
                 exact = e.op(f"fcmp olt double {e.op(f'fmul double {size}, 32.0')}, {limit}")
                 decided = e.op(f"or i1 {e.op(f'or i1 {same}, {zero}')}, {special}")
-                e.check_value(e.op(f"or i1 {decided}, {exact}"), self.fail)
+                missed = e.op(f"xor i1 {e.op(f'or i1 {decided}, {exact}')}, true")
+                seen = e.op(f"load i1, ptr {unsettled}")
+                e.do(f"store i1 {e.op(f'or i1 {seen}, {missed}')}, ptr {unsettled}")
                 plus = e.op(f"fadd double {hi}, 0.0")          # (+0 for an exact zero)
                 value = e.op(f"select i1 {exact}, float "
                              f"{e.op(f'fptrunc double {plus} to float')}, float {ends[0]}")
@@ -1247,7 +1256,28 @@ class _Lowering:
                                f"{e.op(f'bitcast i32 {canon} to float')}, float {rounded}")
                 value = e.op(f"select i1 {special}, float {rounded}, float {value}")
                 self._store("float", value, out, e.op(f"add i64 {row}, {j}"))
+        with e.when(e.op(f"load i1, ptr {unsettled}")):
+            self._settle(op, [(lhs, lhs_t), (rhs, rhs_t), (acc, acc_t)], out)
         return Tile(out, m * n, "float")
+
+    def _settle(self, op: Operation, operands: list[tuple[Any, Any]], out: str) -> None:
+        """Call the settle function (argument word 3) on `op`'s operand tiles and its
+        result slot: it writes the reference's result for the whole tile there, or
+        returns non-zero (then the run stops).  Rare: only where an element's rounding
+        was left undecided."""
+        e = self.e
+        pointers = []
+        for value, t in operands:
+            if not isinstance(value, Tile):     # (a splat: written out for the call)
+                slot = self._slot(t.num_elements, t.element_type)
+                self._copy(value, slot, t.num_elements, LLVM_TYPES[t.element_type])
+                value = Tile(slot, t.num_elements, LLVM_TYPES[t.element_type])
+            pointers.append(f"ptr {value.ptr}")
+        function = e.op(f"inttoptr i64 {self._word(3)} to ptr", "settle")
+        status = e.op(f"call i32 {function}(i64 {len(self.settles)}, "
+                      f"{', '.join(pointers)}, ptr {out})")
+        self.settles.append(op)
+        e.check(e.op(f"icmp eq i32 {status}, 0"), self.fail)
 
     # regions
 

@@ -65,7 +65,7 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
     blocks = math.prod(grid)
     if blocks >= MAX_BLOCKS:
         return Outcome(False, f"{blocks} tile blocks is more than the compiled code counts")
-    words = list(grid)
+    words = [*grid, found.settler.address]
     owners: dict[int, Any] = {}
     for i, (kind, value) in enumerate(zip(lowered.params, values)):
         if kind != "pointer":
@@ -101,6 +101,9 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
             memory.before_write.remove(journal.touch)
     if status:
         journal.restore()
+        interrupted, found.settler.interrupted = found.settler.interrupted, None
+        if interrupted is not None:
+            raise interrupted
         return Outcome(False, "a check failed in the compiled code (undefined behaviour, or "
                        "a case it leaves to the reference); run on the other engines",
                        undefined=True)

@@ -1,0 +1,85 @@
+"""The settle function compiled code calls for an mmaf tile with an undecided element.
+
+The compiled mmaf decides nearly every element's rounding from an interval around its own
+double-float64 sum (docs/compiled-engine.md); where the interval straddles a midpoint
+between two f32 values (about one element in 2**29 for random data) it cannot tell the
+reference's result.  Rather than stop the launch, the code calls back here with the op's
+operand tiles: the reference's own mmaf semantics computes the whole tile, exactly as the
+reference engine does for that tile block, and its bits replace the compiled ones."""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ...ir import Operation
+from ...numerics import numpy_dtype
+from ..semantics.registry import SEMANTICS
+
+#: The C signature: (mmaf index, lhs, rhs, acc, result) -> 0 settled, 1 not.
+SETTLE_FUNCTION = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_void_p,
+                                   ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+
+
+_settled = 0
+
+
+def settlements() -> int:
+    """How many mmaf tiles the settle functions have settled in this process (so tests
+    tell a settled tile from a decided one without timing anything)."""
+    return _settled
+
+
+@dataclass(frozen=True)
+class _Step:
+    """What the mmaf semantics reads of the step it runs: the op and its result types."""
+
+    op: Operation
+
+    def result_type(self, index: int) -> Any:
+        return self.op.results[index].type
+
+
+def _tile(address: int, t: Any) -> np.ndarray:
+    """The tile of type `t` (row-major) at `address`, as the reference engine holds it
+    (a view: no copy)."""
+    dtype = np.dtype(numpy_dtype(t.element_type))
+    count = math.prod(t.shape)
+    raw = (ctypes.c_char * (count * dtype.itemsize)).from_address(address)
+    return np.frombuffer(raw, dtype).reshape(tuple(t.shape))
+
+
+class Settler:
+    """The settle function of one compiled kernel: `function` is what the code calls;
+    an interrupt (Ctrl-C) met inside is kept in `interrupted` for the runner to raise."""
+
+    def __init__(self, ops: Sequence[Operation]) -> None:
+        self.ops = tuple(ops)
+        self.interrupted: BaseException | None = None
+        self.function = SETTLE_FUNCTION(self._settle)
+        self.address = ctypes.cast(self.function, ctypes.c_void_p).value or 0
+
+    def _settle(self, index: int, lhs: int, rhs: int, acc: int, out: int) -> int:
+        """Write the reference's mmaf result for the tile at `out` (0), or give up (1)."""
+        global _settled
+        try:
+            op = self.ops[index]
+            operands = [_tile(address, value.type)
+                        for address, value in zip((lhs, rhs, acc), op.operands)]
+            result = SEMANTICS["mmaf"](_Step(op), *operands)
+            target = _tile(out, op.results[0].type)
+            target[...] = np.asarray(result, target.dtype)
+            _settled += 1
+            return 0
+        except Exception:               # (the launch then reruns on the other engines)
+            return 1
+        except BaseException as exc:    # (Ctrl-C: the runner raises it after the call)
+            self.interrupted = exc
+            return 1
+
+
+__all__ = ["SETTLE_FUNCTION", "Settler", "settlements"]
