@@ -110,6 +110,10 @@ _INV_LN2 = 1.4426950408889634
 _EXP_DEGREE = 13
 #: The longest K (lhs columns) mmaf compiles: its error bound (`_mmaf`) assumes K <= 2**14.
 MMAF_MAX_K = 1 << 14
+#: mmaf's sums of products: lanes per vector, and vectors per row held at once
+#: (`_Lowering._sum_products`).
+MMAF_LANES = 8
+MMAF_GROUP = 4
 #: The unit roundoff of f64.
 _U64 = 2.0 ** -53
 #: |D_ref - X| <= this times A for the reference's mmaf (f32 operands, K <= 2**14): its
@@ -119,15 +123,15 @@ MMAF_REFERENCE_ERROR = 2.0 ** -70
 
 
 def mmaf_error_scale(k: int) -> float:
-    """c such that c A_c, computed in f64, bounds |D - D_ref| for the compiled code's
-    double-f64 sum D of K products and acc: |D - X| <= gamma_K K u (1 + gamma_K) A, plus
-    the reference's error, A <= A_c / (1 - gamma_K); doubled (it also covers the rounding
-    of c A_c)."""
-    gamma = k * _U64 / (1.0 - k * _U64)
-    own = gamma * k * _U64 * (1.0 + gamma)
-    return 2.0 * (own + MMAF_REFERENCE_ERROR) / (1.0 - gamma)
-#: The lowest-set-bit exponent mmaf gives a zero (far above any term's: sums stay "none").
-_NO_BITS = 1 << 20
+    """c such that c A_c, computed in f64, bounds |S - D_ref| for the compiled code's f64
+    sum S of acc and K exact products and A_c = |acc| + ||a_i|| ||b_j|| as computed:
+    |S - X| <= gamma_(K+1) A, |D_ref - X| <= MMAF_REFERENCE_ERROR A, A <= A_c (1 +
+    gamma_(K+4)) (A_c's K-term sums, two square roots, a product and a sum round);
+    doubled (it also covers the rounding of c A_c)."""
+    gamma = (k + 4) * _U64 / (1.0 - (k + 4) * _U64)
+    return 2.0 * (gamma + MMAF_REFERENCE_ERROR) * (1.0 + gamma)
+
+
 #: The most dimensions a tile or view may have.
 MAX_RANK = 3
 #: Every op the engine lowers.
@@ -1112,16 +1116,15 @@ class _Lowering:
         (docs/compiled-engine.md has the argument).
         The reference's element is the f32 rounding (nearest even) of a value D_ref within
         `MMAF_REFERENCE_ERROR` A of the exact X = acc + sum_k a_k b_k, A = |acc| +
-        sum_k |a_k b_k|.  The compiled code sums the terms (each product exact in f64) in
-        a double-f64 (hi, lo) with TwoSum, D = hi + lo within 1.01 K**2 u**2 A of X, and A
-        as A_c in f64; it rounds D, widened by its error bound, to f32 at both ends:
-        where they give the same bits, that is the reference's result.  A_c = 0: every
-        term is zero, the reference's +0.  A_c not finite (an infinite or NaN term): hi,
-        the plain f64 sum, is the reference's NaN or infinity (finite partial sums never
-        overflow).  Exact sums (every term a multiple of 2**g, 32 A_c < 2**(53 + g): every
-        partial sum, the reference's too, is exact): hi itself, rounded (+0 for zero).
-        Else (near a midpoint, or an inexact cancellation) the run stops and the
-        reference reruns."""
+        sum_k |a_k b_k|.  The compiled code sums acc and the products (each exact in f64)
+        in one f64 S, k = 0, 1, ... (row by row: loops LLVM vectorizes), so |S - X| <=
+        gamma_(K+1) A, and bounds A by |acc| + ||a_i|| ||b_j|| (Cauchy and Schwarz; the
+        squares are exact in f64 too).  It rounds S minus and plus that bound (widened for
+        every rounding in computing it) to f32: where both ends give the same bits, every
+        real between them rounds to them, D_ref included: that is the reference's result.
+        A tile with an element left undecided (near a midpoint, an inexact or exact
+        cancellation to 0), or with an input not finite, is settled by the reference's
+        own mmaf semantics (`_settle`)."""
         lhs_t, rhs_t, acc_t = (v.type for v in op.operands)
         kinds = (lhs_t.element_type, rhs_t.element_type, acc_t.element_type)
         if kinds not in ((F32, F32, F32), (F16, F16, F32)):
@@ -1138,127 +1141,136 @@ class _Lowering:
         lhs, rhs, acc = (self._get(v) for v in op.operands)
         e = self.e
         e.declare("double @llvm.fabs.f64(double)")
+        e.declare("double @llvm.sqrt.f64(double)")
         scale = _f64(mmaf_error_scale(k))
-        his, los, sizes = (self._slot(n, F64) for _ in range(3))
-        low_lhs, low_rhs, lows = self._slot(k, I32), self._slot(k * n, I32), self._slot(n, I32)
+        wide_lhs, wide_rhs = self._slot(m * k, F64), self._slot(k * n, F64)
+        sums, row_norms, col_norms = self._slot(m * n, F64), self._slot(m, F64), self._slot(n, F64)
         out = self._slot(m * n, F32)
-        canon = _signed(CANONICAL_NAN[F32], 32)
         unsettled = e.fresh("unsettled")       # (an element left undecided: settle the tile)
         e.entry.append(f"  {unsettled} = alloca i1")
-        e.do(f"store i1 false, ptr {unsettled}")
-        def operand(x: Any, at: str) -> str:
-            """Element `at` of lhs or rhs as f32 (f16 widened exactly)."""
+
+        def flag(bad: str) -> None:
+            """Mark the tile for settling where i1 `bad` holds (an or-reduction)."""
+            seen = e.op(f"load i1, ptr {unsettled}")
+            e.do(f"store i1 {e.op(f'or i1 {seen}, {bad}')}, ptr {unsettled}")
+
+        def widen(x: Any, at: str) -> str:
+            """Element `at` of a tile as f64 (f16 and f32 exactly), flagging a value that
+            is not finite."""
             value = self._element_of(x, at)
-            return self._f16_to_f32(value) if narrow else value
-        e.declare("i32 @llvm.cttz.i32(i32, i1)")
-        e.declare("i32 @llvm.smin.i32(i32, i32)")
+            if narrow and x is not acc:
+                value = self._f16_to_f32(value)
+            wide = e.op(f"fpext float {value} to double")
+            flag(e.op(f"fcmp une double {e.op(f'fsub double {wide}, {wide}')}, 0.0"))
+            return wide
 
-        def lowest_bit(x: str) -> str:
-            """The exponent of x's lowest set bit (f32, finite), `_NO_BITS` for zeros."""
-            bits = e.op(f"bitcast float {x} to i32")
-            biased = e.op(f"and i32 {e.op(f'lshr i32 {bits}, 23')}, 255")
-            mantissa = e.op(f"and i32 {bits}, 8388607")
-            normal = e.op(f"icmp ne i32 {biased}, 0")
-            whole = e.op(f"select i1 {normal}, i32 {e.op(f'or i32 {mantissa}, 8388608')}, "
-                         f"i32 {mantissa}")
-            unit = e.op(f"select i1 {normal}, i32 {e.op(f'sub i32 {biased}, 150')}, i32 -149")
-            zeros = e.op(f"call i32 @llvm.cttz.i32(i32 {whole}, i1 false)")
-            low = e.op(f"add i32 {unit}, {zeros}")
-            return e.op(f"select i1 {e.op(f'icmp eq i32 {whole}, 0')}, i32 {_NO_BITS}, "
-                        f"i32 {low}")
+        def get(slot: str, at: str) -> str:
+            return e.op(f"load double, ptr {e.op(f'getelementptr double, ptr {slot}, i64 {at}')}")
 
-        with e.loop(str(k * n), "low") as q:
-            self._store("i32", lowest_bit(operand(rhs, q)), low_rhs, q)
-
-        def fabs(x: str) -> str:
-            return e.op(f"call double @llvm.fabs.f64(double {x})")
-
-        def two_sum(x: str, y: str) -> tuple[str, str]:
-            total = e.op(f"fadd double {x}, {y}")
-            back = e.op(f"fsub double {total}, {x}")
-            front = e.op(f"fsub double {total}, {back}")
-            error = e.op(f"fadd double {e.op(f'fsub double {x}, {front}')}, "
-                         f"{e.op(f'fsub double {y}, {back}')}")
-            return total, error
-
-        def get(slot: str, j: str) -> str:
-            return self._element_of(Tile(slot, n, "double"), j)
-
+        e.do(f"store i1 false, ptr {unsettled}")
+        with e.loop(str(m * k), "q") as q:
+            self._store("double", widen(lhs, q), wide_lhs, q)
+        with e.loop(str(k * n), "q") as q:
+            self._store("double", widen(rhs, q), wide_rhs, q)
+        with e.loop(str(m * n), "q") as q:
+            self._store("double", widen(acc, q), sums, q)
+        # ||a_i||**2 and ||b_j||**2 (every square exact; the sums round)
+        with e.loop(str(m), "row") as i:
+            self._store("double", "0.0", row_norms, i)
+        with e.loop(str(n), "col") as j:
+            self._store("double", "0.0", col_norms, j)
+        with e.loop(str(m), "row") as i:
+            with e.loop(str(k), "k") as kk:
+                a = get(wide_lhs, e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}"))
+                total = e.op(f"fadd double {get(row_norms, i)}, {e.op(f'fmul double {a}, {a}')}")
+                self._store("double", total, row_norms, i)
+        with e.loop(str(k), "k") as kk:
+            with e.loop(str(n), "col") as j:
+                b = get(wide_rhs, e.op(f"add i64 {e.op(f'mul i64 {kk}, {n}')}, {j}"))
+                total = e.op(f"fadd double {get(col_norms, j)}, {e.op(f'fmul double {b}, {b}')}")
+                self._store("double", total, col_norms, j)
+        self._sum_products(m, k, n, wide_lhs, wide_rhs, sums)
         with e.loop(str(m), "row") as i:
             row = e.op(f"mul i64 {i}, {n}")
+            length_a = e.op(f"call double @llvm.sqrt.f64(double {get(row_norms, i)})")
             with e.loop(str(n), "col") as j:
-                x = e.op(f"fpext float {self._element_of(acc, e.op(f'add i64 {row}, {j}'))} "
-                         "to double")
-                self._store("double", x, his, j)
-                self._store("double", "0.0", los, j)
-                self._store("double", fabs(x), sizes, j)
-                self._store("i32", lowest_bit(self._element_of(
-                    acc, e.op(f"add i64 {row}, {j}"))), lows, j)
-            with e.loop(str(k), "k") as kk:
-                at = e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}")
-                self._store("i32", lowest_bit(operand(lhs, at)), low_lhs, kk)
-            with e.loop(str(k), "k") as kk:
-                at = e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}")
-                a = e.op(f"fpext float {operand(lhs, at)} to double")
-                la = self._element_of(Tile(low_lhs, k, "i32"), kk)
-                first = e.op(f"mul i64 {kk}, {n}")
-                with e.loop(str(n), "col") as j:
-                    q = e.op(f"add i64 {first}, {j}")
-                    bj = operand(rhs, q)
-                    lb = self._element_of(Tile(low_rhs, k * n, "i32"), q)
-                    lp = e.op(f"add i32 {la}, {lb}")
-                    so_far = self._element_of(Tile(lows, n, "i32"), j)
-                    self._store("i32", e.op(f"call i32 @llvm.smin.i32(i32 {so_far}, i32 {lp})"),
-                                lows, j)
-                    p = e.op(f"fmul double {a}, {e.op(f'fpext float {bj} to double')}")
-                    hi, error = two_sum(get(his, j), p)
-                    self._store("double", hi, his, j)
-                    self._store("double", e.op(f"fadd double {get(los, j)}, {error}"), los, j)
-                    self._store("double", e.op(f"fadd double {get(sizes, j)}, {fabs(p)}"),
-                                sizes, j)
-            with e.loop(str(n), "col") as j:
-                hi, size = get(his, j), get(sizes, j)
-                y, r = two_sum(hi, get(los, j))          # y + r = hi + lo exactly
-                bound = e.op(f"fmul double {size}, {scale}")
-                width = e.op(f"fmul double {e.op(f'fadd double {fabs(r)}, {bound}')}, "
-                             f"{_f64(1.0 + 2.0 ** -50)}")
+                at = e.op(f"add i64 {row}, {j}")
+                y = get(sums, at)
+                length_b = e.op(f"call double @llvm.sqrt.f64(double {get(col_norms, j)})")
+                c = e.op(f"fpext float {self._element_of(acc, at)} to double")
+                size = e.op(f"fadd double {e.op(f'call double @llvm.fabs.f64(double {c})')}, "
+                            f"{e.op(f'fmul double {length_a}, {length_b}')}")
+                width = e.op(f"fmul double {size}, {scale}")
                 ends = []
-                for sign, instr in ((-1, "fsub"), (1, "fadd")):
+                for instr in ("fsub", "fadd"):
                     end = e.op(f"{instr} double {y}, {width}")
-                    step = e.op(f"fmul double {fabs(end)}, {_f64(2.0 ** -51)}")
+                    step = e.op(f"fmul double {e.op(f'call double @llvm.fabs.f64(double {end})')}, "
+                                f"{_f64(2.0 ** -51)}")
                     end = e.op(f"{instr} double {end}, {step}")
                     end = e.op(f"{instr} double {end}, {_f64(2.0 ** -1000)}")
                     ends.append(e.op(f"fptrunc double {end} to float"))
                 same = e.op(f"icmp eq i32 {e.op(f'bitcast float {ends[0]} to i32')}, "
                             f"{e.op(f'bitcast float {ends[1]} to i32')}")
-                zero = e.op(f"fcmp oeq double {size}, 0.0")
-                finite = e.op(f"fcmp olt double {size}, 0x7FF0000000000000")
-                special = e.op(f"xor i1 {finite}, true")        # (NaN or infinity)
-                # exact: every term a multiple of 2**g and 32 A_c < 2**(53 + g), so every
-                # partial sum, the reference's (slices included) and hi's, is exact
-                g = self._element_of(Tile(lows, n, "i32"), j)
-                power = e.op(f"call i32 @llvm.smin.i32(i32 {e.op(f'add i32 {g}, 1076')}, "
-                             "i32 2046)")             # (53 + g + 1023, at most 2046; g >= -298)
-                wide = e.op(f"zext i32 {power} to i64")
-                limit = e.op(f"bitcast i64 {e.op(f'shl i64 {wide}, 52')} to double")
-                exact = e.op(f"fcmp olt double {e.op(f'fmul double {size}, 32.0')}, {limit}")
-                decided = e.op(f"or i1 {e.op(f'or i1 {same}, {zero}')}, {special}")
-                missed = e.op(f"xor i1 {e.op(f'or i1 {decided}, {exact}')}, true")
-                seen = e.op(f"load i1, ptr {unsettled}")
-                e.do(f"store i1 {e.op(f'or i1 {seen}, {missed}')}, ptr {unsettled}")
-                plus = e.op(f"fadd double {hi}, 0.0")          # (+0 for an exact zero)
-                value = e.op(f"select i1 {exact}, float "
-                             f"{e.op(f'fptrunc double {plus} to float')}, float {ends[0]}")
-                value = e.op(f"select i1 {zero}, float 0.0, float {value}")
-                rounded = e.op(f"fptrunc double {hi} to float")
-                nan = e.op(f"fcmp uno float {rounded}, {rounded}")
-                rounded = e.op(f"select i1 {nan}, float "
-                               f"{e.op(f'bitcast i32 {canon} to float')}, float {rounded}")
-                value = e.op(f"select i1 {special}, float {rounded}, float {value}")
-                self._store("float", value, out, e.op(f"add i64 {row}, {j}"))
+                flag(e.op(f"xor i1 {same}, true"))
+                self._store("float", ends[0], out, at)
         with e.when(e.op(f"load i1, ptr {unsettled}")):
             self._settle(op, [(lhs, lhs_t), (rhs, rhs_t), (acc, acc_t)], out)
         return Tile(out, m * n, "float")
+
+    def _sum_products(self, m: int, k: int, n: int, lhs: str, rhs: str, sums: str) -> None:
+        """sums[i, j] += lhs[i, kk] * rhs[kk, j] for kk = 0, 1, ..., k - 1 in order (f64
+        slots, row-major).  Where n is a multiple of `MMAF_LANES`, a row's sums are held
+        in `MMAF_GROUP` (or fewer) vectors of that many lanes across the kk loop (in
+        registers: loads and stores only of rhs), else a scalar loop."""
+        e = self.e
+        lanes = MMAF_LANES
+        group = next((g for g in (MMAF_GROUP, 2, 1) if n % (lanes * g) == 0), 0)
+        vector = f"<{lanes} x double>"
+        if not group:
+            with e.loop(str(m), "row") as i:
+                row = e.op(f"mul i64 {i}, {n}")
+                with e.loop(str(k), "k") as kk:
+                    a = self._element_of(Tile(lhs, m * k, "double"),
+                                         e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}"))
+                    first = e.op(f"mul i64 {kk}, {n}")
+                    with e.loop(str(n), "col") as j:
+                        at = e.op(f"add i64 {row}, {j}")
+                        b = self._element_of(Tile(rhs, k * n, "double"),
+                                             e.op(f"add i64 {first}, {j}"))
+                        total = e.op(f"fadd double {self._element_of(Tile(sums, m * n, 'double'), at)}, "
+                                     f"{e.op(f'fmul double {a}, {b}')}")
+                        self._store("double", total, sums, at)
+            return
+        cells = [e.fresh("cell") for _ in range(group)]     # (promoted to registers)
+        e.entry += [f"  {c} = alloca {vector}" for c in cells]
+        with e.loop(str(m), "row") as i:
+            with e.loop(str(n // (lanes * group)), "block") as jb:
+                start = e.op(f"add i64 {e.op(f'mul i64 {i}, {n}')}, "
+                             f"{e.op(f'mul i64 {jb}, {lanes * group}')}")
+                places = [e.op(f"getelementptr double, ptr {sums}, "
+                               f"i64 {e.op(f'add i64 {start}, {g * lanes}')}")
+                          for g in range(group)]
+                for c, place in zip(cells, places):
+                    e.do(f"store {vector} {e.op(f'load {vector}, ptr {place}, align 8')}, "
+                         f"ptr {c}")
+                with e.loop(str(k), "k") as kk:
+                    a = self._element_of(Tile(lhs, m * k, "double"),
+                                         e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}"))
+                    one = e.op(f"insertelement {vector} poison, double {a}, i64 0")
+                    splat = e.op(f"shufflevector {vector} {one}, {vector} poison, "
+                                 f"<{lanes} x i32> zeroinitializer")
+                    base = e.op(f"add i64 {e.op(f'mul i64 {kk}, {n}')}, "
+                                f"{e.op(f'mul i64 {jb}, {lanes * group}')}")
+                    for g, c in enumerate(cells):
+                        at = e.op(f"getelementptr double, ptr {rhs}, "
+                                  f"i64 {e.op(f'add i64 {base}, {g * lanes}')}")
+                        b = e.op(f"load {vector}, ptr {at}, align 8")
+                        total = e.op(f"fadd {vector} {e.op(f'load {vector}, ptr {c}')}, "
+                                     f"{e.op(f'fmul {vector} {splat}, {b}')}")
+                        e.do(f"store {vector} {total}, ptr {c}")
+                for c, place in zip(cells, places):
+                    e.do(f"store {vector} {e.op(f'load {vector}, ptr {c}')}, ptr {place}, "
+                         "align 8")
 
     def _settle(self, op: Operation, operands: list[tuple[Any, Any]], out: str) -> None:
         """Call the settle function (argument word 3) on `op`'s operand tiles and its
