@@ -30,7 +30,7 @@ from ...enums import (ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
                      MemoryOrderingSemantics, RoundingMode, Signedness)
 from ...ir import BlockArgument, Operation
 from ...numerics import float_format, numpy_dtype
-from ...types import (F16, F32, F64, I1, I32, I64, PartitionViewType, PointerType, TensorViewType,
+from ...types import (F16, F32, F64, I1, I8, I32, I64, PartitionViewType, PointerType, TensorViewType,
                      TileType)
 from ..semantics.common import element_array
 from ..semantics.core import dense_values
@@ -49,8 +49,8 @@ class Unsupported(Exception):
 #: (`ftof`, `mmaf`) by integer code, never by LLVM's half type (whose conversions are
 #: library calls on some targets).
 LLVM_TYPES = {F16: "i16", F32: "float", F64: "double", I1: "i1", I32: "i32", I64: "i64"}
-#: Bytes per element in scratch and memory.
-SIZES = {F16: 2, F32: 4, F64: 8, I1: 1, I32: 4, I64: 8}
+#: Bytes per element in scratch and memory (i8: scratch flags only).
+SIZES = {F16: 2, F32: 4, F64: 8, I1: 1, I8: 1, I32: 4, I64: 8}
 #: Element types memory accesses compile for.
 MEMORY_TYPES = (F16, F32, F64, I32, I64)
 #: The float types a padding value is encoded for.
@@ -110,10 +110,21 @@ _INV_LN2 = 1.4426950408889634
 _EXP_DEGREE = 13
 #: The longest K (lhs columns) mmaf compiles: its error bound (`_mmaf`) assumes K <= 2**14.
 MMAF_MAX_K = 1 << 14
+def mmaf_closer_scale(k: int) -> float:
+    """c such that c A_c, computed in f64, bounds |hi + lo - D_ref| for the double-f64
+    sum (hi, lo) of acc and K exact products with TwoSum (Ogita, Rump and Oishi's Sum2:
+    |hi + lo - X| <= gamma_K**2 A for K + 1 terms), A_c = sum of their magnitudes as
+    computed (A <= A_c / (1 - gamma_K)), plus the reference's error; doubled (it also
+    covers the rounding of c A_c)."""
+    gamma = (k + 1) * _U64 / (1.0 - (k + 1) * _U64)
+    return 2.0 * (gamma * gamma + MMAF_REFERENCE_ERROR) / (1.0 - gamma)
+
+
 #: mmaf's sums of products: lanes per vector, and vectors per row held at once
 #: (`_Lowering._sum_products`).
 MMAF_LANES = 8
 MMAF_GROUP = 4
+MMAF_ROWS = 2
 #: The unit roundoff of f64.
 _U64 = 2.0 ** -53
 #: |D_ref - X| <= this times A for the reference's mmaf (f32 operands, K <= 2**14): its
@@ -1147,7 +1158,9 @@ class _Lowering:
         sums, row_norms, col_norms = self._slot(m * n, F64), self._slot(m, F64), self._slot(n, F64)
         out = self._slot(m * n, F32)
         unsettled = e.fresh("unsettled")       # (an element left undecided: settle the tile)
-        e.entry.append(f"  {unsettled} = alloca i1")
+        doubtful = e.fresh("doubtful")         # (an element the f64 sum leaves undecided)
+        e.entry += [f"  {unsettled} = alloca i1", f"  {doubtful} = alloca i1"]
+        doubts = self._slot(m * n, I8)
 
         def flag(bad: str) -> None:
             """Mark the tile for settling where i1 `bad` holds (an or-reduction)."""
@@ -1168,6 +1181,7 @@ class _Lowering:
             return e.op(f"load double, ptr {e.op(f'getelementptr double, ptr {slot}, i64 {at}')}")
 
         e.do(f"store i1 false, ptr {unsettled}")
+        e.do(f"store i1 false, ptr {doubtful}")
         with e.loop(str(m * k), "q") as q:
             self._store("double", widen(lhs, q), wide_lhs, q)
         with e.loop(str(k * n), "q") as q:
@@ -1189,6 +1203,9 @@ class _Lowering:
                 b = get(wide_rhs, e.op(f"add i64 {e.op(f'mul i64 {kk}, {n}')}, {j}"))
                 total = e.op(f"fadd double {get(col_norms, j)}, {e.op(f'fmul double {b}, {b}')}")
                 self._store("double", total, col_norms, j)
+        with e.loop(str(n), "col") as j:      # ||b_j||, once per column
+            self._store("double", e.op(f"call double @llvm.sqrt.f64(double {get(col_norms, j)})"),
+                        col_norms, j)
         self._sum_products(m, k, n, wide_lhs, wide_rhs, sums)
         with e.loop(str(m), "row") as i:
             row = e.op(f"mul i64 {i}, {n}")
@@ -1196,7 +1213,7 @@ class _Lowering:
             with e.loop(str(n), "col") as j:
                 at = e.op(f"add i64 {row}, {j}")
                 y = get(sums, at)
-                length_b = e.op(f"call double @llvm.sqrt.f64(double {get(col_norms, j)})")
+                length_b = get(col_norms, j)
                 c = e.op(f"fpext float {self._element_of(acc, at)} to double")
                 size = e.op(f"fadd double {e.op(f'call double @llvm.fabs.f64(double {c})')}, "
                             f"{e.op(f'fmul double {length_a}, {length_b}')}")
@@ -1211,17 +1228,82 @@ class _Lowering:
                     ends.append(e.op(f"fptrunc double {end} to float"))
                 same = e.op(f"icmp eq i32 {e.op(f'bitcast float {ends[0]} to i32')}, "
                             f"{e.op(f'bitcast float {ends[1]} to i32')}")
-                flag(e.op(f"xor i1 {same}, true"))
+                unsure = e.op(f"xor i1 {same}, true")
+                self._store("i8", e.op(f"zext i1 {unsure} to i8"), doubts, at)
+                seen = e.op(f"load i1, ptr {doubtful}")
+                e.do(f"store i1 {e.op(f'or i1 {seen}, {unsure}')}, ptr {doubtful}")
                 self._store("float", ends[0], out, at)
+        with e.when(e.op(f"load i1, ptr {doubtful}")):
+            self._mmaf_closer(m, k, n, wide_lhs, wide_rhs, sums, doubts, out, flag, acc)
         with e.when(e.op(f"load i1, ptr {unsettled}")):
             self._settle(op, [(lhs, lhs_t), (rhs, rhs_t), (acc, acc_t)], out)
         return Tile(out, m * n, "float")
 
+    def _mmaf_closer(self, m: int, k: int, n: int, lhs: str, rhs: str, sums: str,
+                     doubts: str, out: str, flag: Callable[[str], None], acc: Any) -> None:
+        """The elements `_mmaf` left undecided (i8 `doubts`), looked at closer: acc and the
+        products added with TwoSum into a double-f64 (hi, lo), |hi + lo - X| <= gamma_(K+1)
+        (K + 1) u A, A summed exactly as it is defined (`mmaf_closer_scale`); decided as
+        `_mmaf` decides, on that far narrower interval.  Those still undecided are flagged
+        for settling."""
+        e = self.e
+        scale = _f64(mmaf_closer_scale(k))
+
+        def fabs(x: str) -> str:
+            return e.op(f"call double @llvm.fabs.f64(double {x})")
+
+        def two_sum(x: str, y: str) -> tuple[str, str]:
+            total = e.op(f"fadd double {x}, {y}")
+            back = e.op(f"fsub double {total}, {x}")
+            front = e.op(f"fsub double {total}, {back}")
+            error = e.op(f"fadd double {e.op(f'fsub double {x}, {front}')}, "
+                         f"{e.op(f'fsub double {y}, {back}')}")
+            return total, error
+
+        parts = [e.fresh("part") for _ in range(3)]        # hi, lo, A (promoted)
+        e.entry += [f"  {p} = alloca double" for p in parts]
+        with e.loop(str(m * n), "q", defer=False) as q:
+            doubt = self._element_of(Tile(doubts, m * n, "i8"), q)
+            with e.when(e.op(f"icmp ne i8 {doubt}, 0")):
+                i, j = e.op(f"udiv i64 {q}, {n}"), e.op(f"urem i64 {q}, {n}")
+                c = e.op(f"fpext float {self._element_of(acc, q)} to double")
+                for part, value in zip(parts, (c, "0.0", fabs(c))):
+                    e.do(f"store double {value}, ptr {part}")
+                with e.loop(str(k), "k", defer=False) as kk:
+                    a = self._element_of(Tile(lhs, m * k, "double"),
+                                         e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}"))
+                    b = self._element_of(Tile(rhs, k * n, "double"),
+                                         e.op(f"add i64 {e.op(f'mul i64 {kk}, {n}')}, {j}"))
+                    product = e.op(f"fmul double {a}, {b}")
+                    hi, error = two_sum(e.op(f"load double, ptr {parts[0]}"), product)
+                    lo = e.op(f"fadd double {e.op(f'load double, ptr {parts[1]}')}, {error}")
+                    size = e.op(f"fadd double {e.op(f'load double, ptr {parts[2]}')}, "
+                                f"{fabs(product)}")
+                    for part, value in zip(parts, (hi, lo, size)):
+                        e.do(f"store double {value}, ptr {part}")
+                hi, lo, size = (e.op(f"load double, ptr {p}") for p in parts)
+                y, r = two_sum(hi, lo)          # y + r = hi + lo exactly
+                bound = e.op(f"fmul double {size}, {scale}")
+                width = e.op(f"fmul double {e.op(f'fadd double {fabs(r)}, {bound}')}, "
+                             f"{_f64(1.0 + 2.0 ** -50)}")
+                ends = []
+                for instr in ("fsub", "fadd"):
+                    end = e.op(f"{instr} double {y}, {width}")
+                    step = e.op(f"fmul double {fabs(end)}, {_f64(2.0 ** -51)}")
+                    end = e.op(f"{instr} double {end}, {step}")
+                    end = e.op(f"{instr} double {end}, {_f64(2.0 ** -1000)}")
+                    ends.append(e.op(f"fptrunc double {end} to float"))
+                same = e.op(f"icmp eq i32 {e.op(f'bitcast float {ends[0]} to i32')}, "
+                            f"{e.op(f'bitcast float {ends[1]} to i32')}")
+                flag(e.op(f"xor i1 {same}, true"))
+                self._store("float", ends[0], out, q)
+
     def _sum_products(self, m: int, k: int, n: int, lhs: str, rhs: str, sums: str) -> None:
         """sums[i, j] += lhs[i, kk] * rhs[kk, j] for kk = 0, 1, ..., k - 1 in order (f64
-        slots, row-major).  Where n is a multiple of `MMAF_LANES`, a row's sums are held
-        in `MMAF_GROUP` (or fewer) vectors of that many lanes across the kk loop (in
-        registers: loads and stores only of rhs), else a scalar loop."""
+        slots, row-major).  Where n is a multiple of `MMAF_LANES`, the sums of `MMAF_ROWS`
+        rows (or one) are held in `MMAF_GROUP` (or fewer) vectors of that many lanes each
+        across the kk loop (in registers: only rhs is loaded, once for the rows), else a
+        scalar loop."""
         e = self.e
         lanes = MMAF_LANES
         group = next((g for g in (MMAF_GROUP, 2, 1) if n % (lanes * g) == 0), 0)
@@ -1241,36 +1323,47 @@ class _Lowering:
                                      f"{e.op(f'fmul double {a}, {b}')}")
                         self._store("double", total, sums, at)
             return
-        cells = [e.fresh("cell") for _ in range(group)]     # (promoted to registers)
-        e.entry += [f"  {c} = alloca {vector}" for c in cells]
-        with e.loop(str(m), "row") as i:
+        e.declare(f"{vector} @llvm.fmuladd.v{lanes}f64({vector}, {vector}, {vector})")
+        rows = MMAF_ROWS if m % MMAF_ROWS == 0 else 1
+        cells = [[e.fresh("cell") for _ in range(group)] for _ in range(rows)]
+        e.entry += [f"  {c} = alloca {vector}" for line in cells for c in line]
+        with e.loop(str(m // rows), "rows") as ib:
             with e.loop(str(n // (lanes * group)), "block") as jb:
-                start = e.op(f"add i64 {e.op(f'mul i64 {i}, {n}')}, "
-                             f"{e.op(f'mul i64 {jb}, {lanes * group}')}")
-                places = [e.op(f"getelementptr double, ptr {sums}, "
-                               f"i64 {e.op(f'add i64 {start}, {g * lanes}')}")
-                          for g in range(group)]
-                for c, place in zip(cells, places):
-                    e.do(f"store {vector} {e.op(f'load {vector}, ptr {place}, align 8')}, "
-                         f"ptr {c}")
+                column = e.op(f"mul i64 {jb}, {lanes * group}")
+                places = []
+                for r, line in enumerate(cells):
+                    i = e.op(f"add i64 {e.op(f'mul i64 {ib}, {rows}')}, {r}")
+                    start = e.op(f"add i64 {e.op(f'mul i64 {i}, {n}')}, {column}")
+                    places.append([e.op(f"getelementptr double, ptr {sums}, "
+                                        f"i64 {e.op(f'add i64 {start}, {g * lanes}')}")
+                                   for g in range(group)])
+                    for c, place in zip(line, places[-1]):
+                        e.do(f"store {vector} {e.op(f'load {vector}, ptr {place}, align 8')}, "
+                             f"ptr {c}")
                 with e.loop(str(k), "k") as kk:
-                    a = self._element_of(Tile(lhs, m * k, "double"),
-                                         e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}"))
-                    one = e.op(f"insertelement {vector} poison, double {a}, i64 0")
-                    splat = e.op(f"shufflevector {vector} {one}, {vector} poison, "
-                                 f"<{lanes} x i32> zeroinitializer")
-                    base = e.op(f"add i64 {e.op(f'mul i64 {kk}, {n}')}, "
-                                f"{e.op(f'mul i64 {jb}, {lanes * group}')}")
-                    for g, c in enumerate(cells):
+                    base = e.op(f"add i64 {e.op(f'mul i64 {kk}, {n}')}, {column}")
+                    bs = []
+                    for g in range(group):
                         at = e.op(f"getelementptr double, ptr {rhs}, "
                                   f"i64 {e.op(f'add i64 {base}, {g * lanes}')}")
-                        b = e.op(f"load {vector}, ptr {at}, align 8")
-                        total = e.op(f"fadd {vector} {e.op(f'load {vector}, ptr {c}')}, "
-                                     f"{e.op(f'fmul {vector} {splat}, {b}')}")
-                        e.do(f"store {vector} {total}, ptr {c}")
-                for c, place in zip(cells, places):
-                    e.do(f"store {vector} {e.op(f'load {vector}, ptr {c}')}, ptr {place}, "
-                         "align 8")
+                        bs.append(e.op(f"load {vector}, ptr {at}, align 8"))
+                    for r, line in enumerate(cells):
+                        i = e.op(f"add i64 {e.op(f'mul i64 {ib}, {rows}')}, {r}")
+                        a = self._element_of(Tile(lhs, m * k, "double"),
+                                             e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}"))
+                        one = e.op(f"insertelement {vector} poison, double {a}, i64 0")
+                        splat = e.op(f"shufflevector {vector} {one}, {vector} poison, "
+                                     f"<{lanes} x i32> zeroinitializer")
+                        for c, b in zip(line, bs):
+                            # (a b is exact in f64: fused or not, the same sum)
+                            total = e.op(f"call {vector} @llvm.fmuladd.v{lanes}f64({vector} "
+                                         f"{splat}, {vector} {b}, {vector} "
+                                         f"{e.op(f'load {vector}, ptr {c}')})")
+                            e.do(f"store {vector} {total}, ptr {c}")
+                for line, line_places in zip(cells, places):
+                    for c, place in zip(line, line_places):
+                        e.do(f"store {vector} {e.op(f'load {vector}, ptr {c}')}, ptr {place}, "
+                             "align 8")
 
     def _settle(self, op: Operation, operands: list[tuple[Any, Any]], out: str) -> None:
         """Call the settle function (argument word 3) on `op`'s operand tiles and its
