@@ -429,27 +429,42 @@ def test_exp_f64_lies_within_exp_ulps_of_numpys():
 
 
 @pytest.mark.parametrize("bits", [0xC13D6631, 0xBF81EADF, 0x428A94C5])
-def test_exp_near_a_midpoint_is_left_to_the_reference(bits):
+@pytest.mark.parametrize("rank", [0, 1])
+def test_exp_near_a_midpoint_is_settled_by_the_reference(bits, rank):
     """An input whose f64 exp lies within a few dozen f64 values of a midpoint between two
-    f32 values: the compiled code cannot tell which way the reference rounds, stops, and
-    the reference reruns."""
+    f32 values: the compiled code cannot tell which way the reference rounds and hands
+    that one element to the reference's exp semantics (one settlement), compiled; as a
+    tile and as a scalar."""
     a = np.full(16, 1.5, np.float32)
     a[9] = np.array(bits, np.uint32).view(np.float32)
     assert _near_a_midpoint(a[9:10])[0] < EXP_BAND
-    text = whole((16,), body="    %r = exp %x : tile<16xf32>")
+    if rank:
+        text = whole((16,), body="    %r = exp %x : tile<16xf32>")
+    else:       # element 9 alone (the others +inf, the minimum's identity), a scalar exp
+        text = whole((16,), body="""    %s = reduce %x dim=0 identities=[0x7F800000 : f32] : tile<16xf32> -> tile<f32>
+      (%e: tile<f32>, %q: tile<f32>) {
+        %m = minf %e, %q : tile<f32>
+        yield %m : tile<f32>
+      }
+    %y = exp %s : tile<f32>
+    %y1 = reshape %y : tile<f32> -> tile<1xf32>
+    %r = broadcast %y1 : tile<1xf32> -> tile<16xf32>""")
+        a[a != a[9]] = np.inf
+    before = jit.settlements()
     results = run_whole(text, a, (16,), np.float32)
-    assert_same(results, engine="blocks")
-    assert results["compiled"][0].reason.startswith("compiled engine: a check failed")
+    assert jit.settlements() - before == 1
+    assert_same(results)
 
 
-def test_an_undecided_exp_hands_the_launch_to_the_batched_engine():
-    """One exp rounding the compiled code cannot decide: the launch is run again by the
-    batched engine (the reference's bytes, at the batched engine's speed), not one tile
-    block at a time."""
-    a = np.full(16, 1.5, np.float32)
-    a[9] = np.array(0xC13D6631, np.uint32).view(np.float32)
-    results = run_whole(whole((16,), body="    %r = exp %x : tile<16xf32>"), a, (16,),
-                        np.float32)
+def test_a_value_check_failing_hands_the_launch_to_the_batched_engine():
+    """A value check failing in compiled code with checks off (ftoi of NaN without
+    `saturating`): the launch is run again by the batched engine (the reference's bytes,
+    at the batched engine's speed), not one tile block at a time."""
+    text = whole((16,), "f32", out_elem="i32",
+                 body="    %r = ftoi %x signed : tile<16xf32> -> tile<16xi32>")
+    a = np.arange(16, dtype=np.float32)
+    a[5] = np.nan
+    results = run_whole(text, a, (16,), np.int32, checks=False)
     run, out = results["compiled"]
     assert run.engine == "batched", run
     assert run.reason.startswith("compiled engine: a check failed"), run

@@ -120,6 +120,9 @@ def mmaf_closer_scale(k: int) -> float:
     return 2.0 * (gamma * gamma + MMAF_REFERENCE_ERROR) / (1.0 - gamma)
 
 
+#: The lowest-set-bit exponent a zero has in mmaf's exact-sum test (far above any
+#: term's: sums of it stay far above too).
+_NO_BITS = 1 << 20
 #: mmaf's sums of products: lanes per vector, and vectors per row held at once
 #: (`_Lowering._sum_products`).
 MMAF_LANES = 8
@@ -1066,9 +1069,12 @@ class _Lowering:
         """f32 only.  The reference rounds NumPy's float64 exp once to f32; the compiled
         code computes a float64 exp of its own (`_exp_f64`, within `EXP_ULPS` ulps of
         NumPy's on every f32 input) and rounds it, provided every f64 value within
-        `EXP_BAND` bit patterns of it rounds to the same f32 (so does the reference's);
-        else (near a midpoint between two f32 values) it stops and the reference reruns.
-        (f64: the result would be NumPy's exp itself, not reproduced.)"""
+        `EXP_BAND` bit patterns of it rounds to the same f32 (so does the reference's).
+        Else (near a midpoint between two f32 values: about one input in four million)
+        the element is settled by the reference's own exp semantics (`_call_settle`):
+        tiles are computed in one vectorized loop that notes such elements and their
+        inputs, then settled one by one.  (f64: the result would be NumPy's exp itself,
+        not reproduced.)"""
         t = op.results[0].type.element_type
         if t != F32:
             raise Unsupported(f"'{op.name}' on {t} (only f32 is compiled: the reference's "
@@ -1076,8 +1082,9 @@ class _Lowering:
         e = self.e
         infinity = 0x7FF0000000000000
 
-        def compute(x: list[str]) -> str:
-            y = self._exp_f64(e.op(f"fpext float {x[0]} to double"))
+        def decide(x: str) -> tuple[str, str]:
+            """(the rounded exp of f32 `x`, i1 whether that is surely the reference's)."""
+            y = self._exp_f64(e.op(f"fpext float {x} to double"))
             bits = e.op(f"bitcast double {y} to i64")
             low = e.op(f"select i1 {e.op(f'icmp ult i64 {bits}, {EXP_BAND}')}, i64 0, "
                        f"i64 {e.op(f'sub i64 {bits}, {EXP_BAND}')}")
@@ -1088,11 +1095,43 @@ class _Lowering:
                     for b in (low, high)]
             same = e.op(f"fcmp oeq float {ends[0]}, {ends[1]}")
             positive = e.op(f"icmp ule i64 {bits}, {infinity}")    # (+0 to +inf)
-            decided = e.op(f"and i1 {same}, {positive}")
             nan = e.op(f"fcmp uno double {y}, {y}")
-            e.check_value(e.op(f"or i1 {decided}, {nan}"), self.fail)
-            return self._canonical(e.op(f"fptrunc double {y} to float"), t)
-        return self._elementwise(op, compute)
+            decided = e.op(f"or i1 {e.op(f'and i1 {same}, {positive}')}, {nan}")
+            return self._canonical(e.op(f"fptrunc double {y} to float"), t), decided
+
+        source = self._get(op.operands[0])
+        result = op.results[0].type
+        if result.rank == 0:
+            cells = [e.fresh("cell") for _ in range(2)]        # the input, the result
+            e.entry += [f"  {c} = alloca float" for c in cells]
+            value, decided = decide(source.name)
+            e.do(f"store float {source.name}, ptr {cells[0]}")
+            e.do(f"store float {value}, ptr {cells[1]}")
+            with e.when(e.op(f"xor i1 {decided}, true")):
+                self._call_settle(op, [cells[0]], cells[1])
+            return Scalar(e.op(f"load float, ptr {cells[1]}"), "float")
+        count = result.num_elements
+        out, inputs, doubts = self._slot(count, F32), self._slot(count, F32), \
+            self._slot(count, I8)
+        doubtful = e.fresh("doubtful")
+        e.entry += [f"  {doubtful} = alloca i1"]
+        e.do(f"store i1 false, ptr {doubtful}")
+        with e.loop(str(count)) as i:
+            x = self._element_of(source, i)
+            value, decided = decide(x)
+            unsure = e.op(f"xor i1 {decided}, true")
+            self._store("float", x, inputs, i)
+            self._store("float", value, out, i)
+            self._store("i8", e.op(f"zext i1 {unsure} to i8"), doubts, i)
+            seen = e.op(f"load i1, ptr {doubtful}")
+            e.do(f"store i1 {e.op(f'or i1 {seen}, {unsure}')}, ptr {doubtful}")
+        with e.when(e.op(f"load i1, ptr {doubtful}")):
+            with e.loop(str(count), "q", defer=False) as q:
+                doubt = self._element_of(Tile(doubts, count, "i8"), q)
+                with e.when(e.op(f"icmp ne i8 {doubt}, 0")):
+                    self._call_settle(op, [e.op(f"getelementptr float, ptr {inputs}, i64 {q}")],
+                                      e.op(f"getelementptr float, ptr {out}, i64 {q}"))
+        return Tile(out, count, "float")
 
     def _exp_f64(self, x: str) -> str:
         """exp of an f64 `x` that is an f32 value, in straight-line f64 code LLVM
@@ -1261,7 +1300,23 @@ class _Lowering:
             return total, error
 
         parts = [e.fresh("part") for _ in range(3)]        # hi, lo, A (promoted)
-        e.entry += [f"  {p} = alloca double" for p in parts]
+        lowest = e.fresh("lowest")                          # g (promoted)
+        e.entry += [f"  {p} = alloca double" for p in parts] + [f"  {lowest} = alloca i32"]
+        e.declare("i64 @llvm.cttz.i64(i64, i1)")
+        e.declare("i32 @llvm.smin.i32(i32, i32)")
+
+        def lowest_bit(x: str) -> str:
+            """The exponent of f64 `x`'s lowest set bit (x normal: a widened f32 or f16
+            value), `_NO_BITS` for a zero."""
+            bits = e.op(f"bitcast double {x} to i64")
+            biased = e.op(f"and i64 {e.op(f'lshr i64 {bits}, 52')}, 2047")
+            whole = e.op(f"or i64 {e.op(f'and i64 {bits}, 4503599627370495')}, "
+                         "4503599627370496")
+            low = e.op(f"add i64 {e.op(f'sub i64 {biased}, 1075')}, "
+                       f"{e.op(f'call i64 @llvm.cttz.i64(i64 {whole}, i1 true)')}")
+            zero = e.op(f"fcmp oeq double {x}, 0.0")
+            return e.op(f"select i1 {zero}, i32 {_NO_BITS}, "
+                        f"i32 {e.op(f'trunc i64 {low} to i32')}")
         with e.loop(str(m * n), "q", defer=False) as q:
             doubt = self._element_of(Tile(doubts, m * n, "i8"), q)
             with e.when(e.op(f"icmp ne i8 {doubt}, 0")):
@@ -1269,6 +1324,7 @@ class _Lowering:
                 c = e.op(f"fpext float {self._element_of(acc, q)} to double")
                 for part, value in zip(parts, (c, "0.0", fabs(c))):
                     e.do(f"store double {value}, ptr {part}")
+                e.do(f"store i32 {lowest_bit(c)}, ptr {lowest}")
                 with e.loop(str(k), "k", defer=False) as kk:
                     a = self._element_of(Tile(lhs, m * k, "double"),
                                          e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}"))
@@ -1281,7 +1337,21 @@ class _Lowering:
                                 f"{fabs(product)}")
                     for part, value in zip(parts, (hi, lo, size)):
                         e.do(f"store double {value}, ptr {part}")
+                    term = e.op(f"add i32 {lowest_bit(a)}, {lowest_bit(b)}")
+                    so_far = e.op(f"load i32, ptr {lowest}")
+                    e.do(f"store i32 {e.op(f'call i32 @llvm.smin.i32(i32 {so_far}, i32 {term})')}, "
+                         f"ptr {lowest}")
                 hi, lo, size = (e.op(f"load double, ptr {p}") for p in parts)
+                # exact: every term a multiple of 2**g and 32 A_c < 2**(53 + g), so every
+                # partial sum, the reference's (its slices are multiples of their values'
+                # lowest bits) and hi's, is exact: X = hi, rounded to nearest even (+0 for
+                # an exact zero), as the reference rounds it
+                g = e.op(f"load i32, ptr {lowest}")
+                power = e.op(f"call i32 @llvm.smin.i32(i32 {e.op(f'add i32 {g}, 1076')}, "
+                             "i32 2046)")     # (53 + g + 1023, at most 2046; g >= -298)
+                wide = e.op(f"zext i32 {power} to i64")
+                limit = e.op(f"bitcast i64 {e.op(f'shl i64 {wide}, 52')} to double")
+                exact = e.op(f"fcmp olt double {e.op(f'fmul double {size}, 32.0')}, {limit}")
                 y, r = two_sum(hi, lo)          # y + r = hi + lo exactly
                 bound = e.op(f"fmul double {size}, {scale}")
                 width = e.op(f"fmul double {e.op(f'fadd double {fabs(r)}, {bound}')}, "
@@ -1295,8 +1365,10 @@ class _Lowering:
                     ends.append(e.op(f"fptrunc double {end} to float"))
                 same = e.op(f"icmp eq i32 {e.op(f'bitcast float {ends[0]} to i32')}, "
                             f"{e.op(f'bitcast float {ends[1]} to i32')}")
-                flag(e.op(f"xor i1 {same}, true"))
-                self._store("float", ends[0], out, q)
+                flag(e.op(f"xor i1 {e.op(f'or i1 {same}, {exact}')}, true"))
+                plus = e.op(f"fptrunc double {e.op(f'fadd double {hi}, 0.0')} to float")
+                self._store("float", e.op(f"select i1 {exact}, float {plus}, float {ends[0]}"),
+                            out, q)
 
     def _sum_products(self, m: int, k: int, n: int, lhs: str, rhs: str, sums: str) -> None:
         """sums[i, j] += lhs[i, kk] * rhs[kk, j] for kk = 0, 1, ..., k - 1 in order (f64
@@ -1366,21 +1438,27 @@ class _Lowering:
                              "align 8")
 
     def _settle(self, op: Operation, operands: list[tuple[Any, Any]], out: str) -> None:
-        """Call the settle function (argument word 3) on `op`'s operand tiles and its
-        result slot: it writes the reference's result for the whole tile there, or
-        returns non-zero (then the run stops).  Rare: only where an element's rounding
-        was left undecided."""
-        e = self.e
+        """Settle mmaf `op`'s whole result tile at `out` (`_call_settle`) from its operand
+        tiles (a splat is written out for the call)."""
         pointers = []
         for value, t in operands:
-            if not isinstance(value, Tile):     # (a splat: written out for the call)
+            if not isinstance(value, Tile):
                 slot = self._slot(t.num_elements, t.element_type)
                 self._copy(value, slot, t.num_elements, LLVM_TYPES[t.element_type])
                 value = Tile(slot, t.num_elements, LLVM_TYPES[t.element_type])
-            pointers.append(f"ptr {value.ptr}")
+            pointers.append(value.ptr)
+        self._call_settle(op, pointers, out)
+
+    def _call_settle(self, op: Operation, pointers: list[str], out: str) -> None:
+        """Call the settle function (argument word 3) for `op` on its operands at
+        `pointers` (mmaf: its three tiles; an elementwise op: one element each) and its
+        result at `out`: it writes the reference's result there, or returns non-zero
+        (then the run stops).  Rare: only where a rounding was left undecided."""
+        e = self.e
         function = e.op(f"inttoptr i64 {self._word(3)} to ptr", "settle")
-        status = e.op(f"call i32 {function}(i64 {len(self.settles)}, "
-                      f"{', '.join(pointers)}, ptr {out})")
+        given = [f"ptr {p}" for p in pointers] + ["ptr null"] * (3 - len(pointers))
+        status = e.op(f"call i32 {function}(i64 {len(self.settles)}, {', '.join(given)}, "
+                      f"ptr {out})")
         self.settles.append(op)
         e.check(e.op(f"icmp eq i32 {status}, 0"), self.fail)
 

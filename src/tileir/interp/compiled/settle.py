@@ -1,11 +1,13 @@
-"""The settle function compiled code calls for an mmaf tile with an undecided element.
+"""The settle function compiled code calls where it left a rounding undecided.
 
-The compiled mmaf decides nearly every element's rounding from an interval around its own
-double-float64 sum (docs/compiled-engine.md); where the interval straddles a midpoint
-between two f32 values (about one element in 2**29 for random data) it cannot tell the
-reference's result.  Rather than stop the launch, the code calls back here with the op's
-operand tiles: the reference's own mmaf semantics computes the whole tile, exactly as the
-reference engine does for that tile block, and its bits replace the compiled ones."""
+The compiled mmaf and exp decide nearly every element's rounding from an interval around
+a value of their own (docs/compiled-engine.md); where the interval straddles a midpoint
+between two f32 values they cannot tell the reference's result.  Rather than stop the
+launch, the code calls back here: for mmaf with the op's operand tiles, and the
+reference's own mmaf semantics computes the whole tile, exactly as the reference engine
+does for that tile block; for exp with the one element, and the reference's exp
+semantics computes it (elementwise: each element alone as in the whole tile).  Their
+bits replace the compiled ones."""
 
 from __future__ import annotations
 
@@ -18,9 +20,10 @@ import numpy as np
 
 from ...ir import Operation
 from ...numerics import numpy_dtype
-from ..semantics.registry import SEMANTICS
+from ..semantics.registry import SEMANTICS, short_name
 
-#: The C signature: (mmaf index, lhs, rhs, acc, result) -> 0 settled, 1 not.
+#: The C signature: (op index, operand, operand, operand, result) -> 0 settled, 1 not
+#: (mmaf: lhs, rhs and acc tiles; exp: one element and two null pointers).
 SETTLE_FUNCTION = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_void_p,
                                    ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 
@@ -44,13 +47,13 @@ class _Step:
         return self.op.results[index].type
 
 
-def _tile(address: int, t: Any) -> np.ndarray:
-    """The tile of type `t` (row-major) at `address`, as the reference engine holds it
-    (a view: no copy)."""
-    dtype = np.dtype(numpy_dtype(t.element_type))
-    count = math.prod(t.shape)
+def _tile(address: int, element: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """The row-major tile of `element`s and `shape` at `address`, as the reference engine
+    holds it (a view: no copy)."""
+    dtype = np.dtype(numpy_dtype(element))
+    count = math.prod(shape)
     raw = (ctypes.c_char * (count * dtype.itemsize)).from_address(address)
-    return np.frombuffer(raw, dtype).reshape(tuple(t.shape))
+    return np.frombuffer(raw, dtype).reshape(shape)
 
 
 class Settler:
@@ -64,14 +67,18 @@ class Settler:
         self.address = ctypes.cast(self.function, ctypes.c_void_p).value or 0
 
     def _settle(self, index: int, lhs: int, rhs: int, acc: int, out: int) -> int:
-        """Write the reference's mmaf result for the tile at `out` (0), or give up (1)."""
+        """Write the reference's result at `out` (0), or give up (1)."""
         global _settled
         try:
             op = self.ops[index]
-            operands = [_tile(address, value.type)
-                        for address, value in zip((lhs, rhs, acc), op.operands)]
-            result = SEMANTICS["mmaf"](_Step(op), *operands)
-            target = _tile(out, op.results[0].type)
+            if short_name(op) == "mmaf":        # the whole tile
+                shapes = [tuple(v.type.shape) for v in (*op.operands, op.results[0])]
+            else:                               # one element
+                shapes = [()] * (len(op.operands) + 1)
+            operands = [_tile(address, value.type.element_type, shape) for address, value, shape
+                        in zip((lhs, rhs, acc), op.operands, shapes)]
+            result = SEMANTICS[short_name(op)](_Step(op), *operands)
+            target = _tile(out, op.results[0].type.element_type, shapes[-1])
             target[...] = np.asarray(result, target.dtype)
             _settled += 1
             return 0
