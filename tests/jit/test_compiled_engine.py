@@ -462,3 +462,55 @@ def test_unchecked_races_follow_the_schedule(schedule):
         assert run.engine == "compiled"
     else:
         assert run.engine != "compiled" and "race checks between tile blocks" in run.reason
+
+
+# ---- engine="auto" ------------------------------------------------------------------------
+
+
+def _auto_vector_add(n: int, text: str | None = None):
+    """The shipped vector add launched with engine="auto" on n elements: (Run, c)."""
+    a = np.arange(n, dtype=np.float32)
+    b = np.full(n, 0.5, np.float32)
+    c = np.zeros(n, np.float32)
+    text = text or (EXAMPLES / "vector_add.mlir").read_text().replace("@", "@auto_", 1)
+    run = tileir.launch(text, None, -(-n // 64), [a, b, c, n], engine="auto")
+    assert c.tobytes() == (a + b).tobytes()
+    return run
+
+
+def test_auto_leaves_a_small_launch_to_the_batched_engine_without_compiling():
+    """Too little work to pay for compiling: batched, nothing compiled, no reason given
+    (auto's choice, not a failure)."""
+    jit.clear()
+    before = jit.compilations()
+    run = _auto_vector_add(100)
+    assert (run.engine, run.reason) == ("batched", None)
+    assert jit.compilations() == before
+
+
+def test_auto_compiles_a_launch_with_work_enough_then_runs_it_compiled(monkeypatch):
+    """From AUTO_WORK element operations on, auto compiles the kernel and runs it
+    compiled; a later small launch of the same kernel, compiled already, runs compiled
+    too, without compiling again."""
+    from tileir.interp.compiled import runner
+    jit.clear()
+    per_block = 3 * 64 + 3      # (the kernel's tiles: two loads and an add of 64; block ids)
+    monkeypatch.setattr(runner, "AUTO_WORK", per_block * 16)
+    before = jit.compilations()
+    assert_engine(_auto_vector_add(15 * 64 + 1), "compiled")
+    assert jit.compilations() == before + 1
+    assert_engine(_auto_vector_add(10), "compiled")
+    assert jit.compilations() == before + 1
+
+
+def test_auto_says_why_a_kernel_with_work_enough_did_not_run_compiled(monkeypatch):
+    """A kernel the compiled engine does not support, launched with work enough: batched,
+    and `Run.reason` says why not compiled."""
+    from tileir.interp.compiled import runner
+    monkeypatch.setattr(runner, "AUTO_WORK", 1)
+    text = (EXAMPLES / "vector_add.mlir").read_text().replace("@", "@auto_abs_", 1).replace(
+        "addf %x, %y", "atan2 %x, %y")
+    a, b, c = (np.ones(40, np.float32) for _ in range(3))
+    run = tileir.launch(text, None, 1, [a, b, c, 40], engine="auto")
+    assert run.engine == "batched"
+    assert run.reason == "compiled engine: op 'cuda_tile.atan2' is not compiled"

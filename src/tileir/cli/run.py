@@ -110,7 +110,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--max-ops", type=_positive, metavar="N", help="stop the run, as an "
                    "error, when a tile block runs more than N operations (a kernel that "
                    "may never end); runs one tile block at a time")
-    p.add_argument("--engine", choices=ENGINES, default="auto", help="auto: the batched "
+    p.add_argument("--engine", choices=ENGINES, default="auto", help="auto: native code "
+                   "through LLVM where the jit extra is installed, the kernel is supported "
+                   "and the launch has work enough to pay for compiling, else the batched "
                    "engine where it applies, else one tile block at a time (default); "
                    "batched: only the batched engine; blocks: only the per-block reference; "
                    "compiled: native code through LLVM where the kernel is supported (the "
@@ -548,7 +550,11 @@ def summary(path: str, kernel: str, grid: tuple[int, ...], run: Run,
                       (f" (seed {args.seed})" if args.schedule == "random" else ""))
     if not args.checks:
         engine.append("checks off")
-    why = f" (not batched: {run.reason})" if run.reason else ""
+    why = ""
+    if run.reason and run.engine == "blocks":
+        why = f" (not batched: {run.reason})"
+    elif run.reason:
+        why = f" (not compiled: {run.reason.removeprefix('compiled engine: ')})"
     return [f"file: {path}",
             f"kernel: {kernel}",
             f"grid: {'x'.join(map(str, dims))} ({blocks} tile block{'' if blocks == 1 else 's'})",

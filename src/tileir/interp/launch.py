@@ -26,6 +26,7 @@ operation, since then nothing can order the two blocks.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import math
 import os
 import random as _random
@@ -456,10 +457,13 @@ class _CrossBlockRaces:
                     "access it, one writes, and nothing orders them")
 
 
-#: The engines `launch` can use: the batched one where it applies, else one tile block at
-#: a time ("auto"); only the reference ("blocks"); only the batched one ("batched"); or
-#: native code through LLVM ("compiled", `tileir.interp.compiled`: with llvmlite, for the kernels it
-#: compiles; else, or when its checks stop it, what "auto" runs, `Run.reason` saying why).
+#: The engines `launch` can use: the compiled one where llvmlite is installed, it
+#: compiles the kernel and the launch has work enough to pay for compiling (or the kernel
+#: is compiled already), else the batched one where it applies, else one tile block at a
+#: time ("auto"); only the reference ("blocks"); only the batched one ("batched"); or
+#: native code through LLVM ("compiled", `tileir.interp.compiled`: with llvmlite, for the
+#: kernels it compiles; else, or when its checks stop it, the batched engine or blocks).
+#: `Run.reason` says why the engine that ran is not the first choice.
 ENGINES = ("auto", "blocks", "batched", "compiled")
 
 
@@ -639,20 +643,26 @@ def _run(memory: Memory, plan: KernelPlan, values: list[Any], dims: tuple[int, i
     reason = None
     if recorder is not None:
         reason = "tracing runs tile blocks one at a time" if engine != "blocks" else None
-    elif engine == "compiled":
+    elif engine == "compiled" or (engine == "auto" and jit_installed()):
         from .compiled import run_compiled
-        outcome = run_compiled(memory, plan, values, dims, checks, max_ops, schedule, journal)
+        outcome = run_compiled(memory, plan, values, dims, checks, max_ops, schedule, journal,
+                               automatic=engine == "auto")
         if outcome.ran:
             return Run("compiled")
-        reason = f"compiled engine: {outcome.reason}"
-        # (after a failed check, or a rounding the compiled code cannot settle, memory is
-        # as it was: the batched engine runs the kernel, and itself reruns one block at a
-        # time on undefined behaviour, so the diagnostic is still the reference's)
-        if _batched(
-                memory, plan, values, dims, checks, globals_, False, max_ops,
-                default_workers() if workers is None else max(1, int(workers)),
-                journal) is None:
+        # (auto says why not only where it tried: the launch had work enough, or the
+        # kernel was compiled already)
+        quiet = engine == "auto" and outcome.untried
+        reason = None if quiet else f"compiled engine: {outcome.reason}"
+        # (after a failed check memory is as it was: the batched engine runs the kernel,
+        # and itself reruns one block at a time on undefined behaviour, so the diagnostic
+        # is still the reference's)
+        batched = _batched(memory, plan, values, dims, checks, globals_, False, max_ops,
+                           default_workers() if workers is None else max(1, int(workers)),
+                           journal)
+        if batched is None:
             return Run("batched", reason)
+        if engine == "auto":        # (one tile block at a time: say why not batched)
+            reason = batched
     elif engine != "blocks":
         reason = _batched(memory, plan, values, dims, checks, globals_,
                           engine == "batched", max_ops,
@@ -679,6 +689,12 @@ def _run(memory: Memory, plan: KernelPlan, values: list[Any], dims: tuple[int, i
         if progress is not None:
             progress(done, total)
     return Run("blocks", reason)
+
+
+@functools.lru_cache(maxsize=None)
+def jit_installed() -> bool:
+    """Whether llvmlite, which the compiled engine needs, can be imported here."""
+    return importlib.util.find_spec("llvmlite") is not None
 
 
 def _side_by_side(run: Callable[..., None], cut: list[Any], workers: int) -> None:

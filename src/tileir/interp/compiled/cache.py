@@ -93,6 +93,18 @@ def key_of(plan: Any, binding: Any) -> tuple:
     return key
 
 
+def lookup(plan: Any) -> "Compiled | str | None":
+    """The compiled kernel of `plan` (or why it cannot be) if it is in the cache already,
+    else None (nothing is compiled; ImportError when llvmlite is missing)."""
+    binding = llvm()
+    try:
+        key = key_of(plan, binding)
+    except Unsupported as exc:
+        return str(exc)
+    with _lock:
+        return _cache.get(key)
+
+
 def compiled(plan: Any) -> "Compiled | str":
     """The compiled kernel of `plan`, or why it cannot be compiled (ImportError when
     llvmlite is missing)."""
@@ -144,4 +156,5 @@ def machine_code(ir: str, name: str) -> tuple[Any, int]:
     return engine, engine.get_function_address(name)
 
 
-__all__ = ["Compiled", "clear", "compilations", "compiled", "host_cpu", "llvm", "machine_code"]
+__all__ = ["Compiled", "clear", "compilations", "compiled", "host_cpu", "llvm", "lookup",
+           "machine_code"]

@@ -10,15 +10,21 @@ off, whose result) is the launch's."""
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 
+from ...types import TileType
 from ..memory import Journal, Memory
-from .cache import compiled
+from .cache import compiled, lookup
 from .races import race_reason
 
+#: The work (`work`: element operations) from which ``engine="auto"`` compiles a kernel
+#: not compiled yet: compiling takes 0.05 to 0.5 s, the batched engine runs some 10**8
+#: element operations a second.
+AUTO_WORK = 1 << 25
 #: Tile blocks per call of the compiled code (Ctrl-C is seen between calls).
 BLOCKS_PER_CALL = 1 << 12
 #: The most tile blocks a compiled launch runs (block numbers are i64 in the code).
@@ -33,6 +39,8 @@ class Outcome:
     ran: bool
     reason: str | None = None
     undefined: bool = False
+    #: ``engine="auto"`` did not try it (too little work): not worth a `Run.reason`
+    untried: bool = False
 
 
 def _word(value: Any, kind: str) -> int:
@@ -47,14 +55,38 @@ def _word(value: Any, kind: str) -> int:
     return bits - (1 << 64) if bits >> 63 else bits
 
 
+def work(plan: Any, grid: tuple[int, int, int]) -> int:
+    """A launch's work in element operations, roughly: the elements of every tile an op
+    of the kernel makes (a loop's body counted once), times the tile blocks."""
+    per_block = _per_block.get(plan)
+    if per_block is None:
+        per_block = sum(r.type.num_elements for op in plan.kernel.walk()
+                        for r in op.results if isinstance(r.type, TileType))
+        _per_block[plan] = per_block
+    return per_block * math.prod(grid)
+
+
+_per_block: "weakref.WeakKeyDictionary[Any, int]" = weakref.WeakKeyDictionary()
+
+
 def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
                  grid: tuple[int, int, int], checks: bool, max_ops: int | None,
-                 schedule: str, launch_journal: Journal | None) -> Outcome:
-    """Run the kernel of `plan` compiled; `Outcome` says whether it ran and, if not, why."""
+                 schedule: str, launch_journal: Journal | None,
+                 automatic: bool = False) -> Outcome:
+    """Run the kernel of `plan` compiled; `Outcome` says whether it ran and, if not, why.
+    `automatic` (``engine="auto"``): compile it only when the launch's `work` reaches
+    `AUTO_WORK` (a kernel compiled already runs whatever its work)."""
     if max_ops is not None:
         return Outcome(False, "max_ops bounds tile blocks run one at a time")
     try:
-        found = compiled(plan)
+        found = lookup(plan) if automatic else compiled(plan)
+        if found is None:
+            amount = work(plan, grid)
+            if amount < AUTO_WORK:
+                return Outcome(False, f"about {amount} element operations, too little work "
+                               "to pay for compiling (engine='compiled' compiles it anyway)",
+                               untried=True)
+            found = compiled(plan)
     except ImportError:
         return Outcome(False, "llvmlite is not installed (pip install 'tileir[jit]')")
     if isinstance(found, str):
@@ -110,4 +142,4 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
     return Outcome(True)
 
 
-__all__ = ["Outcome", "run_compiled"]
+__all__ = ["AUTO_WORK", "Outcome", "run_compiled", "work"]
