@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Callable
@@ -14,6 +17,12 @@ from tileir.api import check_document
 from tileir.verify import Options
 
 REPO = Path(__file__).resolve().parents[1]
+
+# The compiled engine's disk cache: one of the run's own (subprocesses inherit it), so no
+# test sees kernels compiled by an earlier run and counts of compiles stay exact.
+_CACHE = tempfile.mkdtemp(prefix="tileir-test-cache-")
+os.environ["TILEIR_CACHE_DIR"] = _CACHE
+atexit.register(shutil.rmtree, _CACHE, True)
 SHARED = Path(os.environ.get("TILEIR_SHARED", REPO.parent / "shared"))
 CONFORMANCE = SHARED / "conformance" / "cuda-tile" / "test"
 SEEDS = SHARED / "seeds"

@@ -1,10 +1,11 @@
-"""Compiling lowered kernels with llvmlite, once per key, kept in memory.
+"""Compiling lowered kernels with llvmlite, once per key, kept in memory and on disk.
 
 The key is (hash of the module's text, entry name, parameter types, LLVM version, host
 CPU and its features): the lowering reads nothing else, and the code is made for this
-CPU, so a kernel launched again (or parsed again from the same text) reuses its machine
-code.  `compilations` counts the times LLVM actually compiled,
-so tests can tell a cache hit from a compile without timing anything."""
+CPU, so a kernel launched again (or parsed again from the same text, in this process or
+another: `disk.py`) reuses its machine code.  `compilations` counts the times LLVM
+actually compiled and `loads` the kernels read from disk, so tests can tell a cache hit
+from a compile without timing anything."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...ir import Module, Operation
+from . import disk
 from .lower import Lowered, Unsupported, lower
 from .settle import Settler
 
@@ -28,6 +30,7 @@ _lock = threading.Lock()
 _cache: dict[tuple, "Compiled | str"] = {}
 _keys: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
 _compilations = 0
+_loads = 0
 
 
 @dataclass
@@ -107,7 +110,9 @@ def lookup(plan: Any) -> "Compiled | str | None":
 
 def compiled(plan: Any) -> "Compiled | str":
     """The compiled kernel of `plan`, or why it cannot be compiled (ImportError when
-    llvmlite is missing)."""
+    llvmlite is missing): from memory, else from the disk cache (`disk.py`), else
+    lowered and compiled now (and kept on disk)."""
+    global _compilations, _loads
     binding = llvm()
     try:
         key = key_of(plan, binding)
@@ -116,8 +121,17 @@ def compiled(plan: Any) -> "Compiled | str":
     with _lock:
         found = _cache.get(key)
         if found is None:
+            kept = disk.load(key, plan.kernel)
             try:
-                found = _compile(lower(plan.kernel), binding)
+                if kept is not None:
+                    found = _made(kept[0], *load_object(kept[1], "run_span"))
+                    _loads += 1
+                else:
+                    lowered = lower(plan.kernel)
+                    code = object_code(lowered.ir)
+                    found = _made(lowered, *load_object(code, "run_span"))
+                    _compilations += 1
+                    disk.save(key, plan.kernel, lowered, code)
             except Unsupported as exc:
                 found = str(exc)
             except Exception as exc:    # (a bug here must not stop the launch: it falls back)
@@ -126,35 +140,60 @@ def compiled(plan: Any) -> "Compiled | str":
     return found
 
 
-def _compile(lowered: Lowered, binding: Any) -> Compiled:
-    """Machine code for `lowered` (counted in `compilations`)."""
-    global _compilations
-    engine, address = machine_code(lowered.ir, "run_span")
-    _compilations += 1
+def _made(lowered: Lowered, engine: Any, address: int) -> Compiled:
+    """A compiled kernel from its lowering and its loaded code."""
     return Compiled(lowered, SPAN_FUNCTION(address), engine, Settler(lowered.settles))
 
 
-def machine_code(ir: str, name: str) -> tuple[Any, int]:
-    """Compile LLVM IR text for this CPU's vector units: (the execution engine owning the
-    code, the address of function `name`).  Optimized at -O2: no fast-math flag is ever
-    emitted, and the target's default fusion allows only the `fmuladd` intrinsic, never
-    emitted, so every float operation keeps its IEEE result and nothing is contracted."""
+def _target_machine() -> Any:
+    """A target machine for this CPU's vector units (a fresh one: an execution engine
+    takes ownership of the one it is given)."""
     binding = llvm()
     binding.initialize_native_target()
     binding.initialize_native_asmprinter()
     cpu, features = host_cpu()
-    # (a target machine of its own: the execution engine takes ownership of it)
-    machine = binding.Target.from_default_triple().create_target_machine(
+    return binding.Target.from_default_triple().create_target_machine(
         cpu=cpu, features=features, opt=2, jit=True)
+
+
+def object_code(ir: str) -> bytes:
+    """LLVM IR text compiled to an object file for this CPU's vector units.  Optimized at
+    -O2: no fast-math flag is ever emitted, and the target's default fusion allows only
+    the `fmuladd` intrinsic, emitted only where fusing cannot change the result, so every
+    float operation keeps its IEEE result."""
+    binding = llvm()
+    machine = _target_machine()
     module = binding.parse_assembly(ir)
     module.verify()
     options = binding.create_pipeline_tuning_options(speed_level=2)
     passes = binding.create_pass_builder(machine, options)
     passes.getModulePassManager().run(module, passes)
-    engine = binding.create_mcjit_compiler(module, machine)
+    return machine.emit_object(module)
+
+
+def load_object(code: bytes, name: str) -> tuple[Any, int]:
+    """Object code loaded into memory: (the execution engine owning it, the address of
+    function `name`)."""
+    binding = llvm()
+    engine = binding.create_mcjit_compiler(binding.parse_assembly(""), _target_machine())
+    engine.add_object_file(binding.ObjectFileRef.from_data(code))
     engine.finalize_object()
-    return engine, engine.get_function_address(name)
+    address = engine.get_function_address(name)
+    if not address:
+        raise RuntimeError(f"the object code has no function {name}")
+    return engine, address
 
 
-__all__ = ["Compiled", "clear", "compilations", "compiled", "host_cpu", "llvm", "lookup",
-           "machine_code"]
+def machine_code(ir: str, name: str) -> tuple[Any, int]:
+    """Compile LLVM IR text and load it: (the execution engine owning the code, the
+    address of function `name`)."""
+    return load_object(object_code(ir), name)
+
+
+def loads() -> int:
+    """How many kernels were loaded from the disk cache in this process."""
+    return _loads
+
+
+__all__ = ["Compiled", "clear", "compilations", "compiled", "host_cpu", "llvm", "load_object",
+           "loads", "lookup", "machine_code", "object_code"]

@@ -1,0 +1,113 @@
+"""The compiled engine's cache on disk: a kernel's machine code kept across processes.
+
+One file per cache key (the module's hash, entry, parameter types, LLVM version, host CPU:
+`cache.key_of`), named by the key's SHA-256, in ``$TILEIR_CACHE_DIR/compiled`` (default
+``$XDG_CACHE_HOME/tileir``, else ``~/.cache/tileir``; ``TILEIR_CACHE_DIR=off`` turns it
+off).  A file holds one JSON line (the format, the key in full, what the runner needs of
+the lowering, and the SHA-256 of the object code) and then the object code LLVM made.  A
+file is used only when its line parses, names this exact key and its object code has that
+hash: anything else (a file cut short, from another version, edited) is ignored and the
+kernel compiled again.  Files are written whole under a temporary name and renamed, in a
+directory only its owner may write; any error reading or writing the cache only means
+compiling (it never fails a launch)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from ...ir import Operation
+from .lower import Access, Lowered
+
+#: Bumped whenever the lowering or the file layout changes what a file means.
+FORMAT = 1
+#: The environment variable naming the cache's directory ("off": no disk cache).
+VARIABLE = "TILEIR_CACHE_DIR"
+
+
+def directory() -> Path | None:
+    """The directory compiled kernels are kept in (made if missing), or None when the
+    cache is off or the directory is not safely ours (another user's, or writable by
+    others)."""
+    chosen = os.environ.get(VARIABLE)
+    if chosen is not None and chosen.strip().lower() in ("", "off", "0", "none"):
+        return None
+    if chosen:
+        root = Path(chosen)
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        root = Path(base) / "tileir"
+    place = root / "compiled"
+    try:
+        place.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = place.stat()
+    except OSError:
+        return None
+    if hasattr(os, "getuid") and (info.st_uid != os.getuid() or
+                                  info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+        return None
+    return place
+
+
+def _name(key: tuple) -> str:
+    """The file name of cache key `key`."""
+    return hashlib.sha256(repr(key).encode()).hexdigest() + ".tjit"
+
+
+def load(key: tuple, kernel: Operation) -> tuple[Lowered, bytes] | None:
+    """The lowering facts and object code kept for `key` (`kernel` gives back the ops
+    the settle function needs), or None."""
+    place = directory()
+    if place is None:
+        return None
+    try:
+        raw = (place / _name(key)).read_bytes()
+        line, _, code = raw.partition(b"\n")
+        head = json.loads(line)
+        if head.get("format") != FORMAT or head.get("key") != repr(key) or \
+                head.get("code") != hashlib.sha256(code).hexdigest():
+            return None
+        ops = list(kernel.walk())
+        lowered = Lowered(
+            "", tuple(head["params"]), int(head["scratch"]),
+            tuple(Access(a["param"], a["write"], tuple(a["block_dims"]), a["uniform"],
+                         a["repeated"]) for a in head["accesses"]),
+            tuple(head["unchecked"]), tuple(ops[i] for i in head["settles"]))
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+    return lowered, code
+
+
+def save(key: tuple, kernel: Operation, lowered: Lowered, code: bytes) -> None:
+    """Keep `lowered`'s facts and its object `code` for `key` (quietly nothing on any
+    error: the cache is an optimization)."""
+    place = directory()
+    if place is None:
+        return
+    try:
+        positions = {id(op): i for i, op in enumerate(kernel.walk())}
+        head = {"format": FORMAT, "key": repr(key), "code": hashlib.sha256(code).hexdigest(),
+                "params": list(lowered.params), "scratch": lowered.scratch_bytes,
+                "accesses": [{"param": a.param, "write": a.write,
+                              "block_dims": list(a.block_dims), "uniform": a.uniform,
+                              "repeated": a.repeated} for a in lowered.accesses],
+                "unchecked": list(lowered.unchecked),
+                "settles": [positions[id(op)] for op in lowered.settles]}
+        data = json.dumps(head).encode() + b"\n" + code
+        handle, temporary = tempfile.mkstemp(dir=place, prefix=".writing-")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.replace(temporary, place / _name(key))
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except (OSError, KeyError):
+        return
+
+
+__all__ = ["FORMAT", "VARIABLE", "directory", "load", "save"]
