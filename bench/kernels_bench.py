@@ -818,6 +818,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="checks settings of the cuTile columns: off, on, or on,off")
     ap.add_argument("--blas-threads", type=int, default=1,
                     help="BLAS threads for NumPy and tileir (0: the library's default)")
+    ap.add_argument("--compile-times", action="store_true",
+                    help="print only the compiled engine's compile times per kernel")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     cli = ap.parse_args(argv)
     if not set(filter(None, cli.cutile_checks.split(","))) <= {"on", "off"}:
@@ -827,8 +829,58 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return cli
 
 
+def compile_times(names: list[str]) -> None:
+    """The compiled engine's compile times per kernel, apart from the runs: compiled
+    (lowering and LLVM, no cache), loaded from the disk cache, and found in memory (the
+    median of 1000 lookups) -- measured here, in a disk cache of this run's own."""
+    try:
+        import llvmlite  # noqa: F401
+    except ImportError:
+        print("\n== compile times: n/a (llvmlite not installed: pip install 'tileir[jit]')")
+        return
+    import tileir
+    from tileir.interp.compiled import cache, disk
+    from tileir.interp.plan import plan_of
+    cpu, _ = cache.host_cpu()
+    version = ".".join(map(str, cache.llvm().llvm_version_info))
+    print(f"\n== compile times: the compiled engine, LLVM {version}, CPU {cpu} "
+          "(goal: <= 0.5 s compiled, <= 1 ms cached)")
+    print(f"{'kernel':<14}{'compiled s':>12}{'from disk s':>14}{'in memory s':>14}")
+    saved = os.environ.get(disk.VARIABLE)
+    with tempfile.TemporaryDirectory(prefix="tileir_bench_cache_") as place:
+        os.environ[disk.VARIABLE] = place
+        try:
+            for name in names:
+                problem = PROBLEMS[name]
+                module = tileir.parse(problem.kernel_path().read_text(), problem.kernel_path().name)
+                kernel = module.lookup(problem.entry) if problem.entry else module.entries[0]
+                plan = plan_of(kernel)
+                seconds = []
+                for _ in ("compile", "disk"):
+                    cache.clear()
+                    start = time.perf_counter()
+                    found = cache.compiled(plan)
+                    seconds.append(time.perf_counter() - start)
+                    if isinstance(found, str):
+                        raise SystemExit(f"{name}: the compiled engine declines: {found}")
+                hits = []
+                for _ in range(1000):
+                    start = time.perf_counter()
+                    cache.compiled(plan)
+                    hits.append(time.perf_counter() - start)
+                print(f"{name:<14}{seconds[0]:>12.3f}{seconds[1]:>14.4f}"
+                      f"{statistics.median(hits):>14.2e}")
+        finally:
+            if saved is None:
+                os.environ.pop(disk.VARIABLE, None)
+            else:
+                os.environ[disk.VARIABLE] = saved
+    sys.stdout.flush()
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Benchmark every requested problem, one table each."""
+    """Benchmark every requested problem, one table each (and the compiled engine's
+    compile times when it is among the engines, or with --compile-times alone)."""
     cli = parse_args(argv)
     if cli.child:
         child(json.loads(cli.child))
@@ -837,6 +889,9 @@ def main(argv: list[str] | None = None) -> None:
     unknown = [n for n in names if n not in PROBLEMS]
     if unknown:
         raise SystemExit(f"unknown problems {unknown}; choose from {list(PROBLEMS)}")
+    if cli.compile_times:
+        compile_times(names)
+        return
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "library default")
     from tileir.interp.launch import default_workers
     workers = cli.workers if cli.workers is not None else default_workers()
@@ -846,6 +901,8 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="tileir_bench_") as tmp:
         for name in names:
             bench_problem(PROBLEMS[name], cli, Path(tmp))
+    if "compiled" in cli.engine.split(","):
+        compile_times(names)
 
 
 if __name__ == "__main__":

@@ -366,3 +366,21 @@ def test_cutile_column_says_na_without_cuda_tile_and_obeys_its_flags(monkeypatch
     assert kb.parse_args(["--no-cutile"]).no_cutile
     with pytest.raises(SystemExit):
         kb.parse_args(["--cutile-checks", "maybe"])
+
+
+@pytest.mark.skipif(find_spec("llvmlite") is None, reason="the compiled engine needs llvmlite")
+def test_compile_times_prints_one_row_per_kernel(capsys) -> None:
+    """--compile-times: a header naming LLVM and the CPU, then per kernel the seconds to
+    compile, to load from the disk cache and to find in memory (times, so only their
+    form is checked here; the middle one a load indeed: nothing compiled for it)."""
+    from tileir.interp import compiled as jit
+    compiled, loaded = jit.compilations(), jit.loads()
+    kb.main(["--compile-times", "--problems", "vector_add,softmax"])
+    assert (jit.compilations(), jit.loads()) == (compiled + 2, loaded + 2)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("== compile times: the compiled engine, LLVM ")
+    assert lines[1].split() == ["kernel", "compiled", "s", "from", "disk", "s", "in",
+                                "memory", "s"]
+    assert [line.split()[0] for line in lines[2:]] == ["vector_add", "softmax"]
+    for line in lines[2:]:
+        assert all(float(x) > 0 for x in line.split()[1:])
