@@ -514,3 +514,75 @@ def test_auto_says_why_a_kernel_with_work_enough_did_not_run_compiled(monkeypatc
     run = tileir.launch(text, None, 1, [a, b, c, 40], engine="auto")
     assert run.engine == "batched"
     assert run.reason == "compiled engine: op 'cuda_tile.atan2' is not compiled"
+
+
+# ---- spans of tile blocks on threads --------------------------------------------------------
+
+
+@pytest.fixture
+def thread_spy(monkeypatch):
+    """Threads from any work on; records the thread count of every compiled run."""
+    from tileir.interp.compiled import runner
+    monkeypatch.setattr(runner, "THREAD_WORK", 1)
+    seen: list[int] = []
+    original = runner._spans
+
+    def spans(found, args, blocks, threads, scratch_bytes):
+        seen.append(threads)
+        return original(found, args, blocks, threads, scratch_bytes)
+    monkeypatch.setattr(runner, "_spans", spans)
+    return seen
+
+
+@pytest.mark.parametrize("workers", [2, 3, 7])
+def test_spans_on_threads_give_the_references_bytes(thread_spy, workers):
+    """The bench softmax over 37 rows on 2, 3 and 7 threads: the reference's bytes."""
+    rng = np.random.default_rng(workers)
+    x = (rng.standard_normal((37, 300)) * 4).astype(np.float32)
+    text = (BENCH / "softmax.mlir").read_text()
+    outs = {}
+    for engine in ("blocks", "compiled"):
+        y = np.zeros((37, 300), np.float32)
+        run = tileir.launch(text, "softmax", 37, [x, 37, 300, 300, y, 37, 300, 300],
+                            engine=engine, workers=workers)
+        outs[engine] = (run, y.tobytes())
+    assert_engine(outs["compiled"][0], "compiled")
+    assert outs["compiled"][1] == outs["blocks"][1]
+    assert thread_spy == [workers]
+
+
+def test_a_check_failing_on_one_thread_puts_memory_back(thread_spy):
+    """A grid one block past the index space: the last span's check fails while the
+    others store; every buffer is put back and the reference reports the error, as one
+    thread does."""
+    n = 64 * 20
+    a, b = np.arange(n, dtype=np.float32), np.ones(n, np.float32)
+    text = (EXAMPLES / "vector_add.mlir").read_text()
+    errors = {}
+    for engine in ("blocks", "compiled"):
+        c = np.full(n, 3.0, np.float32)
+        with pytest.raises(tileir.ExecutionError) as caught:
+            tileir.launch(text, None, 21, [a, b, c, n], engine=engine, workers=4)
+        errors[engine] = str(caught.value)
+        assert c.tobytes() == np.full(n, 3.0, np.float32).tobytes()
+    assert errors["compiled"] == errors["blocks"]
+    assert thread_spy == [4]
+
+
+def test_a_kernel_without_the_race_proof_runs_on_one_thread(thread_spy):
+    """Checks off, sequential: a kernel whose blocks all store one tile (the last write
+    wins, in grid order) runs compiled but on one thread."""
+    text = (EXAMPLES / "vector_add.mlir").read_text().replace(
+        "%c_tiles[%block]", "%c_tiles[%zero]").replace(
+        "%block, %unused_y", "%zero = constant <i32: 0> : tile<i32>\n    %block, %unused_y")
+    n = 64 * 8
+    a, b = np.arange(n, dtype=np.float32), np.ones(n, np.float32)
+    outs = {}
+    for engine in ("blocks", "compiled"):
+        c = np.zeros(n, np.float32)
+        run = tileir.launch(text, None, 8, [a, b, c, n], engine=engine, workers=4,
+                            checks=False)
+        outs[engine] = (run, c.tobytes())
+    assert_engine(outs["compiled"][0], "compiled")
+    assert outs["compiled"][1] == outs["blocks"][1]
+    assert thread_spy == [1]

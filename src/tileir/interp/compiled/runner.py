@@ -10,7 +10,9 @@ off, whose result) is the launch's."""
 from __future__ import annotations
 
 import math
+import threading
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -25,6 +27,8 @@ from .races import race_reason
 #: not compiled yet: compiling takes 0.05 to 0.5 s, the batched engine runs some 10**8
 #: element operations a second.
 AUTO_WORK = 1 << 25
+#: The work (`work`) from which a launch's blocks run on several threads.
+THREAD_WORK = 1 << 22
 #: Tile blocks per call of the compiled code (Ctrl-C is seen between calls).
 BLOCKS_PER_CALL = 1 << 12
 #: The most tile blocks a compiled launch runs (block numbers are i64 in the code).
@@ -69,13 +73,47 @@ def work(plan: Any, grid: tuple[int, int, int]) -> int:
 _per_block: "weakref.WeakKeyDictionary[Any, int]" = weakref.WeakKeyDictionary()
 
 
+def _spans(found: Any, args: np.ndarray, blocks: int, threads: int, scratch_bytes: int
+           ) -> int:
+    """Run tile blocks 0 .. blocks - 1, `BLOCKS_PER_CALL` per call of the compiled code,
+    in `threads` equal spans side by side (the code holds no interpreter lock; each
+    thread its own scratch); 0, or 1 when a check failed (the other threads stop at their
+    next call).  Ctrl-C is seen between calls: the threads stop, then it is raised."""
+    stop = threading.Event()
+
+    def span(first: int, end: int) -> int:
+        scratch = np.zeros(scratch_bytes, np.uint8)
+        for begin in range(first, end, BLOCKS_PER_CALL):
+            if stop.is_set():
+                return 0
+            if found.run_span(begin, min(begin + BLOCKS_PER_CALL, end), args.ctypes.data,
+                              scratch.ctypes.data):
+                stop.set()
+                return 1
+        return 0
+    if threads == 1:
+        return span(0, blocks)
+    cuts = [blocks * k // threads for k in range(threads + 1)]
+    pool = ThreadPoolExecutor(max_workers=threads)
+    futures = [pool.submit(span, a, b) for a, b in zip(cuts, cuts[1:])]
+    try:
+        return max(f.result() for f in futures)
+    except BaseException:
+        stop.set()
+        raise
+    finally:
+        pool.shutdown(wait=True)
+
+
 def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
                  grid: tuple[int, int, int], checks: bool, max_ops: int | None,
                  schedule: str, launch_journal: Journal | None,
-                 automatic: bool = False) -> Outcome:
+                 automatic: bool = False, workers: int = 1) -> Outcome:
     """Run the kernel of `plan` compiled; `Outcome` says whether it ran and, if not, why.
     `automatic` (``engine="auto"``): compile it only when the launch's `work` reaches
-    `AUTO_WORK` (a kernel compiled already runs whatever its work)."""
+    `AUTO_WORK` (a kernel compiled already runs whatever its work).  Spans of blocks run
+    on up to `workers` threads where no two blocks can touch one written element (the
+    race proof of `races.py`) and the work is worth it (`THREAD_WORK`)."""
     if max_ops is not None:
         return Outcome(False, "max_ops bounds tile blocks run one at a time")
     try:
@@ -113,7 +151,10 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
     if reason is not None:
         return Outcome(False, reason)
     args = np.array(words, np.int64)
-    scratch = np.zeros(max(lowered.scratch_bytes, 64), np.uint8)
+    threads = 1
+    if workers > 1 and blocks > 1 and work(plan, grid) >= THREAD_WORK and \
+            race_reason(lowered.accesses, owners, grid, True, "") is None:
+        threads = min(workers, blocks)
     journal = launch_journal
     if journal is None:
         journal = Journal(memory)
@@ -122,12 +163,7 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
         for buffer in {id(owners[a.param]): owners[a.param]
                        for a in lowered.accesses if a.write}.values():
             memory.writing(buffer.data)     # (the journal copies it before the run)
-        status = 0
-        for begin in range(0, blocks, BLOCKS_PER_CALL):
-            status = found.run_span(begin, min(begin + BLOCKS_PER_CALL, blocks),
-                                    args.ctypes.data, scratch.ctypes.data)
-            if status:
-                break
+        status = _spans(found, args, blocks, threads, max(lowered.scratch_bytes, 64))
     finally:
         if journal is not launch_journal:
             memory.before_write.remove(journal.touch)
