@@ -334,9 +334,10 @@ def test_without_llvmlite_it_falls_back(monkeypatch):
 # ---- the cache -------------------------------------------------------------------------
 
 
-def test_a_second_launch_does_not_recompile():
+def test_a_second_launch_does_not_recompile(monkeypatch, tmp_path):
     text = kernel("f64", "    %r = divf %x, %y : tile<16xf64>")
     a, b = pairs(np.float64)
+    monkeypatch.setenv("TILEIR_CACHE_DIR", str(tmp_path))   # (an empty disk cache)
     jit.clear()                     # (another test may have compiled this kernel)
     before = jit.compilations()
     run_both(text, a, b)
@@ -488,19 +489,20 @@ def test_auto_leaves_a_small_launch_to_the_batched_engine_without_compiling():
     assert jit.compilations() == before
 
 
-def test_auto_compiles_a_launch_with_work_enough_then_runs_it_compiled(monkeypatch):
+def test_auto_compiles_a_launch_with_work_enough(monkeypatch, tmp_path):
     """From AUTO_WORK element operations on, auto compiles the kernel and runs it
-    compiled; a later small launch of the same kernel, compiled already, runs compiled
-    too, without compiling again."""
+    compiled; a later small launch of the same kernel runs batched although the kernel
+    is compiled (the engine depends on the launch alone, not on what ran before)."""
     from tileir.interp.compiled import runner
+    monkeypatch.setenv("TILEIR_CACHE_DIR", str(tmp_path))
     jit.clear()
     per_block = 3 * 64 + 3      # (the kernel's tiles: two loads and an add of 64; block ids)
     monkeypatch.setattr(runner, "AUTO_WORK", per_block * 16)
     before = jit.compilations()
     assert_engine(_auto_vector_add(15 * 64 + 1), "compiled")
     assert jit.compilations() == before + 1
-    assert_engine(_auto_vector_add(10), "compiled")
-    assert jit.compilations() == before + 1
+    run = _auto_vector_add(10)
+    assert (run.engine, run.reason) == ("batched", None)
 
 
 def test_auto_says_why_a_kernel_with_work_enough_did_not_run_compiled(monkeypatch):

@@ -458,9 +458,8 @@ class _CrossBlockRaces:
 
 
 #: The engines `launch` can use: the compiled one where llvmlite is installed, it
-#: compiles the kernel and the launch has work enough to pay for compiling (or the kernel
-#: is compiled already), else the batched one where it applies, else one tile block at a
-#: time ("auto"); only the reference ("blocks"); only the batched one ("batched"); or
+#: compiles the kernel and the launch has work enough to pay for compiling, else the
+#: batched one where it applies, else one tile block at a time ("auto"); only the reference ("blocks"); only the batched one ("batched"); or
 #: native code through LLVM ("compiled", `tileir.interp.compiled`: with llvmlite, for the
 #: kernels it compiles; else, or when its checks stop it, the batched engine or blocks).
 #: `Run.reason` says why the engine that ran is not the first choice.
@@ -650,8 +649,7 @@ def _run(memory: Memory, plan: KernelPlan, values: list[Any], dims: tuple[int, i
                                if workers is None else max(1, int(workers)))
         if outcome.ran:
             return Run("compiled")
-        # (auto says why not only where it tried: the launch had work enough, or the
-        # kernel was compiled already)
+        # (auto says why not only where it tried: the launch had work enough)
         quiet = engine == "auto" and outcome.untried
         reason = None if quiet else f"compiled engine: {outcome.reason}"
         # (after a failed check memory is as it was: the batched engine runs the kernel,

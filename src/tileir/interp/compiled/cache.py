@@ -96,18 +96,6 @@ def key_of(plan: Any, binding: Any) -> tuple:
     return key
 
 
-def lookup(plan: Any) -> "Compiled | str | None":
-    """The compiled kernel of `plan` (or why it cannot be) if it is in the cache already,
-    else None (nothing is compiled; ImportError when llvmlite is missing)."""
-    binding = llvm()
-    try:
-        key = key_of(plan, binding)
-    except Unsupported as exc:
-        return str(exc)
-    with _lock:
-        return _cache.get(key)
-
-
 def compiled(plan: Any) -> "Compiled | str":
     """The compiled kernel of `plan`, or why it cannot be compiled (ImportError when
     llvmlite is missing): from memory, else from the disk cache (`disk.py`), else
@@ -199,4 +187,4 @@ def loads() -> int:
 
 
 __all__ = ["Compiled", "clear", "compilations", "compiled", "host_cpu", "llvm", "load_object",
-           "loads", "lookup", "machine_code", "object_code"]
+           "loads", "machine_code", "object_code"]

@@ -20,7 +20,7 @@ import numpy as np
 
 from ...types import TileType
 from ..memory import Journal, Memory
-from .cache import compiled, lookup
+from .cache import compiled
 from .races import race_reason
 
 #: The work (`work`: element operations) from which ``engine="auto"`` compiles a kernel
@@ -110,21 +110,19 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
                  schedule: str, launch_journal: Journal | None,
                  automatic: bool = False, workers: int = 1) -> Outcome:
     """Run the kernel of `plan` compiled; `Outcome` says whether it ran and, if not, why.
-    `automatic` (``engine="auto"``): compile it only when the launch's `work` reaches
-    `AUTO_WORK` (a kernel compiled already runs whatever its work).  Spans of blocks run
+    `automatic` (``engine="auto"``): only when the launch's `work` reaches `AUTO_WORK`
+    (whether or not the kernel is compiled already: which engine runs depends on the
+    launch alone, never on what ran before).  Spans of blocks run
     on up to `workers` threads where no two blocks can touch one written element (the
     race proof of `races.py`) and the work is worth it (`THREAD_WORK`)."""
     if max_ops is not None:
         return Outcome(False, "max_ops bounds tile blocks run one at a time")
+    if automatic and work(plan, grid) < AUTO_WORK:
+        return Outcome(False, f"about {work(plan, grid)} element operations, too little "
+                       "work to pay for compiling (engine='compiled' compiles it anyway)",
+                       untried=True)
     try:
-        found = lookup(plan) if automatic else compiled(plan)
-        if found is None:
-            amount = work(plan, grid)
-            if amount < AUTO_WORK:
-                return Outcome(False, f"about {amount} element operations, too little work "
-                               "to pay for compiling (engine='compiled' compiles it anyway)",
-                               untried=True)
-            found = compiled(plan)
+        found = compiled(plan)
     except ImportError:
         return Outcome(False, "llvmlite is not installed (pip install 'tileir[jit]')")
     if isinstance(found, str):
