@@ -1,0 +1,58 @@
+"""Every shipped example kernel (tileir/examples/kernels, with the launches
+tests/transforms/launches.py gives them) on the compiled engine against the reference:
+the same bytes, the same printed output, the same error; compiled where its ops are (the
+list below, which grows as the engine does), else handed on with the reason."""
+
+from __future__ import annotations
+
+import io
+import pathlib
+import sys
+
+import pytest
+
+pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the jit extra)")
+
+sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "transforms"))
+
+import tileir  # noqa: E402
+from launches import SHIPPED  # noqa: E402
+
+#: The shipped examples whose every launch runs compiled.
+COMPILED = {"bug_scale2d.mlir", "custom_reduce.mlir", "flash_attention.mlir",
+            "layernorm.mlir", "matmul_f16.mlir", "matmul_f32.mlir", "softmax.mlir",
+            "vector_add.mlir"}
+
+
+def _outcome(module, entry, engine: str):
+    """(engine or "error", the first line of the error or the reason, printed output,
+    bytes of every array argument) of one launch."""
+    args, printed = entry.make_args(), io.StringIO()
+    try:
+        run = tileir.launch(module, entry.entry, entry.grid, args, engine=engine,
+                            stdout=printed)
+        head = (run.engine, run.reason)
+    except tileir.ExecutionError as exc:
+        head = ("error", str(exc).splitlines()[0])
+    return head, printed.getvalue(), [a.tobytes() for a in args if hasattr(a, "tobytes")]
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_example_runs_alike_compiled(name):
+    case = SHIPPED[name]
+    module = case.module()
+    for entry in case.launches:
+        reference = _outcome(module, entry, "blocks")
+        compiled = _outcome(module, entry, "compiled")
+        assert compiled[1:] == reference[1:]
+        if reference[0][0] == "error":
+            assert compiled[0] == reference[0]
+        elif name in COMPILED:
+            assert compiled[0] == ("compiled", None)
+        else:
+            assert compiled[0][0] in ("batched", "blocks")
+            assert compiled[0][1].startswith("compiled engine: ")
+
+
+def test_the_list_names_shipped_examples():
+    assert COMPILED <= set(SHIPPED)
