@@ -819,3 +819,48 @@ def test_rank_3_views_with_dynamic_extents_and_strides(checks):
         a = np.resize(np.concatenate([ORDER_VALUES, F32_SPECIAL]), d0 * s0).astype(np.float32)
         return [a, np.full(d0 * s0, 7, np.float32)] + [np.int64(v) for v in (d0, d1, d2, s0, s1)]
     assert_same(launch_both(CUBE, (2, 2, 2), args, checks=checks))
+
+
+# ---- permute, cat, extract ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape, order", [((4, 8), (1, 0)), ((2, 4, 8), (2, 0, 1)),
+                                          ((2, 4, 8), (1, 2, 0)), ((4, 8), (0, 1))])
+def test_permute_is_the_references(shape, order):
+    a = np.arange(np.prod(shape), dtype=np.float32).reshape(shape) * np.float32(1.5)
+    out = tuple(shape[k] for k in order)
+    text = whole(shape, out_shape=out, body=f"    %r = permute %x [{', '.join(map(str, order))}] : "
+                 f"tile<{'x'.join(map(str, shape))}xf32> -> tile<{'x'.join(map(str, out))}xf32>")
+    assert_same(run_whole(text, a, out, np.float32))
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_cat_is_the_references(dim):
+    a = np.arange(32, dtype=np.int32).reshape(4, 8) - 7
+    part = (2, 8) if dim == 0 else (4, 4)
+    ends = ", ".join(["%c0"] * 2)
+    body = f"""    %lo = extract %x[{ends}] : tile<4x8xi32> -> tile<{part[0]}x{part[1]}xi32>
+    %c1 = constant <i32: 1> : tile<i32>
+    %hi = extract %x[{'%c1, %c0' if dim == 0 else '%c0, %c1'}] : tile<4x8xi32> -> tile<{part[0]}x{part[1]}xi32>
+    %r = cat %hi, %lo dim = {dim} : tile<{part[0]}x{part[1]}xi32>, tile<{part[0]}x{part[1]}xi32> -> tile<4x8xi32>"""
+    text = whole((4, 8), "i32", body=body)
+    results = run_whole(text, a, (4, 8), np.int32)
+    assert_same(results)
+    halves = np.split(a, 2, axis=dim)
+    assert results["compiled"][1][1] == np.concatenate(halves[::-1], axis=dim).tobytes()
+
+
+@pytest.mark.parametrize("checks", [True, False])
+def test_extract_naming_no_subtile_is_the_references(checks):
+    """Subtile number 2 of a dimension holding 2: undefined with checks on (the
+    reference's error), wrapped around with checks off (the reference reruns it)."""
+    a = np.arange(32, dtype=np.float32).reshape(4, 8)
+    body = """    %c2 = constant <i32: 2> : tile<i32>
+    %r = extract %x[%c2, %c0] : tile<4x8xf32> -> tile<2x8xf32>"""
+    results = run_whole(whole((4, 8), out_shape=(2, 8), body=body), a, (2, 8), np.float32,
+                        checks=checks)
+    if checks:
+        assert "names no subtile" in results["blocks"][0]
+        assert results["compiled"][0] == results["blocks"][0]
+    else:
+        assert_same(results, engine="blocks")

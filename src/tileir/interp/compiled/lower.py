@@ -152,7 +152,8 @@ MAX_RANK = 3
 SUPPORTED = frozenset({
     *_SCALAR_OPS, *_REGION_OPS, "get_tile_block_id", "get_num_tile_blocks", "make_token",
     "join_tokens", "make_tensor_view", "make_partition_view", "get_index_space_shape",
-    "load_view_tko", "store_view_tko", "broadcast", "reshape", "iota", "mmaf", "return"})
+    "load_view_tko", "store_view_tko", "broadcast", "reshape", "iota", "mmaf", "return",
+    "permute", "cat", "extract"})
 #: The attributes each op may carry (any other one: the op is not compiled).
 _ALLOWED_ATTRS = {
     **{n: {"rounding_mode", "flush_to_zero"} for n in _FLOAT_BINARY},
@@ -164,7 +165,7 @@ _ALLOWED_ATTRS = {
     "itof": {"signedness", "rounding_mode"}, "ftof": {"rounding_mode"},
     "ftoi": {"signedness", "rounding_mode", "saturating"},
     "rsqrt": {"flush_to_zero"}, "exp": {"rounding_mode"}, "for": {"unsignedCmp"},
-    "reduce": {"dim", "identities"},
+    "reduce": {"dim", "identities"}, "permute": {"permutation"}, "cat": {"dim"},
     "load_view_tko": {"memory_ordering_semantics", "optimization_hints", "inbounds",
                       "operandSegmentSizes"},
     "store_view_tko": {"memory_ordering_semantics", "optimization_hints", "inbounds",
@@ -597,8 +598,10 @@ class _Lowering:
 
     def _binary_int(self, op: Operation) -> Any:
         t = op.results[0].type.element_type
-        if t not in (I32, I64):
-            raise Unsupported(f"'{op.name}' on {t} (only i32 and i64 are compiled)")
+        bitwise = short_name(op) in ("andi", "ori", "xori")
+        if t not in ((I1, I32, I64) if bitwise else (I32, I64)):
+            raise Unsupported(f"'{op.name}' on {t} (only i32 and i64 are compiled"
+                              f"{', and i1 for bitwise ops' if bitwise else ''})")
         flag = op.enum("overflow") if "overflow" in op.attributes else None
         if flag not in (None, IntegerOverflow.NONE):
             self.overflow_flags.append(f"'{op.name}' has overflow flag {flag.keyword}, "
@@ -910,6 +913,72 @@ class _Lowering:
         if isinstance(source, Splat):
             return Splat(source.value, count)
         return Tile(source.ptr, count, ty)
+
+    def _gather(self, op: Operation, place: Callable[[list[str]], str]) -> Any:
+        """A tile whose element at coordinates c is `place(c)` (the value, computed from
+        its operands' elements), row-major, in a slot of its own."""
+        after = op.results[0].type
+        ty = _element(after.element_type, f"'{op.name}'")
+        out = self._slot(after.num_elements, after.element_type)
+        with self._nest(tuple(after.shape)) as (coords, flat):
+            self._store(ty, place(coords), out, flat)
+        return Tile(out, after.num_elements, ty)
+
+    def _at(self, coords: list[str], shape: tuple[int, ...]) -> str:
+        """The row-major flat index of `coords` in a tile of `shape`."""
+        at = "0"
+        for c, stride in zip(coords, _row_major_strides(shape)):
+            at = self.e.op(f"add i64 {at}, {self.e.op(f'mul i64 {c}, {stride}')}")
+        return at
+
+    def _permute(self, op: Operation) -> Any:
+        """Result dimension i is source dimension ``permutation[i]``."""
+        source = self._get(op.operands[0])
+        shape = tuple(op.operands[0].type.shape)
+        order = [int(p) for p in op.attr("permutation").values]
+        if isinstance(source, (Scalar, Splat)):
+            return source
+        return self._gather(op, lambda c: self._element_of(source, self._at(
+            [c[order.index(k)] for k in range(len(shape))], shape)))
+
+    def _cat(self, op: Operation) -> Any:
+        """`lhs` then `rhs` along dimension ``dim``."""
+        e = self.e
+        lhs, rhs = (self._get(v) for v in op.operands)
+        left, right = (tuple(v.type.shape) for v in op.operands)
+        dim = int(op.enum("dim"))
+        ty = _element(op.results[0].type.element_type, f"'{op.name}'")
+
+        def place(c: list[str]) -> str:
+            first = e.op(f"icmp ult i64 {c[dim]}, {left[dim]}")
+            # (each index kept inside its own operand: the other side's is not read)
+            own = e.op(f"select i1 {first}, i64 {c[dim]}, i64 0")
+            other = e.op(f"select i1 {first}, i64 0, i64 {e.op(f'sub i64 {c[dim]}, {left[dim]}')}")
+            a = self._element_of(lhs, self._at([own if k == dim else x for k, x in enumerate(c)], left))
+            b = self._element_of(rhs, self._at([other if k == dim else x for k, x in enumerate(c)], right))
+            return e.op(f"select i1 {first}, {ty} {a}, {ty} {b}")
+        return self._gather(op, place)
+
+    def _extract(self, op: Operation) -> Any:
+        """Subtile number `indices` (read unsigned; one naming no subtile stops the run:
+        undefined with checks on, and with checks off the reference's wrap decides)."""
+        e = self.e
+        source = self._get(op.operands[0])
+        whole, part = tuple(op.operands[0].type.shape), tuple(op.results[0].type.shape)
+        if not part:
+            return source if isinstance(source, Scalar) else \
+                Scalar(self._element_of(source, "0"), _element(op.results[0].type.element_type, "extract"))
+        firsts = []
+        for d, value in enumerate(op.operands[1:]):
+            if value.type.element_type != I32:
+                raise Unsupported(f"'{op.name}' with an index of type {value.type.element_type}")
+            index = e.op(f"zext i32 {self._get(value).name} to i64")
+            e.check(e.op(f"icmp ult i64 {index}, {whole[d] // part[d]}"), self.fail)
+            firsts.append(e.op(f"mul i64 {index}, {part[d]}"))
+        if isinstance(source, Splat):
+            return Splat(source.value, math.prod(part))
+        return self._gather(op, lambda c: self._element_of(source, self._at(
+            [e.op(f"add i64 {f}, {x}") for f, x in zip(firsts, c)], whole)))
 
     def _iota(self, op: Operation) -> Tile:
         result = op.results[0].type
