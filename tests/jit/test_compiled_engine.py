@@ -588,3 +588,86 @@ def test_a_kernel_without_the_race_proof_runs_on_one_thread(thread_spy):
     assert_engine(outs["compiled"][0], "compiled")
     assert outs["compiled"][1] == outs["blocks"][1]
     assert thread_spy == [1]
+
+
+# ---- integer division, remainders, shifts, mulhii ------------------------------------------
+
+
+def _no_bad_divisors(a: np.ndarray, b: np.ndarray, signed: bool) -> np.ndarray:
+    """b with its zeros (and, signed, the -1s under the minimum) replaced by 3."""
+    bad = b == 0
+    if signed:
+        bad |= (a == np.iinfo(a.dtype).min) & (b == -1)
+    return np.where(bad, b.dtype.type(3), b)
+
+
+@pytest.mark.parametrize("elem, dtype", [("i32", np.int32), ("i64", np.int64)])
+@pytest.mark.parametrize("signedness, rounding", [
+    ("signed", ""), ("signed", " rounding<zero>"), ("signed", " rounding<negative_inf>"),
+    ("signed", " rounding<positive_inf>"), ("unsigned", ""), ("unsigned", " rounding<zero>"),
+    ("unsigned", " rounding<positive_inf>")])     # (unsigned negative_inf: not valid)
+def test_divi_and_remi_are_bit_identical(elem, dtype, signedness, rounding):
+    """Every pair of special values (minimums, -1, 1, 2, ...) and random ones, divisors
+    of 0 (and the minimum by -1) left out: compiled, the reference's bytes."""
+    body = (f"    %dq = divi %x, %y {signedness}{rounding} : tile<16x{elem}>\n"
+            f"    %dm = remi %x, %y {signedness} : tile<16x{elem}>\n"
+            f"    %r = xori %dq, %dm : tile<16x{elem}>")
+    a, b = (x[:2496] for x in pairs(dtype))        # (whole tiles: no zero padding)
+    b = _no_bad_divisors(a, b, signedness == "signed")
+    assert_same(run_both(kernel(elem, body), a, b))
+
+
+@pytest.mark.parametrize("op, checks", [("divi", True), ("divi", False), ("remi", True),
+                                        ("remi", False)])
+def test_division_by_zero_is_the_references(op, checks):
+    """A zero divisor: undefined with checks on (the reference's error, memory as it
+    was); with checks off the compiled code stops and the reference's result stands."""
+    body = f"    %r = {op} %x, %y signed : tile<16xi32>"
+    a = np.arange(1, 65, dtype=np.int32)
+    b = np.full(64, 5, np.int32)
+    b[37] = 0
+    results = run_both(kernel("i32", body), a, b, checks=checks)
+    if checks:
+        assert "by zero" in results["blocks"][0]
+        assert results["compiled"][0] == results["blocks"][0]
+    else:
+        assert_same(results, engine="blocks")
+
+
+def test_signed_minimum_by_minus_one_is_the_references():
+    a = np.full(32, np.iinfo(np.int32).min, np.int32)
+    b = np.full(32, -1, np.int32)
+    results = run_both(kernel("i32", "    %r = divi %x, %y signed : tile<16xi32>"), a, b)
+    assert "signed division overflow" in results["blocks"][0]
+    assert results["compiled"][0] == results["blocks"][0]
+
+
+@pytest.mark.parametrize("elem, dtype", [("i32", np.int32), ("i64", np.int64)])
+def test_shifts_and_mulhii_are_bit_identical(elem, dtype):
+    width = np.dtype(dtype).itemsize * 8
+    a, _ = pairs(dtype)
+    b = (np.arange(a.size) % width).astype(dtype)
+    body = (f"    %l = shli %x, %y : tile<16x{elem}>\n"
+            f"    %s = shri %x, %y signed : tile<16x{elem}>\n"
+            f"    %u = shri %l, %y unsigned : tile<16x{elem}>\n"
+            f"    %h = mulhii %x, %s : tile<16x{elem}>\n"
+            f"    %v = xori %s, %u : tile<16x{elem}>\n"
+            f"    %r = xori %v, %h : tile<16x{elem}>")
+    assert_same(run_both(kernel(elem, body), a, b))
+
+
+@pytest.mark.parametrize("amount", [32, 33, -1])
+@pytest.mark.parametrize("checks", [True, False])
+def test_a_shift_past_the_width_is_the_references(amount, checks):
+    """A shift by 32 or more (-1 reads unsigned as 2**32 - 1): undefined with checks on;
+    with checks off the reference's result stands."""
+    a = np.arange(64, dtype=np.int32)
+    b = np.full(64, 3, np.int32)
+    b[50] = amount
+    results = run_both(kernel("i32", "    %r = shli %x, %y : tile<16xi32>"), a, b,
+                       checks=checks)
+    if checks:
+        assert "not less than the bit width" in results["blocks"][0]
+        assert results["compiled"][0] == results["blocks"][0]
+    else:
+        assert_same(results, engine="blocks")

@@ -86,7 +86,7 @@ _TO_INTEGRAL = {RoundingMode.NEAREST_INT_TO_ZERO: "trunc", RoundingMode.ZERO: "t
 #: Ops computing rank-0 values and nothing else, which a ``reduce`` body may hold.
 _SCALAR_OPS = frozenset({"constant", *_FLOAT_BINARY, "negf", "absf", "maxf", "minf",
                          *_INT_BINARY, "cmpf", "cmpi", "select", "itof", "ftoi", "rsqrt",
-                         "exp", "ftof"})
+                         "exp", "ftof", "divi", "remi", "shli", "shri", "mulhii"})
 #: Ops that read each element of their tile operands once, in one pass: a result with
 #: one such user (in the same block) is computed inside the user's loop (`Lazy`).
 _STREAMING = frozenset({*(_SCALAR_OPS - {"constant"}), "store_view_tko", "reduce"})
@@ -158,7 +158,8 @@ SUPPORTED = frozenset({
 _ALLOWED_ATTRS = {
     **{n: {"rounding_mode", "flush_to_zero"} for n in _FLOAT_BINARY},
     "maxf": {"propagate_nan", "flush_to_zero"}, "minf": {"propagate_nan", "flush_to_zero"},
-    **{n: {"overflow"} for n in ("addi", "subi", "muli")},
+    **{n: {"overflow"} for n in ("addi", "subi", "muli", "shli")},
+    "divi": {"signedness", "rounding"}, "remi": {"signedness"}, "shri": {"signedness"},
     "cmpf": {"comparison_predicate", "comparison_ordering"},
     "cmpi": {"comparison_predicate", "signedness"},
     "constant": {"value"}, "make_tensor_view": {"operandSegmentSizes"},
@@ -610,6 +611,105 @@ class _Lowering:
         return self._elementwise(op, lambda x: self.e.op(f"{instruction} {ty} {x[0]}, {x[1]}"))
 
     _addi = _subi = _muli = _andi = _ori = _xori = _binary_int
+
+    def _int_type(self, op: Operation) -> tuple[Any, str]:
+        """The i32 or i64 element type of `op`'s result and its LLVM type."""
+        t = op.results[0].type.element_type
+        if t not in (I32, I64):
+            raise Unsupported(f"'{op.name}' on {t} (only i32 and i64 are compiled)")
+        return t, LLVM_TYPES[t]
+
+    def _divi(self, op: Operation) -> Any:
+        """The quotient of the readings rounded toward zero (no attribute), -inf or +inf.
+        Division by zero and the signed minimum by -1 stop the run (undefined with checks
+        on; with checks off the reference's result decides): the division itself is made
+        by 1 there, which LLVM defines."""
+        t, ty = self._int_type(op)
+        signed = op.enum("signedness") == Signedness.SIGNED
+        mode = op.enum("rounding")
+        if mode not in (None, RoundingMode.ZERO, RoundingMode.NEGATIVE_INF,
+                        RoundingMode.POSITIVE_INF):
+            raise Unsupported(f"'{op.name}' rounds {mode.keyword}")
+        e, low = self.e, _signed(1 << (SIZES[t] * 8 - 1), SIZES[t] * 8)
+
+        def compute(x: list[str]) -> str:
+            a, b = x
+            bad = e.op(f"icmp eq {ty} {b}, 0")
+            if signed:
+                overflow = e.op(f"and i1 {e.op(f'icmp eq {ty} {a}, {low}')}, "
+                                f"{e.op(f'icmp eq {ty} {b}, -1')}")
+                bad = e.op(f"or i1 {bad}, {overflow}")
+            e.check_value(e.op(f"xor i1 {bad}, true"), self.fail)
+            safe = e.op(f"select i1 {bad}, {ty} 1, {ty} {b}")
+            q = e.op(f"{'sdiv' if signed else 'udiv'} {ty} {a}, {safe}")
+            if mode in (None, RoundingMode.ZERO):
+                return q
+            rest = e.op(f"{'srem' if signed else 'urem'} {ty} {a}, {safe}")
+            inexact = e.op(f"icmp ne {ty} {rest}, 0")
+            if signed:      # (the exact quotient's sign)
+                negative = e.op(f"icmp ne i1 {e.op(f'icmp slt {ty} {a}, 0')}, "
+                                f"{e.op(f'icmp slt {ty} {safe}, 0')}")
+            else:
+                negative = "false"
+            if mode == RoundingMode.NEGATIVE_INF:
+                step = e.op(f"and i1 {inexact}, {negative}")
+                return e.op(f"sub {ty} {q}, {e.op(f'zext i1 {step} to {ty}')}")
+            step = e.op(f"and i1 {inexact}, {e.op(f'xor i1 {negative}, true')}")
+            return e.op(f"add {ty} {q}, {e.op(f'zext i1 {step} to {ty}')}")
+        return self._elementwise(op, compute)
+
+    def _remi(self, op: Operation) -> Any:
+        """x - trunc(x / y) * y of the readings (signed: the dividend's sign; by -1: 0).
+        A remainder by zero stops the run (the reference decides)."""
+        t, ty = self._int_type(op)
+        signed = op.enum("signedness") == Signedness.SIGNED
+        e = self.e
+
+        def compute(x: list[str]) -> str:
+            a, b = x
+            zero = e.op(f"icmp eq {ty} {b}, 0")
+            e.check_value(e.op(f"xor i1 {zero}, true"), self.fail)
+            one = e.op(f"or i1 {zero}, {e.op(f'icmp eq {ty} {b}, -1')}") if signed else zero
+            safe = e.op(f"select i1 {one}, {ty} 1, {ty} {b}")
+            return e.op(f"{'srem' if signed else 'urem'} {ty} {a}, {safe}")
+        return self._elementwise(op, compute)
+
+    def _shift(self, op: Operation, compute: Callable[[str, str, str], str]) -> Any:
+        """A shift by y read unsigned: y of N or more stops the run (undefined with checks
+        on; with checks off the reference's result decides); LLVM shifts by y only below
+        N (else poison), so the amount given it is clamped."""
+        t, ty = self._int_type(op)
+        e, width = self.e, SIZES[t] * 8
+        flag = op.enum("overflow") if "overflow" in op.attributes else None
+        if flag not in (None, IntegerOverflow.NONE):
+            self.overflow_flags.append(f"'{op.name}' has overflow flag {flag.keyword}, "
+                                       "whose check is not compiled")
+
+        def shifted(x: list[str]) -> str:
+            a, b = x
+            past = e.op(f"icmp uge {ty} {b}, {width}")
+            e.check_value(e.op(f"xor i1 {past}, true"), self.fail)
+            return compute(ty, a, e.op(f"select i1 {past}, {ty} 0, {ty} {b}"))
+        return self._elementwise(op, shifted)
+
+    def _shli(self, op: Operation) -> Any:
+        return self._shift(op, lambda ty, a, b: self.e.op(f"shl {ty} {a}, {b}"))
+
+    def _shri(self, op: Operation) -> Any:
+        instruction = "ashr" if op.enum("signedness") == Signedness.SIGNED else "lshr"
+        return self._shift(op, lambda ty, a, b: self.e.op(f"{instruction} {ty} {a}, {b}"))
+
+    def _mulhii(self, op: Operation) -> Any:
+        """The high N bits of the 2N-bit product of the unsigned readings."""
+        t, ty = self._int_type(op)
+        e, width = self.e, SIZES[t] * 8
+        wide = f"i{2 * width}"
+
+        def compute(x: list[str]) -> str:
+            a, b = (e.op(f"zext {ty} {v} to {wide}") for v in x)
+            high = e.op(f"lshr {wide} {e.op(f'mul {wide} {a}, {b}')}, {width}")
+            return e.op(f"trunc {wide} {high} to {ty}")
+        return self._elementwise(op, compute)
 
     def _cmpf(self, op: Operation) -> Any:
         t = op.operands[0].type.element_type
