@@ -106,7 +106,7 @@ def op_step(b: Builder, square: bool, depth: int = 0) -> None:
     rng, shape = b.rng, b.shape
     kinds = ["fbin", "fbin", "fun", "ibin", "cmp", "conv", "conv", "const", "iota", "dense",
              "reshape", "reduce", "reduce", "for", "for", "mmaf", "select", "select", "scalar",
-             "reduce2"] + (["mmaf", "mmaf"] if square else [])
+             "reduce2"] + (["mmaf", "mmaf", "permute"] if square else [])
     if not shape:
         kinds = ["fbin", "fbin", "fun", "ibin", "cmp", "conv", "const", "select", "for"]
     kind = rng.choice(kinds)
@@ -127,8 +127,14 @@ def op_step(b: Builder, square: bool, depth: int = 0) -> None:
     elif kind == "ibin":
         x = b.need(INTS)
         y = b.pick((x.elem,)) or x
-        op = rng.choice(["addi", "subi", "muli", "andi", "ori", "xori"])
-        b.add(f"@R = {op} {x.name}, {y.name} : {tile_type(x.elem, shape)}", x.elem)
+        op = rng.choice(["addi", "subi", "muli", "andi", "ori", "xori", "divi", "remi",
+                         "shli", "shri", "mulhii"])
+        signed = rng.choice(["signed", "unsigned"])
+        attr = {"divi": f" {signed}", "remi": f" {signed}", "shri": f" {signed}"}.get(op, "")
+        if op == "divi" and rng.random() < 0.5:
+            modes = ["zero", "positive_inf"] + (["negative_inf"] if signed == "signed" else [])
+            attr += f" rounding<{rng.choice(modes)}>"
+        b.add(f"@R = {op} {x.name}, {y.name}{attr} : {tile_type(x.elem, shape)}", x.elem)
     elif kind == "cmp":
         x = b.need(FLOATS + INTS)
         y = b.pick((x.elem,)) or x
@@ -331,6 +337,10 @@ def op_step(b: Builder, square: bool, depth: int = 0) -> None:
         c = b.need(("f32",))
         b.add(f"@R = mmaf {x.name}, {y.name}, {c.name} : {tile_type(x.elem, shape)}, "
               f"{tile_type(x.elem, shape)}, {tile_type('f32', shape)}", "f32")
+    elif kind == "permute" and len(shape) == 2 and square:
+        x = b.need(FLOATS + INTS)
+        b.add(f"@R = permute {x.name} [1, 0] : {tile_type(x.elem, shape)} -> "
+              f"{tile_type(x.elem, shape)}", x.elem)
     else:
         b.constant(rng.choice(("f32", "i32")))
 
