@@ -864,3 +864,42 @@ def test_extract_naming_no_subtile_is_the_references(checks):
         assert results["compiled"][0] == results["blocks"][0]
     else:
         assert_same(results, engine="blocks")
+
+
+# ---- if ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pick", [0, 1])
+def test_if_yields_tiles_and_scalars_as_the_reference(pick):
+    """An if on a scalar i1 (from the data), yielding a tile and a scalar, a store in one
+    region; nested in a for loop: the reference's bytes either way."""
+    a = np.arange(16, dtype=np.float32) - np.float32(3.5)
+    a[0] = np.float32(pick)
+    body = """    %first = reduce %x dim=0 identities=[0xFF800000 : f32] : tile<16xf32> -> tile<f32>
+      (%e: tile<f32>, %q: tile<f32>) {
+        %mx = maxf %e, %q : tile<f32>
+        yield %mx : tile<f32>
+      }
+    %c1 = constant <i32: 1> : tile<i32>
+    %c3 = constant <i32: 3> : tile<i32>
+    %acc = for %i in (%c0 to %c3, step %c1) : tile<i32> iter_values(%v = %x) -> (tile<16xf32>) {
+      %half = constant <f32: 0.5> : tile<f32>
+      %x0 = extract %x[%c0] : tile<16xf32> -> tile<1xf32>
+      %s0 = reshape %x0 : tile<1xf32> -> tile<f32>
+      %big = cmpf greater_than ordered %s0, %half : tile<f32> -> tile<i1>
+      %w, %k = if %big -> (tile<16xf32>, tile<f32>) {
+        %twice = addf %v, %v : tile<16xf32>
+        yield %twice, %first : tile<16xf32>, tile<f32>
+      } else {
+        %neg = negf %v : tile<16xf32>
+        yield %neg, %half : tile<16xf32>, tile<f32>
+      }
+      %k1 = reshape %k : tile<f32> -> tile<1xf32>
+      %kb = broadcast %k1 : tile<1xf32> -> tile<16xf32>
+      %next = addf %w, %kb : tile<16xf32>
+      continue %next : tile<16xf32>
+    }
+    %r = subf %acc, %x : tile<16xf32>"""
+    text = whole((16,), body=body)
+    results = run_whole(text, a, (16,), np.float32)
+    assert_same(results)

@@ -91,7 +91,7 @@ _SCALAR_OPS = frozenset({"constant", *_FLOAT_BINARY, "negf", "absf", "maxf", "mi
 #: one such user (in the same block) is computed inside the user's loop (`Lazy`).
 _STREAMING = frozenset({*(_SCALAR_OPS - {"constant"}), "store_view_tko", "reduce"})
 #: Ops with a region the engine lowers (their bodies are lowered op by op).
-_REGION_OPS = frozenset({"for", "reduce"})
+_REGION_OPS = frozenset({"for", "reduce", "if"})
 #: exp's f32 result is taken as decided when every f64 within this many bit patterns of
 #: the C library's f64 exp rounds to the same f32: the reference's (NumPy's) f64 exp is
 #: among them as long as each lies within half as many ulps of the exact value (they are
@@ -1764,6 +1764,63 @@ class _Lowering:
                     if c is not None:
                         self._copy(value, c[0], c[1].num_elements, c[2])
         return tuple(_TOKEN if c is None else self._carried(c) for c in carried)
+
+    def _if(self, op: Operation) -> Any:
+        """The then or the else region, as the i1 condition says; each ends in a
+        ``yield`` (or, with no results, may be empty), whose values are copied to the
+        results' homes: a cell for a scalar, a slot for a tile."""
+        e = self.e
+        condition = self._get(op.operands[0])
+        if not isinstance(condition, Scalar) or condition.ty != "i1":
+            raise Unsupported(f"'{op.name}' on a condition other than a scalar i1")
+        homes: list[Any] = []
+        for result in op.results:
+            t = result.type
+            if not isinstance(t, TileType):
+                homes.append(None)              # (a token)
+                continue
+            ty = _element(t.element_type, f"a result of '{op.name}'")
+            if t.rank == 0:
+                cell = e.fresh("cell")
+                e.entry.append(f"  {cell} = alloca {ty}")
+                homes.append(("cell", cell, ty))
+            else:
+                homes.append(("slot", self._slot(t.num_elements, t.element_type),
+                              t.num_elements, ty))
+        if len(op.regions) != 2:
+            raise Unsupported(f"'{op.name}' with {len(op.regions)} regions")
+        labels = [e.label("then"), e.label("else")]
+        join = e.label("endif")
+        e.do(f"br i1 {condition.name}, label %{labels[0]}, label %{labels[1]}")
+        for region, label in zip(op.regions, labels):
+            e.start(label)
+            ops = list(region.blocks[0]) if region.blocks else []
+            end = ops[-1] if ops and short_name(ops[-1]) == "yield" else None
+            if ops and end is None and short_name(ops[-1]) in ("continue", "break", "return"):
+                raise Unsupported(f"'{op.name}' whose region ends in '{ops[-1].name}'")
+            if end is None and op.results:
+                raise Unsupported(f"'{op.name}' whose region yields nothing")
+            for inner in (ops[:-1] if end is not None else ops):
+                self.lower(inner)
+            values = [self._get(v) for v in end.operands] if end is not None else []
+            for value, home in zip(values, homes):
+                if home is None:
+                    continue
+                if home[0] == "cell":
+                    e.do(f"store {home[2]} {self._element_of(value, '0')}, ptr {home[1]}")
+                else:
+                    self._copy(value, home[1], home[2], home[3])
+            e.branch(join)
+        e.start(join)
+        out = []
+        for home in homes:
+            if home is None:
+                out.append(_TOKEN)
+            elif home[0] == "cell":
+                out.append(Scalar(e.op(f"load {home[2]}, ptr {home[1]}"), home[2]))
+            else:
+                out.append(Tile(home[1], home[2], home[3]))
+        return tuple(out)
 
     def _carried(self, c: tuple[str, Any, str]) -> Any:
         """The value an iteration slot holds (rank 0: loaded now)."""
