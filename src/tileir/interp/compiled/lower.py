@@ -28,6 +28,7 @@ import numpy as np
 
 from ...enums import (ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
                      MemoryOrderingSemantics, RoundingMode, Signedness)
+from ...attributes import BoundedAttr, DivByAttr
 from ...ir import BlockArgument, Operation
 from ...numerics import float_format, numpy_dtype
 from ...types import (F16, F32, F64, I1, I8, I32, I64, PartitionViewType, PointerType, TensorViewType,
@@ -153,7 +154,7 @@ SUPPORTED = frozenset({
     *_SCALAR_OPS, *_REGION_OPS, "get_tile_block_id", "get_num_tile_blocks", "make_token",
     "join_tokens", "make_tensor_view", "make_partition_view", "get_index_space_shape",
     "load_view_tko", "store_view_tko", "broadcast", "reshape", "iota", "mmaf", "return",
-    "permute", "cat", "extract"})
+    "permute", "cat", "extract", "assume"})
 #: The attributes each op may carry (any other one: the op is not compiled).
 _ALLOWED_ATTRS = {
     **{n: {"rounding_mode", "flush_to_zero"} for n in _FLOAT_BINARY},
@@ -167,6 +168,7 @@ _ALLOWED_ATTRS = {
     "ftoi": {"signedness", "rounding_mode", "saturating"},
     "rsqrt": {"flush_to_zero"}, "exp": {"rounding_mode"}, "for": {"unsignedCmp"},
     "reduce": {"dim", "identities"}, "permute": {"permutation"}, "cat": {"dim"},
+    "assume": {"predicate"},
     "load_view_tko": {"memory_ordering_semantics", "optimization_hints", "inbounds",
                       "operandSegmentSizes"},
     "store_view_tko": {"memory_ordering_semantics", "optimization_hints", "inbounds",
@@ -750,8 +752,8 @@ class _Lowering:
         if base_end - base_start != 1:
             raise Unsupported("a tensor view without a base pointer")
         base_value = op.operands[base_start]
-        pointer = self.values.get(base_value)
-        if not (isinstance(base_value, BlockArgument) and isinstance(pointer, tuple)):
+        pointer = self.values.get(base_value)      # (a parameter, or an assume of one)
+        if not (isinstance(pointer, tuple) and pointer[0] == "pointer"):
             raise Unsupported("a tensor view whose base is not a pointer parameter")
         _, param, address, first, end, host = pointer
         dynamic_shape = [op.operands[i] for i in range(*groups["dynamicShape"])]
@@ -781,7 +783,11 @@ class _Lowering:
         return View(param, address, shape, stride, t.element_type, uniform)
 
     def _is_parameter(self, value: Any) -> bool:
-        """Whether `value` is a parameter of the kernel (the same in every tile block)."""
+        """Whether `value` is a parameter of the kernel, or an ``assume`` of one (the same
+        in every tile block)."""
+        owner = getattr(value, "owner", None)
+        if isinstance(owner, Operation) and short_name(owner) == "assume":
+            return self._is_parameter(owner.operands[0])
         return isinstance(value, BlockArgument) and \
             self._param_value(value.index) is value
 
@@ -1821,6 +1827,35 @@ class _Lowering:
             else:
                 out.append(Tile(home[1], home[2], home[3]))
         return tuple(out)
+
+    def _assume(self, op: Operation) -> Any:
+        """The value itself, on a scalar integer or a pointer parameter, after checking
+        its ``div_by<N>`` or ``bounded<lo, hi>`` predicate on the value read signed (a
+        pointer: its address): a value that breaks it, or is negative, stops the run
+        whatever `checks` says (with checks on the reference reports it; off, it ignores
+        it).  Other predicates and operands are not compiled."""
+        e = self.e
+        value = self._get(op.operands[0])
+        predicate = op.attr("predicate")
+        t = op.operands[0].type
+        if isinstance(value, tuple) and value[0] == "pointer":
+            number, ty = value[2], "i64"
+        elif isinstance(value, Scalar) and value.ty in ("i32", "i64"):
+            number, ty = value.name, value.ty
+        else:
+            raise Unsupported(f"'{op.name}' on {t}")
+        if isinstance(predicate, DivByAttr) and predicate.every is None:
+            holds = e.op(f"icmp eq {ty} {e.op(f'srem {ty} {number}, {predicate.divisor}')}, 0")
+        elif isinstance(predicate, BoundedAttr) and not (isinstance(value, tuple)):
+            holds = "true"
+            for bound, compare in ((predicate.lower, "sge"), (predicate.upper, "sle")):
+                if bound is not None:
+                    holds = e.op(f"and i1 {holds}, {e.op(f'icmp {compare} {ty} {number}, {bound}')}")
+        else:
+            raise Unsupported(f"'{op.name}' with predicate {predicate.format_stripped()}")
+        holds = e.op(f"and i1 {holds}, {e.op(f'icmp sge {ty} {number}, 0')}")
+        e.check_value(holds, self.fail)
+        return (value,)     # (a pointer is itself a tuple)
 
     def _carried(self, c: tuple[str, Any, str]) -> Any:
         """The value an iteration slot holds (rank 0: loaded now)."""
