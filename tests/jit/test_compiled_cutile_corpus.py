@@ -1,0 +1,69 @@
+"""The cuTile Python corpus (tests/oracles/kernels.py: kernels written with cuTile and
+exported by it, launched through tileir.cutile.launch) on the compiled engine against the
+reference: the same bytes or the same error; compiled where its ops are (the list below,
+which grows as the engine does), else handed on with the reason."""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the jit extra)")
+pytest.importorskip("cuda.tile", reason="cuTile Python is an optional dependency (oracles)")
+
+sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "oracles"))
+
+import kernels  # noqa: E402
+import tileir  # noqa: E402
+import tileir.cutile as tc  # noqa: E402
+from test_cutile_launch import launch_args  # noqa: E402
+
+#: The corpus kernels that run compiled.
+COMPILED = {"vector_add", "matmul_f16", "matmul_f32", "softmax_rows", "layernorm",
+            "flash_attention", "shape_ops", "integer_ops"}
+
+
+def _outcome(kernel, engine: str):
+    inputs = kernel.launch.inputs(np.random.default_rng(7))
+    args, arrays = launch_args(kernel, inputs)
+    try:
+        run = tc.launch(None, kernel.launch.grid, kernel.function, args, engine=engine)
+        head = (run.engine, run.reason)
+    except tileir.ExecutionError as exc:
+        head = ("error", str(exc).splitlines()[0])
+    return head, {name: array.tobytes() for name, array in arrays.items()}
+
+
+@pytest.mark.parametrize("name", [k.name for k in kernels.KERNELS])
+def test_corpus_kernel_runs_alike_compiled(name, capsys):
+    kernel = next(k for k in kernels.KERNELS if k.name == name)
+    reference = _outcome(kernel, "blocks")
+    compiled = _outcome(kernel, "compiled")
+    assert compiled[1] == reference[1]
+    if reference[0][0] == "error":
+        assert compiled[0] == reference[0]
+    elif name in COMPILED:
+        assert compiled[0] == ("compiled", None)
+    else:
+        assert compiled[0][0] in ("batched", "blocks")
+        assert compiled[0][1].startswith("compiled engine: ")
+
+
+def test_the_engine_can_be_chosen_by_the_environment(monkeypatch):
+    """TILEIR_CUTILE_ENGINE picks the engine of launches that name none; a name that is
+    not an engine is refused with a clear message."""
+    kernel = next(k for k in kernels.KERNELS if k.name == "vector_add")
+    monkeypatch.setenv("TILEIR_CUTILE_ENGINE", "compiled")
+    inputs = kernel.launch.inputs(np.random.default_rng(7))
+    args, _ = launch_args(kernel, inputs)
+    assert tc.launch(None, kernel.launch.grid, kernel.function, args).engine == "compiled"
+    monkeypatch.setenv("TILEIR_CUTILE_ENGINE", "fast")
+    with pytest.raises(ValueError, match="TILEIR_CUTILE_ENGINE='fast' names no engine"):
+        tc.launch(None, kernel.launch.grid, kernel.function, args)
+
+
+def test_the_list_names_corpus_kernels():
+    assert COMPILED <= {k.name for k in kernels.KERNELS}
