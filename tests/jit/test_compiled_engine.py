@@ -725,3 +725,55 @@ def test_assume_that_fails_is_the_references(checks):
         assert outs["compiled"][0] == outs["blocks"][0]
     else:
         assert_engine(outs["compiled"][0], "blocks")
+
+
+# ---- fma, maxi, mini -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("elem, dtype", [("f32", np.float32), ("f64", np.float64)])
+def test_fma_is_the_references(elem, dtype):
+    """x * y + (x + y) for every pair of special values: one rounding, signed zeros,
+    infinities, NaN made canonical; and x * y - fl(x * y), the product's rounding error
+    (exact only if fused)."""
+    a, b = pairs(dtype)
+    rng = np.random.default_rng(3)
+    body = (f"    %q = addf %x, %y : tile<16x{elem}>\n"
+            f"    %r = fma %x, %y, %q : tile<16x{elem}>")
+    assert_same(run_both(kernel(elem, body), a, b))
+    tiny = np.ldexp(1.0, -24 if elem == "f32" else -53)
+    x = (1 + rng.integers(1, 1 << 12, 4096) * tiny).astype(dtype)
+    y = (1 + rng.integers(1, 1 << 12, 4096) * tiny).astype(dtype)
+    body = (f"    %q = mulf %x, %y : tile<16x{elem}>\n"
+            f"    %ng = negf %q : tile<16x{elem}>\n"
+            f"    %r = fma %x, %y, %ng : tile<16x{elem}>")      # (the product's rounding error)
+    assert_same(run_both(kernel(elem, body), x, y))
+
+
+@pytest.mark.parametrize("elem, dtype", [("i32", np.int32), ("i64", np.int64)])
+@pytest.mark.parametrize("signedness", ["signed", "unsigned"])
+def test_maxi_and_mini_are_the_references(elem, dtype, signedness):
+    a, b = pairs(dtype)
+    body = (f"    %hi = maxi %x, %y {signedness} : tile<16x{elem}>\n"
+            f"    %lo = mini %x, %y {signedness} : tile<16x{elem}>\n"
+            f"    %r = subi %hi, %lo : tile<16x{elem}>")
+    assert_same(run_both(kernel(elem, body), a, b))
+
+
+@pytest.mark.parametrize("elem, dtype", [("i32", np.int32), ("i64", np.int64)])
+def test_negi_absi_and_width_changes_are_the_references(elem, dtype):
+    """negi and absi (the minimum included), exti from i1 (signed: -1) and i32, trunci
+    to i32 and i1, over every pair of special values."""
+    a, b = pairs(dtype)
+    narrow = "i32" if elem == "i64" else "i1"
+    body = (f"    %ng = negi %x : tile<16x{elem}>\n"
+            f"    %ab = absi %y : tile<16x{elem}>\n"
+            f"    %lt = cmpi less_than %x, %y, signed : tile<16x{elem}> -> tile<16xi1>\n"
+            f"    %es = exti %lt signed : tile<16xi1> -> tile<16x{elem}>\n"
+            f"    %eu = exti %lt unsigned : tile<16xi1> -> tile<16x{elem}>\n"
+            f"    %tr = trunci %ng : tile<16x{elem}> -> tile<16x{narrow}>\n"
+            f"    %te = exti %tr signed : tile<16x{narrow}> -> tile<16x{elem}>\n"
+            f"    %s1 = addi %ng, %ab : tile<16x{elem}>\n"
+            f"    %s2 = xori %es, %eu : tile<16x{elem}>\n"
+            f"    %s3 = addi %s1, %s2 : tile<16x{elem}>\n"
+            f"    %r = subi %s3, %te : tile<16x{elem}>")
+    assert_same(run_both(kernel(elem, body), a, b))

@@ -3,11 +3,14 @@ argument checks (the same exception types and messages) before any tile block ru
 
 from __future__ import annotations
 
+import os
+
 import operator
 from dataclasses import replace
 from typing import Any, Callable, Sequence
 
 from ..diagnostics import ExecutionError
+from ..interp.launch import ENGINES
 from .arguments import read_arguments
 from .exporting import export_specs
 from .switch import arch
@@ -39,7 +42,7 @@ def parse_grid(grid: Any) -> tuple[int, int, int]:
 
 def launch(stream: Any, grid: tuple[int, ...], kernel: Any, kernel_args: Sequence[Any],
            *, schedule: str = "sequential", seed: int | None = None, checks: bool = True,
-           max_ops: int | None = None, engine: str = "auto", workers: int | None = None,
+           max_ops: int | None = None, engine: str | None = None, workers: int | None = None,
            on_error: str = "restore", on_run: Callable[[], None] | None = None,
            on_compile_error: Callable[[], None] | None = None, trace: Any = None) -> Any:
     """Run a ``@ct.kernel`` on the interpreter, as ``cuda.tile.launch(stream, grid, kernel,
@@ -53,8 +56,16 @@ def launch(stream: Any, grid: tuple[int, ...], kernel: Any, kernel_args: Sequenc
 
     `trace` records values as `tileir.interp.launch` does (``Run.trace``; on failure the
     error's ``trace``), with events at the kernel's Python lines and, where a statement
-    assigns the value, named after its variable."""
+    assigns the value, named after its variable.
+
+    `engine` None: the one ``TILEIR_CUTILE_ENGINE`` names (``auto``, ``blocks``,
+    ``batched``, ``compiled``; default ``auto``), so a cuTile suite can run on any."""
     from ..interp import launch as run
+    if engine is None:
+        engine = os.environ.get(ENGINE_ENV) or "auto"
+        if engine not in ENGINES:
+            raise ValueError(f"{ENGINE_ENV}={engine!r} names no engine; use one of "
+                             f"{', '.join(ENGINES)}")
     dims = parse_grid(grid)
     if not isinstance(kernel_args, (tuple, list)):
         raise TypeError(f"kernel arguments must be a tuple, got {type(kernel_args).__name__}")
@@ -85,4 +96,7 @@ def launch(stream: Any, grid: tuple[int, ...], kernel: Any, kernel_args: Sequenc
     return replace(result, trace=name_variables(result.trace))
 
 
-__all__ = ["MAX_GRID_EXTENT", "launch", "parse_grid"]
+#: The environment variable naming the engine cuTile launches run on (default: auto).
+ENGINE_ENV = "TILEIR_CUTILE_ENGINE"
+
+__all__ = ["ENGINE_ENV", "MAX_GRID_EXTENT", "launch", "parse_grid"]

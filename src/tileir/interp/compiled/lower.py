@@ -87,7 +87,8 @@ _TO_INTEGRAL = {RoundingMode.NEAREST_INT_TO_ZERO: "trunc", RoundingMode.ZERO: "t
 #: Ops computing rank-0 values and nothing else, which a ``reduce`` body may hold.
 _SCALAR_OPS = frozenset({"constant", *_FLOAT_BINARY, "negf", "absf", "maxf", "minf",
                          *_INT_BINARY, "cmpf", "cmpi", "select", "itof", "ftoi", "rsqrt",
-                         "exp", "ftof", "divi", "remi", "shli", "shri", "mulhii"})
+                         "exp", "ftof", "divi", "remi", "shli", "shri", "mulhii", "fma",
+                         "maxi", "mini", "negi", "absi", "exti", "trunci"})
 #: Ops that read each element of their tile operands once, in one pass: a result with
 #: one such user (in the same block) is computed inside the user's loop (`Lazy`).
 _STREAMING = frozenset({*(_SCALAR_OPS - {"constant"}), "store_view_tko", "reduce"})
@@ -157,7 +158,9 @@ SUPPORTED = frozenset({
     "permute", "cat", "extract", "assume"})
 #: The attributes each op may carry (any other one: the op is not compiled).
 _ALLOWED_ATTRS = {
-    **{n: {"rounding_mode", "flush_to_zero"} for n in _FLOAT_BINARY},
+    **{n: {"rounding_mode", "flush_to_zero"} for n in (*_FLOAT_BINARY, "fma")},
+    "maxi": {"signedness"}, "mini": {"signedness"}, "negi": {"overflow"},
+    "exti": {"signedness"}, "trunci": {"overflow"},
     "maxf": {"propagate_nan", "flush_to_zero"}, "minf": {"propagate_nan", "flush_to_zero"},
     **{n: {"overflow"} for n in ("addi", "subi", "muli", "shli")},
     "divi": {"signedness", "rounding"}, "remi": {"signedness"}, "shri": {"signedness"},
@@ -541,6 +544,71 @@ class _Lowering:
             self.e.op(f"{instruction} {ty} {x[0]}, {x[1]}"), t))
 
     _addf = _subf = _mulf = _divf = _binary_float
+
+    def _fma(self, op: Operation) -> Any:
+        """lhs * rhs + acc rounded once to nearest even: LLVM's `fma` intrinsic, IEEE's
+        fused multiply-add (an instruction where the CPU has one, else the C library's
+        correctly rounded fma), NaN made canonical, as the reference's."""
+        t = self._float_type(op)
+        ty = LLVM_TYPES[t]
+        name = f"@llvm.fma.{'f32' if t == F32 else 'f64'}"
+        self.e.declare(f"{ty} {name}({ty}, {ty}, {ty})")
+        return self._elementwise(op, lambda x: self._canonical(
+            self.e.op(f"call {ty} {name}({ty} {x[0]}, {ty} {x[1]}, {ty} {x[2]})"), t))
+
+    def _min_max_int(self, op: Operation) -> Any:
+        """x where x >= y (maxi) or x <= y (mini) in the chosen reading, else y."""
+        t, ty = self._int_type(op)
+        signed = op.enum("signedness") == Signedness.SIGNED
+        predicate = ("s" if signed else "u") + ("ge" if short_name(op) == "maxi" else "le")
+        e = self.e
+        return self._elementwise(op, lambda x: e.op(
+            f"select i1 {e.op(f'icmp {predicate} {ty} {x[0]}, {x[1]}')}, {ty} {x[0]}, "
+            f"{ty} {x[1]}"))
+
+    _maxi = _mini = _min_max_int
+
+    def _note_overflow_flag(self, op: Operation) -> None:
+        """An ``overflow`` flag promising no wrap: its check is not compiled, so the kernel
+        runs compiled only with checks off (where the reference wraps, as LLVM does)."""
+        flag = op.enum("overflow") if "overflow" in op.attributes else None
+        if flag not in (None, IntegerOverflow.NONE):
+            self.overflow_flags.append(f"'{op.name}' has overflow flag {flag.keyword}, "
+                                       "whose check is not compiled")
+
+    def _negi(self, op: Operation) -> Any:
+        """0 - x modulo 2**N."""
+        t, ty = self._int_type(op)
+        self._note_overflow_flag(op)
+        return self._elementwise(op, lambda x: self.e.op(f"sub {ty} 0, {x[0]}"))
+
+    def _absi(self, op: Operation) -> Any:
+        """|x| of the signed reading modulo 2**N (the minimum stays itself: 2**(N-1) read
+        unsigned)."""
+        t, ty = self._int_type(op)
+        name = f"@llvm.abs.{ty}"
+        self.e.declare(f"{ty} {name}({ty}, i1)")
+        return self._elementwise(op, lambda x: self.e.op(f"call {ty} {name}({ty} {x[0]}, "
+                                                         "i1 false)"))
+
+    def _exti(self, op: Operation) -> Any:
+        """Sign extension (signed: i1's 1 reads -1) or zero extension."""
+        source = _element(op.operands[0].type.element_type, f"an operand of '{op.name}'")
+        t = op.results[0].type.element_type
+        ty = _element(t, f"'{op.name}'")
+        if source not in ("i1", "i32", "i64") or ty not in ("i32", "i64"):
+            raise Unsupported(f"'{op.name}' from {source} to {ty}")
+        extend = "sext" if op.enum("signedness") == Signedness.SIGNED else "zext"
+        return self._elementwise(op, lambda x: self.e.op(f"{extend} {source} {x[0]} to {ty}"))
+
+    def _trunci(self, op: Operation) -> Any:
+        """The low bits."""
+        source = _element(op.operands[0].type.element_type, f"an operand of '{op.name}'")
+        ty = _element(op.results[0].type.element_type, f"'{op.name}'")
+        if source not in ("i32", "i64") or ty not in ("i1", "i32"):
+            raise Unsupported(f"'{op.name}' from {source} to {ty}")
+        self._note_overflow_flag(op)
+        return self._elementwise(op, lambda x: self.e.op(f"trunc {source} {x[0]} to {ty}"))
 
     def _sign_bit(self, op: Operation, keep: bool) -> Any:
         """negf (flip the sign bit) or absf (clear it), on the bits (NaN included)."""
