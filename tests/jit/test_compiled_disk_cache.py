@@ -122,3 +122,18 @@ def test_a_directory_others_may_write_is_not_used(tmp_path, monkeypatch):
     run, _ = _softmax("disk_unsafe")
     assert run.engine == "compiled"
     assert list((root / "compiled").iterdir()) == []
+
+
+def test_code_made_by_another_version_of_the_engine_is_not_used(cache_dir, monkeypatch):
+    """The key holds a hash of tileir's sources: after any change to the engine (here:
+    its fingerprint made different) a kernel on disk is compiled again, not loaded."""
+    from tileir.interp.compiled import cache
+    jit.clear()
+    _softmax("disk_version")
+    monkeypatch.setattr(cache, "_fingerprint", "another version")
+    jit.clear()
+    compiled, loaded = jit.compilations(), jit.loads()
+    run, _ = _softmax("disk_version")
+    assert run.engine == "compiled"
+    assert (jit.compilations(), jit.loads()) == (compiled + 1, loaded)
+    assert len(list(cache_dir.glob("*.tjit"))) == 2

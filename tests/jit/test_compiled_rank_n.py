@@ -903,3 +903,29 @@ def test_if_yields_tiles_and_scalars_as_the_reference(pick):
     text = whole((16,), body=body)
     results = run_whole(text, a, (16,), np.float32)
     assert_same(results)
+
+
+@pytest.mark.parametrize("checks", [True, False])
+def test_a_value_check_outside_the_tensor_is_not_skipped(checks):
+    """Found by tools/compiled_campaign.py (seed 1002384): ftoi of a tile whose
+    out-of-range element lies past the tensor's extent, stored: the store writes only the
+    elements inside, but the reference converts (and checks) the whole tile: undefined
+    with checks on. The compiled code computes such a tile whole before storing it."""
+    text = """cuda_tile.module @m {
+  entry @k(%c: tile<ptr<i32>>) {
+    %t = make_token : token
+    %cv = make_tensor_view %c, shape = [3], strides = [1] : tile<ptr<i32>> -> tensor_view<3xi32, strides=[1]>
+    %cp = make_partition_view %cv : partition_view<tile=(8), tensor_view<3xi32, strides=[1]>>
+    %c0 = constant <i32: 0> : tile<i32>
+    %big = constant <f32: [1.5, 2.5, 3.5, 1.0e+20, 0.5, 0.25, 7.0, 8.0]> : tile<8xf32>
+    %r = ftoi %big signed : tile<8xf32> -> tile<8xi32>
+    %done = store_view_tko weak %r, %cp[%c0] token = %t : tile<8xi32>, partition_view<tile=(8), tensor_view<3xi32, strides=[1]>>, tile<i32> -> token
+    return
+  }
+}"""
+    results = launch_both(text, 1, lambda: [np.full(3, 9, np.int32)], checks=checks)
+    if checks:
+        assert "without 'saturating'" in results["blocks"][0]
+        assert results["compiled"][0] == results["blocks"][0]
+    else:
+        assert_same(results, engine="blocks")

@@ -1,9 +1,10 @@
 """Compiling lowered kernels with llvmlite, once per key, kept in memory and on disk.
 
 The key is (hash of the module's text, entry name, parameter types, LLVM version, host
-CPU and its features): the lowering reads nothing else, and the code is made for this
-CPU, so a kernel launched again (or parsed again from the same text, in this process or
-another: `disk.py`) reuses its machine code.  `compilations` counts the times LLVM
+CPU and its features, a hash of tileir's own sources): the lowering reads nothing else,
+the code is made for this CPU, and no version of the engine uses another's code; so a
+kernel launched again (or parsed again from the same text, in this process or another:
+`disk.py`) reuses its machine code.  `compilations` counts the times LLVM
 actually compiled and `loads` the kernels read from disk, so tests can tell a cache hit
 from a compile without timing anything."""
 
@@ -14,6 +15,7 @@ import hashlib
 import importlib
 import threading
 import weakref
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +63,24 @@ def host_cpu() -> tuple[str, str]:
     return _host
 
 
+_fingerprint: str | None = None
+
+
+def engine_fingerprint() -> str:
+    """SHA-256 of every Python source file of the installed tileir package (worked out
+    once): part of every cache key, so machine code made by one version of the engine
+    (its lowering, or the semantics it mirrors) is never used by another."""
+    global _fingerprint
+    if _fingerprint is None:
+        root = Path(__file__).resolve().parents[2]
+        digest = hashlib.sha256()
+        for path in sorted(root.rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode() + b"\0")
+            digest.update(path.read_bytes())
+        _fingerprint = digest.hexdigest()
+    return _fingerprint
+
+
 def compilations() -> int:
     """How many kernels LLVM has compiled in this process (cache misses that compiled)."""
     return _compilations
@@ -91,7 +111,8 @@ def key_of(plan: Any, binding: Any) -> tuple:
         kernel = plan.kernel
         digest = hashlib.sha256(_module_text(kernel).encode()).hexdigest()
         signature = tuple(str(t) for t in plan.params or ())
-        key = (digest, kernel.symbol, signature, binding.llvm_version_info, host_cpu())
+        key = (digest, kernel.symbol, signature, binding.llvm_version_info, host_cpu(),
+               engine_fingerprint())
         _keys[plan] = key
     return key
 

@@ -18,6 +18,8 @@ class Emitter:
         self.block = "entry"            # the basic block instructions go to now
         self._counter = 0
         self._declared: set[str] = set()
+        #: How many value checks have been written (`check_value`).
+        self.value_checks = 0
         #: Instructions for the top of the entry block (allocas and their first stores).
         self.entry: list[str] = []
         #: Per enclosing loop: its deferred-check flag and failure label (a [None] list
@@ -77,6 +79,7 @@ class Emitter:
         then the loop goes on with the failed value, which is only stored (to scratch,
         or to memory the journal puts back)."""
         scope = self._scopes[-1] if self._scopes else None
+        self.value_checks += 1
         if scope is None:
             self.check(ok, fail)
             return

@@ -92,6 +92,9 @@ _SCALAR_OPS = frozenset({"constant", *_FLOAT_BINARY, "negf", "absf", "maxf", "mi
 #: Ops that read each element of their tile operands once, in one pass: a result with
 #: one such user (in the same block) is computed inside the user's loop (`Lazy`).
 _STREAMING = frozenset({*(_SCALAR_OPS - {"constant"}), "store_view_tko", "reduce"})
+#: Elementwise ops whose lowering checks values (`Emitter.check_value`): undefined
+#: behaviour for some elements, which the reference finds in every element of the tile.
+_CHECKED = frozenset({"ftoi", "divi", "remi", "shli", "shri"})
 #: Ops with a region the engine lowers (their bodies are lowered op by op).
 _REGION_OPS = frozenset({"for", "reduce", "if"})
 #: exp's f32 result is taken as decided when every f64 within this many bit patterns of
@@ -213,6 +216,10 @@ class Lazy:
     element: Callable[[str], str]
     count: int
     ty: str
+    #: Whether computing an element may check its value (`_CHECKED`): such a tile must
+    #: be computed whole (a store of a partial tile reads only some elements, and the
+    #: reference checks them all).
+    checked: bool = False
 
 
 @dataclass(frozen=True)
@@ -456,7 +463,10 @@ class _Lowering:
         count = result.num_elements
         if all(isinstance(v, Splat) for v in operands):   # (the same value everywhere)
             return Splat(Scalar(compute([v.value.name for v in operands]), ty), count)
-        lazy = Lazy(lambda i: compute([self._element_of(v, i) for v in operands]), count, ty)
+        checked = short_name(op) in _CHECKED or \
+            any(isinstance(v, Lazy) and v.checked for v in operands)
+        lazy = Lazy(lambda i: compute([self._element_of(v, i) for v in operands]), count, ty,
+                    checked)
         return lazy if self._fused(op) else self._materialize(lazy, result.element_type)
 
     def _fused(self, op: Operation) -> bool:
@@ -995,6 +1005,8 @@ class _Lowering:
         delta = e.op(f"sub i64 {view.base}, {first}")
         origin = e.op(f"inttoptr i64 {e.op(f'add i64 {host}, {delta}')} to ptr", "origin")
         source = None if not store else self._get(op.operands[0])
+        if isinstance(source, Lazy) and source.checked:     # (every element checked)
+            source = self._materialize(source, t)
         count = math.prod(view.tile)
         out = None if store else self._slot(count, t)
         if not store:
@@ -1030,7 +1042,11 @@ class _Lowering:
                         pointer = e.op(f"getelementptr {ty}, ptr {row}, i64 {step}", "p")
                         at = e.op(f"add i64 {flat}, {lane}", "flat")
                         if store:
+                            checks = e.value_checks
                             value = self._element_of(source, at)
+                            if e.value_checks != checks:    # (see `Lazy.checked`)
+                                raise Unsupported("internal: a value check in a store of "
+                                                  "part of a tile")
                             e.do(f"store {ty} {value}, ptr {pointer}, align 1")
                         else:   # (align 1: a caller's array need not be aligned in host memory)
                             loaded = e.op(f"load {ty}, ptr {pointer}, align 1", "x")
