@@ -3,7 +3,8 @@ problems written in cuTile Python where `cuda.tile` imports, and Triton's CPU in
 where `triton` installs), same math on the same inputs, same run.
 
 Run: ``python bench/kernels_bench.py [--size small|full] [--repeat N] [--problems a,b]
-[--engine auto] [--budget SECONDS] [--no-triton] [--no-cutile] [--cutile-checks off]``.
+[--engine auto] [--budget SECONDS] [--no-triton] [--no-numba] [--no-cutile]
+[--cutile-checks off] [--compile-times]``.
 
 Problems (kernels in bench/kernels/*.mlir; sizes are ``--size full``, the issue's):
 
@@ -31,6 +32,10 @@ everything launch allocates (memory map, race-check state, temporaries) counts. 
 peak is measured with tracemalloc (its temporaries and result) over one more untimed run.
 
 BLAS runs one thread unless ``--blas-threads`` says otherwise (see `set_blas_threads`).
+Where Numba installs, the "Numba tile loops" column runs bench/numba_kernels.py: the
+same tiling written as loops Numba compiles, one thread (issue 20's peer), checked with
+the same tolerance; ``--no-numba`` skips it.  With the compiled engine among the
+engines, its compile times follow the tables (``--compile-times`` prints only those).
 Triton runs the equivalent kernels of bench/triton_kernels.py under TRITON_INTERPRET=1 on
 torch CPU tensors; its output is checked with the same tolerance.
 
@@ -446,7 +451,20 @@ def cutile_runner(problem: Problem, dims: Dims, inputs: Arrays, options: dict) -
                                                 **options)
 
 
-RUNNERS = {"tileir": tileir_runner, "triton": triton_runner, "cutile": cutile_runner}
+def numba_runner(problem: Problem, dims: Dims, inputs: Arrays, options: dict) -> Launcher:
+    """The launcher of the Numba tile-loop kernel (bench/numba_kernels.py, one thread)."""
+    sys.path.insert(0, str(HERE))
+    import numba_kernels
+
+    def run(grid: tuple[int, ...], out: np.ndarray) -> str:
+        """Launch over `grid` into `out`."""
+        numba_kernels.LAUNCH[problem.name](grid, dims, inputs, out)
+        return "Numba"
+    return run
+
+
+RUNNERS = {"tileir": tileir_runner, "triton": triton_runner, "cutile": cutile_runner,
+           "numba": numba_runner}
 
 
 def emit(**fields: Any) -> None:
@@ -698,6 +716,13 @@ def numpy_column(problem: Problem, inputs: Arrays, repeat: int) -> tuple[Column,
                   note="peak: tracemalloc (result included)"), ref
 
 
+def numba_available() -> str | None:
+    """None if Numba can be imported here, else why not."""
+    if importlib.util.find_spec("numba") is None:
+        return "n/a (numba not installed)"
+    return None
+
+
 def triton_available() -> str | None:
     """None if triton and torch can be imported here, else why not."""
     for name in ("triton", "torch"):
@@ -788,6 +813,12 @@ def bench_problem(problem: Problem, cli: argparse.Namespace, workdir: Path) -> N
         columns += [measure("cutile", label, problem, dims, data, inputs, ref, options, cli)
                     for label, options in cutile_configurations(cli)]
     columns.append(base)
+    missing = numba_available() if not cli.no_numba else "n/a (--no-numba)"
+    if missing:
+        columns.append(Column("Numba tile loops", note=missing))
+    else:
+        columns.append(measure("numba", "Numba tile loops (1 thread)", problem, dims, data,
+                               inputs, ref, {}, cli))
     missing = triton_available() if not cli.no_triton else "n/a (--no-triton)"
     if missing:
         columns.append(Column("Triton interp", note=missing))
@@ -813,6 +844,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="seconds per problem and column for tileir / Triton")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-triton", action="store_true", help="skip the Triton column")
+    ap.add_argument("--no-numba", action="store_true",
+                    help="skip the Numba column (it runs where numba is installed)")
     ap.add_argument("--no-cutile", action="store_true", help="skip the cuTile columns")
     ap.add_argument("--cutile-checks", default="off",
                     help="checks settings of the cuTile columns: off, on, or on,off")

@@ -235,6 +235,23 @@ def test_triton_kernels_match_numpy() -> None:
         assert ok, f"{name}: {how}"
 
 
+@pytest.mark.skipif(find_spec("numba") is None,
+                    reason="numba is not installed (pip install .[bench])")
+def test_numba_kernels_match_numpy() -> None:
+    """The Numba tile-loop counterparts (bench/numba_kernels.py) pass the benchmark's
+    check at the tiny size, whole grid and a prefix of it (the pilot's)."""
+    import numba_kernels
+    for name, problem in kb.PROBLEMS.items():
+        dims = problem.sizes["tiny"]
+        x = problem.make_inputs(dims, np.random.default_rng(2))
+        for grid in (problem.grid(dims), (1,) + problem.grid(dims)[1:]):
+            out = problem.make_output(dims)
+            numba_kernels.LAUNCH[name](grid, dims, x, out)
+            region = problem.region(grid) if grid != problem.grid(dims) else (slice(None),)
+            ok, how = kb.check(problem, dims, x, problem.reference(x), out, region)
+            assert ok, f"{name} over {grid}: {how}"
+
+
 # ---- the cuTile Python kernels (bench/cutile_kernels.py) ---------------------------------
 
 #: Problems whose cuTile export is op for op the text kernel's math: same bytes expected.
