@@ -106,7 +106,7 @@ def op_step(b: Builder, square: bool, depth: int = 0) -> None:
     rng, shape = b.rng, b.shape
     kinds = ["fbin", "fbin", "fun", "ibin", "cmp", "conv", "conv", "const", "iota", "dense",
              "reshape", "reduce", "reduce", "for", "for", "mmaf", "select", "select", "scalar",
-             "reduce2"] + (["mmaf", "mmaf", "permute"] if square else [])
+             "reduce2", "scan"] + (["mmaf", "mmaf", "permute"] if square else [])
     if not shape:
         kinds = ["fbin", "fbin", "fun", "ibin", "cmp", "conv", "const", "select", "for"]
     kind = rng.choice(kinds)
@@ -209,6 +209,24 @@ def op_step(b: Builder, square: bool, depth: int = 0) -> None:
         if ones != shape:
             b.add(f"@R = broadcast {k.name} : {tile_type(x.elem, ones)} -> "
                   f"{tile_type(x.elem, shape)}", x.elem)
+    elif kind == "scan":
+        x = b.need(FLOATS + INTS)
+        dim = rng.randrange(len(shape))
+        if x.elem in FLOATS:
+            op = rng.choice(["addf", "maxf", "mulf"])
+            ident = {"addf": rng.choice(["0.000000e+00", "-0.000000e+00"]),
+                     "mulf": "1.000000e+00",
+                     "maxf": "0xFF800000" if x.elem == "f32" else "0xFFF0000000000000"}[op]
+        else:
+            op = rng.choice(["addi", "muli", "xori"])
+            ident = {"addi": "0", "muli": "1", "xori": "0"}[op]
+        s = tile_type(x.elem, ())
+        b.add(f"@R = scan {x.name} dim={dim} reverse={rng.choice(['false', 'true'])} "
+              f"identities=[{ident} : {x.elem}] : {tile_type(x.elem, shape)} -> "
+              f"{tile_type(x.elem, shape)}\n"
+              f"      (%e: {s}, %a: {s}) {{\n"
+              f"        %rr = {op} %e, %a : {s}\n"
+              f"        yield %rr : {s}\n      }}", x.elem)
     elif kind == "for":
         x = b.need(FLOATS + INTS)
         bound = rng.choice(["i32", "i64"])

@@ -929,3 +929,40 @@ def test_a_value_check_outside_the_tensor_is_not_skipped(checks):
         assert results["compiled"][0] == results["blocks"][0]
     else:
         assert_same(results, engine="blocks")
+
+
+# ---- scan -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape, dim", [((4, 16), 1), ((4, 16), 0), ((2, 4, 8), 2),
+                                        ((2, 4, 8), 1), ((16,), 0), ((1, 2), 1)])
+@pytest.mark.parametrize("reverse", ["false", "true"])
+def test_scan_is_the_references(shape, dim, reverse):
+    """Float sums of values of wide magnitudes (their order shows in the bits: Hillis-
+    Steele, the identity -0 into the first element), forwards and reversed; and a scan of
+    two inputs (a running maximum with its position)."""
+    rng = np.random.default_rng(sum(shape) + dim)
+    a = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(np.float32)
+    t = "x".join(map(str, shape))
+    body = f"""    %s = scan %x dim={dim} reverse={reverse} identities=[-0.000000e+00 : f32] : tile<{t}xf32> -> tile<{t}xf32>
+      (%e: tile<f32>, %q: tile<f32>) {{
+        %v = addf %e, %q : tile<f32>
+        yield %v : tile<f32>
+      }}
+    %i = iota : tile<{shape[-1]}xi32>
+    %i1 = reshape %i : tile<{shape[-1]}xi32> -> tile<{'x'.join(['1'] * (len(shape) - 1) + [str(shape[-1])])}xi32>
+    %ib = broadcast %i1 : tile<{'x'.join(['1'] * (len(shape) - 1) + [str(shape[-1])])}xi32> -> tile<{t}xi32>
+    %m, %w = scan %x, %ib dim={dim} reverse={reverse} identities=[0xFF800000 : f32, 0 : i32] : tile<{t}xf32>, tile<{t}xi32> -> tile<{t}xf32>, tile<{t}xi32>
+      (%e: tile<f32>, %q: tile<f32>, %ei: tile<i32>, %qi: tile<i32>) {{
+        %gt = cmpf greater_than ordered %e, %q : tile<f32> -> tile<i1>
+        %mv = select %gt, %e, %q : tile<i1>, tile<f32>
+        %mi = select %gt, %ei, %qi : tile<i1>, tile<i32>
+        yield %mv, %mi : tile<f32>, tile<i32>
+      }}
+    %wf = itof %w signed : tile<{t}xi32> -> tile<{t}xf32>
+    %sm = addf %s, %m : tile<{t}xf32>
+    %r = addf %sm, %wf : tile<{t}xf32>"""
+    if len(shape) == 1:
+        body = body.replace(f"    %i1 = reshape %i : tile<{shape[-1]}xi32> -> tile<{shape[-1]}xi32>\n", "").replace(
+            f"    %ib = broadcast %i1 : tile<{shape[-1]}xi32> -> tile<{t}xi32>\n", "").replace("%x, %ib", "%x, %i")
+    assert_same(run_whole(whole(shape, body=body), a, shape, np.float32))

@@ -91,12 +91,12 @@ _SCALAR_OPS = frozenset({"constant", *_FLOAT_BINARY, "negf", "absf", "maxf", "mi
                          "maxi", "mini", "negi", "absi", "exti", "trunci"})
 #: Ops that read each element of their tile operands once, in one pass: a result with
 #: one such user (in the same block) is computed inside the user's loop (`Lazy`).
-_STREAMING = frozenset({*(_SCALAR_OPS - {"constant"}), "store_view_tko", "reduce"})
+_STREAMING = frozenset({*(_SCALAR_OPS - {"constant"}), "store_view_tko", "reduce", "scan"})
 #: Elementwise ops whose lowering checks values (`Emitter.check_value`): undefined
 #: behaviour for some elements, which the reference finds in every element of the tile.
 _CHECKED = frozenset({"ftoi", "divi", "remi", "shli", "shri"})
 #: Ops with a region the engine lowers (their bodies are lowered op by op).
-_REGION_OPS = frozenset({"for", "reduce", "if"})
+_REGION_OPS = frozenset({"for", "reduce", "if", "scan"})
 #: exp's f32 result is taken as decided when every f64 within this many bit patterns of
 #: the C library's f64 exp rounds to the same f32: the reference's (NumPy's) f64 exp is
 #: among them as long as each lies within half as many ulps of the exact value (they are
@@ -174,7 +174,7 @@ _ALLOWED_ATTRS = {
     "ftoi": {"signedness", "rounding_mode", "saturating"},
     "rsqrt": {"flush_to_zero"}, "exp": {"rounding_mode"}, "for": {"unsignedCmp"},
     "reduce": {"dim", "identities"}, "permute": {"permutation"}, "cat": {"dim"},
-    "assume": {"predicate"},
+    "assume": {"predicate"}, "scan": {"dim", "reverse", "identities"},
     "load_view_tko": {"memory_ordering_semantics", "optimization_hints", "inbounds",
                       "operandSegmentSizes"},
     "store_view_tko": {"memory_ordering_semantics", "optimization_hints", "inbounds",
@@ -1736,22 +1736,7 @@ class _Lowering:
         dim = int(op.attr("dim").value)
         length = shape[dim]
         before, after = math.prod(shape[:dim]), math.prod(shape[dim + 1:])
-        identities = []
-        for attr, t in zip(op.attr("identities").elements, types):
-            raw = getattr(attr, "bits", getattr(attr, "value", 0))
-            bits = element_array([raw], t).reshape(-1).view(_unsigned_dtype(t))
-            identities.append(int(bits[0]))
-        body = op.regions[0].blocks[0]
-        ops = list(body)
-        if not ops or short_name(ops[-1]) != "yield" or len(ops[-1].operands) != len(inputs):
-            raise Unsupported(f"'{op.name}' whose body does not end in a yield")
-        for inner in ops[:-1]:
-            if short_name(inner) not in _SCALAR_OPS or any(
-                    not isinstance(r.type, TileType) or r.type.rank for r in inner.results):
-                raise Unsupported(f"'{op.name}' whose body holds '{inner.name}'")
-        for value, t in zip(ops[-1].operands, types):
-            if value.type != TileType((), t):
-                raise Unsupported(f"'{op.name}' whose body yields {value.type}")
+        identities, body, ops = self._combiner(op, types)
         outs = [self._slot(before * after, t) for t in types]
         # two slots per input: each level reads one and writes the other (no element is
         # written where the same level reads, so LLVM vectorizes the level's loop)
@@ -1774,15 +1759,10 @@ class _Lowering:
                 with e.loop(str(n)) as k:
                     odd = e.op(f"add i64 {e.op(f'mul i64 {k}, 2')}, 1")
                     even = e.op(f"mul i64 {k}, 2")
-                    for i, (pair, ty) in enumerate(zip(pairs, tys)):
-                        elem = Tile(pair[turn], length + 1, ty)
-                        self.values[body.arguments[2 * i]] = \
-                            Scalar(self._element_of(elem, odd), ty)
-                        self.values[body.arguments[2 * i + 1]] = \
-                            Scalar(self._element_of(elem, even), ty)
-                    for inner in ops[:-1]:
-                        self.lower(inner)
-                    combined = [self._get(v) for v in ops[-1].operands]
+                    lanes = [Tile(pair[turn], length + 1, ty) for pair, ty in zip(pairs, tys)]
+                    combined = self._combine(
+                        body, ops, [Scalar(self._element_of(x, odd), x.ty) for x in lanes],
+                        [Scalar(self._element_of(x, even), x.ty) for x in lanes])
                     for value, pair, ty in zip(combined, pairs, tys):
                         self._store(ty, value.name, pair[1 - turn], k)
                 turn = 1 - turn
@@ -1794,6 +1774,95 @@ class _Lowering:
             results.append(Scalar(self._element_of(tile, "0"), ty)
                            if result.type.rank == 0 else tile)
         return tuple(results)
+
+    def _combiner(self, op: Operation, types: list[Any]) -> tuple[list[int], Any, list]:
+        """A reduce's or scan's identities (bits) and its body (block, ops), checked: the
+        body holds rank-0 ops of `_SCALAR_OPS` and ends in a yield of one value per
+        input."""
+        identities = []
+        for attr, t in zip(op.attr("identities").elements, types):
+            raw = getattr(attr, "bits", getattr(attr, "value", 0))
+            bits = element_array([raw], t).reshape(-1).view(_unsigned_dtype(t))
+            identities.append(int(bits[0]))
+        body = op.regions[0].blocks[0]
+        ops = list(body)
+        if not ops or short_name(ops[-1]) != "yield" or len(ops[-1].operands) != len(types):
+            raise Unsupported(f"'{op.name}' whose body does not end in a yield")
+        for inner in ops[:-1]:
+            if short_name(inner) not in _SCALAR_OPS or any(
+                    not isinstance(r.type, TileType) or r.type.rank for r in inner.results):
+                raise Unsupported(f"'{op.name}' whose body holds '{inner.name}'")
+        for value, t in zip(ops[-1].operands, types):
+            if value.type != TileType((), t):
+                raise Unsupported(f"'{op.name}' whose body yields {value.type}")
+        return identities, body, ops
+
+    def _combine(self, body: Any, ops: list, elements: list[Scalar], accumulators: list[Scalar]
+                 ) -> list[Scalar]:
+        """The body run on (element, accumulator) pairs: its yielded scalars."""
+        for i, (x, a) in enumerate(zip(elements, accumulators)):
+            self.values[body.arguments[2 * i]] = x
+            self.values[body.arguments[2 * i + 1]] = a
+        for inner in ops[:-1]:
+            self.lower(inner)
+        return [self._get(v) for v in ops[-1].operands]
+
+    def _scan(self, op: Operation) -> Any:
+        """The inclusive prefix of every input along `dim` in the reference's order
+        (`semantics.regions.scan`): element 0 combined with the identity, then
+        Hillis-Steele: for distance 1, 2, 4, ..., element j >= distance becomes
+        body(element j, element j - distance) of the level before (two slots per input,
+        read one, write the other); ``reverse`` runs it from the end."""
+        e = self.e
+        inputs = [self._get(v) for v in op.operands]
+        shape = tuple(op.operands[0].type.shape)
+        types = [v.type.element_type for v in op.operands]
+        tys = [_element(t, f"an operand of '{op.name}'") for t in types]
+        dim = int(op.attr("dim").value)
+        reverse = bool(op.attr("reverse").value)
+        length = shape[dim]
+        before, after = math.prod(shape[:dim]), math.prod(shape[dim + 1:])
+        identities, body, ops = self._combiner(op, types)
+        outs = [self._slot(math.prod(shape), t) for t in types]
+        pairs = [(self._slot(length, t), self._slot(length, t)) for t in types]
+        with e.loop(str(before * after), "lane") as o:
+            outer = e.op(f"udiv i64 {o}, {after}")
+            inner_at = e.op(f"urem i64 {o}, {after}")
+            first = e.op(f"add i64 {e.op(f'mul i64 {outer}, {length * after}')}, {inner_at}")
+
+            def position(j: str) -> str:
+                """Where lane element j (counted from the scan's start) lies in the tile."""
+                k = e.op(f"sub i64 {length - 1}, {j}") if reverse else j
+                return e.op(f"add i64 {first}, {e.op(f'mul i64 {k}, {after}')}")
+            with e.loop(str(length)) as j:
+                at = position(j)
+                for x, (lane, _), ty in zip(inputs, pairs, tys):
+                    self._store(ty, self._element_of(x, at), lane, j)
+            heads = [Scalar(self._element_of(Tile(lane, length, ty), "0"), ty)
+                     for (lane, _), ty in zip(pairs, tys)]
+            starts = [Scalar(self._literal(bits, t), ty)
+                      for bits, t, ty in zip(identities, types, tys)]
+            for value, (lane, _), ty in zip(self._combine(body, ops, heads, starts), pairs, tys):
+                self._store(ty, value.name, lane, "0")
+            distance, turn = 1, 0
+            while distance < length:
+                with e.loop(str(length)) as j:
+                    late = e.op(f"icmp uge i64 {j}, {distance}")
+                    back = e.op(f"select i1 {late}, i64 {e.op(f'sub i64 {j}, {distance}')}, i64 0")
+                    here = [Scalar(self._element_of(Tile(pair[turn], length, ty), j), ty)
+                            for pair, ty in zip(pairs, tys)]
+                    earlier = [Scalar(self._element_of(Tile(pair[turn], length, ty), back), ty)
+                               for pair, ty in zip(pairs, tys)]
+                    combined = self._combine(body, ops, here, earlier)
+                    for value, old, pair, ty in zip(combined, here, pairs, tys):
+                        keep = e.op(f"select i1 {late}, {ty} {value.name}, {ty} {old.name}")
+                        self._store(ty, keep, pair[1 - turn], j)
+                distance, turn = distance * 2, 1 - turn
+            with e.loop(str(length)) as j:
+                at = position(j)
+                for out, pair, ty in zip(outs, pairs, tys):
+                    self._store(ty, self._element_of(Tile(pair[turn], length, ty), j), out, at)
+        return tuple(Tile(out, math.prod(shape), ty) for out, ty in zip(outs, tys))
 
     def _for(self, op: Operation) -> Any:
         """The body run for iv = lower, lower + step, ... while iv < upper, compared as
