@@ -59,7 +59,10 @@ def host_cpu() -> tuple[str, str]:
     if _host is None:
         binding = llvm()
         binding.initialize_native_target()
-        _host = (binding.get_host_cpu_name(), binding.get_host_cpu_features().flatten())
+        try:
+            _host = (binding.get_host_cpu_name(), binding.get_host_cpu_features().flatten())
+        except RuntimeError:    # (LLVM cannot tell the features here: baseline code)
+            _host = ("generic", "")
     return _host
 
 
