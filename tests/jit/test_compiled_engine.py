@@ -290,7 +290,7 @@ def test_an_in_place_kernel_declines_with_checks():
 
 
 @pytest.mark.parametrize("body, why", [
-    ("    %r = log %x : tile<16xf32>", "op 'cuda_tile.log' is not compiled"),
+    ("    %r = atan2 %x, %y : tile<16xf32>", "op 'cuda_tile.atan2' is not compiled"),
     ("    %r = addf %x, %y rounding<zero> : tile<16xf32>", "'cuda_tile.addf' rounds zero"),
     ("    %r = addf %x, %y flush_to_zero : tile<16xf32>", "has flush_to_zero"),
 ])

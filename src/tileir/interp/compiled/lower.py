@@ -88,7 +88,9 @@ _TO_INTEGRAL = {RoundingMode.NEAREST_INT_TO_ZERO: "trunc", RoundingMode.ZERO: "t
 _SCALAR_OPS = frozenset({"constant", *_FLOAT_BINARY, "negf", "absf", "maxf", "minf",
                          *_INT_BINARY, "cmpf", "cmpi", "select", "itof", "ftoi", "rsqrt",
                          "exp", "ftof", "divi", "remi", "shli", "shri", "mulhii", "fma",
-                         "maxi", "mini", "negi", "absi", "exti", "trunci"})
+                         "maxi", "mini", "negi", "absi", "exti", "trunci", "exp2", "log",
+                         "log2", "sin", "cos", "tan", "sinh", "cosh", "tanh", "sqrt",
+                         "floor", "ceil"})
 #: Ops that read each element of their tile operands once, in one pass: a result with
 #: one such user (in the same block) is computed inside the user's loop (`Lazy`).
 _STREAMING = frozenset({*(_SCALAR_OPS - {"constant"}), "store_view_tko", "reduce", "scan"})
@@ -102,6 +104,8 @@ _REGION_OPS = frozenset({"for", "reduce", "if", "scan"})
 #: among them as long as each lies within half as many ulps of the exact value (they are
 #: within a few: NumPy's SIMD exp and glibc's differ by at most 1 ulp here).
 EXP_BAND = 64
+#: The C library function computing each unary math op the compiled code rounds from f64.
+_LIBM = {n: n for n in ("exp2", "log", "log2", "sin", "cos", "tan", "sinh", "cosh", "tanh")}
 #: The most f64 ulps (bit patterns) `_Lowering._exp_f64` lies from NumPy's float64 exp on
 #: any f32 input (tools/exp_accuracy.py measures it over every one): below EXP_BAND, so
 #: a decided rounding is NumPy's.
@@ -175,6 +179,8 @@ _ALLOWED_ATTRS = {
     "rsqrt": {"flush_to_zero"}, "exp": {"rounding_mode"}, "for": {"unsignedCmp"},
     "reduce": {"dim", "identities"}, "permute": {"permutation"}, "cat": {"dim"},
     "assume": {"predicate"}, "scan": {"dim", "reverse", "identities"},
+    **{n: {"rounding_mode", "flush_to_zero"} for n in ("exp2", "log", "log2", "sin", "cos",
+                                                        "tan", "sinh", "cosh", "tanh", "sqrt")},
     "load_view_tko": {"memory_ordering_semantics", "optimization_hints", "inbounds",
                       "operandSegmentSizes"},
     "store_view_tko": {"memory_ordering_semantics", "optimization_hints", "inbounds",
@@ -540,12 +546,18 @@ class _Lowering:
         return t
 
     def _canonical(self, value: str, t: Any) -> str:
-        """`value` with a NaN replaced by the canonical NaN."""
-        e, ty = self.e, LLVM_TYPES[t]
-        nan = e.op(f"fcmp uno {ty} {value}, {value}", "nan")
-        canon = e.op(f"bitcast {BITS[t]} {_signed(CANONICAL_NAN[t], SIZES[t] * 8)} to {ty}",
-                     "canon")
-        return e.op(f"select i1 {nan}, {ty} {canon}, {ty} {value}")
+        """`value` with a NaN replaced by the canonical NaN, on its bits: LLVM treats NaN
+        payloads as unspecified, so a float ``select(isnan(x), NaN, x)`` may be folded to
+        ``x`` (it was, after ``llvm.sqrt``); an integer test and select may not."""
+        e, ty, word = self.e, LLVM_TYPES[t], BITS[t]
+        width = SIZES[t] * 8
+        bits = e.op(f"bitcast {ty} {value} to {word}")
+        magnitude = e.op(f"and {word} {bits}, {_signed((1 << (width - 1)) - 1, width)}")
+        infinity = (1 << (width - 1)) - (1 << float_format(t).mantissa_bits)
+        nan = e.op(f"icmp ugt {word} {magnitude}, {infinity}", "nan")
+        canon = _signed(CANONICAL_NAN[t], width)
+        return e.op(f"bitcast {word} {e.op(f'select i1 {nan}, {word} {canon}, {word} {bits}')} "
+                    f"to {ty}")
 
     def _binary_float(self, op: Operation) -> Any:
         t = self._float_type(op)
@@ -1325,26 +1337,69 @@ class _Lowering:
         return self._elementwise(op, compute)
 
     def _exp(self, op: Operation) -> Any:
-        """f32 only.  The reference rounds NumPy's float64 exp once to f32; the compiled
-        code computes a float64 exp of its own (`_exp_f64`, within `EXP_ULPS` ulps of
-        NumPy's on every f32 input) and rounds it, provided every f64 value within
-        `EXP_BAND` bit patterns of it rounds to the same f32 (so does the reference's).
-        Else (near a midpoint between two f32 values: about one input in four million)
-        the element is settled by the reference's own exp semantics (`_call_settle`):
-        tiles are computed in one vectorized loop that notes such elements and their
-        inputs, then settled one by one.  (f64: the result would be NumPy's exp itself,
-        not reproduced.)"""
+        """f32 only: NumPy's float64 exp rounded once, from a float64 exp of the compiled
+        code's own (`_exp_f64`, vectorized, within `EXP_ULPS` ulps of NumPy's on every f32
+        input), as `_rounded_f64` decides and settles."""
+        return self._rounded_f64(op, self._exp_f64)
+
+    def _libm(self, op: Operation) -> Any:
+        """f32 only: NumPy's float64 function rounded once, from the C library's float64
+        function of the same name (a call per element; within 2 ulps of NumPy's on 2e5
+        random f32 inputs of every exponent, docs/compiled-engine.md), as `_rounded_f64`
+        decides and settles."""
+        name = _LIBM[short_name(op)]
+        self.e.declare(f"double @{name}(double)")
+        return self._rounded_f64(op, lambda x: self.e.op(f"call double @{name}(double {x})"))
+
+    _exp2 = _log = _log2 = _sin = _cos = _tan = _sinh = _cosh = _tanh = _libm
+
+    def _exact_unary(self, op: Operation) -> Any:
+        """sqrt (rounded to nearest: ``approx`` and ``full`` read so, as the reference
+        reads them), floor and ceil: IEEE operations whose result is the correctly
+        rounded (for floor and ceil, exact) value in the type itself, as the reference's
+        float64 computation rounded once gives (an f32 square root correctly rounded in
+        f64 rounds again to the correctly rounded f32); NaN canonical."""
+        name = short_name(op)
+        t = op.results[0].type.element_type
+        if t not in CANONICAL_NAN:
+            raise Unsupported(f"'{op.name}' on {t} (only f32 and f64 are compiled)")
+        if op.has_flag("flush_to_zero"):
+            raise Unsupported(f"'{op.name}' has flush_to_zero")
+        mode = op.enum("rounding_mode")
+        if mode not in (None, RoundingMode.NEAREST_EVEN, RoundingMode.APPROX,
+                        RoundingMode.FULL):
+            raise Unsupported(f"'{op.name}' rounds {mode.keyword}")
+        ty = LLVM_TYPES[t]
+        intrinsic = f"@llvm.{name}.{'f32' if t == F32 else 'f64'}"
+        self.e.declare(f"{ty} {intrinsic}({ty})")
+        return self._elementwise(op, lambda x: self._canonical(
+            self.e.op(f"call {ty} {intrinsic}({ty} {x[0]})"), t))
+
+    _sqrt = _floor = _ceil = _exact_unary
+
+    def _rounded_f64(self, op: Operation, f64_of: Callable[[str], str]) -> Any:
+        """A unary math op on f32 whose reference is NumPy's float64 function rounded
+        once to f32 (nearest even, whatever its ``rounding_mode``): `f64_of` gives a
+        float64 value of the function, and its rounding is taken where every f64 within
+        `EXP_BAND` bit patterns of its magnitude rounds to the same f32 (so does the
+        reference's value, as long as the two lie within that many patterns: rounding to
+        nearest is symmetric in the sign).  Else (near a midpoint between two f32 values)
+        the element is settled by the reference's own semantics (`_call_settle`): tiles
+        are computed in one loop that notes such elements and their inputs, then settled
+        one by one.  (f64: the result would be NumPy's function itself, not reproduced.)"""
         t = op.results[0].type.element_type
         if t != F32:
             raise Unsupported(f"'{op.name}' on {t} (only f32 is compiled: the reference's "
-                              "result is NumPy's own float64 exp)")
-        e = self.e
+                              "result is NumPy's own float64 function)")
+        if op.has_flag("flush_to_zero"):
+            raise Unsupported(f"'{op.name}' has flush_to_zero")
+        e = self.e                  # (any rounding_mode: the reference rounds to nearest)
         infinity = 0x7FF0000000000000
 
         def decide(x: str) -> tuple[str, str]:
-            """(the rounded exp of f32 `x`, i1 whether that is surely the reference's)."""
-            y = self._exp_f64(e.op(f"fpext float {x} to double"))
-            bits = e.op(f"bitcast double {y} to i64")
+            """(the rounded value for f32 `x`, i1 whether it is surely the reference's)."""
+            y = f64_of(e.op(f"fpext float {x} to double"))
+            bits = e.op(f"and i64 {e.op(f'bitcast double {y} to i64')}, {infinity | (infinity - 1)}")
             low = e.op(f"select i1 {e.op(f'icmp ult i64 {bits}, {EXP_BAND}')}, i64 0, "
                        f"i64 {e.op(f'sub i64 {bits}, {EXP_BAND}')}")
             high = e.op(f"add i64 {bits}, {EXP_BAND}")
@@ -1353,9 +1408,8 @@ class _Lowering:
             ends = [e.op(f"fptrunc double {e.op(f'bitcast i64 {b} to double')} to float")
                     for b in (low, high)]
             same = e.op(f"fcmp oeq float {ends[0]}, {ends[1]}")
-            positive = e.op(f"icmp ule i64 {bits}, {infinity}")    # (+0 to +inf)
             nan = e.op(f"fcmp uno double {y}, {y}")
-            decided = e.op(f"or i1 {e.op(f'and i1 {same}, {positive}')}, {nan}")
+            decided = e.op(f"or i1 {same}, {nan}")
             return self._canonical(e.op(f"fptrunc double {y} to float"), t), decided
 
         source = self._get(op.operands[0])
