@@ -122,7 +122,9 @@ def op_step(b: Builder, square: bool, depth: int = 0) -> None:
         b.add(f"@R = {op} {x.name}, {y.name}{attr} : {tile_type(x.elem, shape)}", x.elem)
     elif kind == "fun":
         x = b.need(FLOATS)
-        op = rng.choice(["negf", "absf", "rsqrt"] + (["exp", "exp"] if x.elem == "f32" else []))
+        op = rng.choice(["negf", "absf", "rsqrt", "sqrt", "floor", "ceil"] + (
+            ["exp", "exp", "exp2", "log", "log2", "sin", "cos", "tan", "sinh", "cosh", "tanh"]
+            if x.elem == "f32" else []))
         b.add(f"@R = {op} {x.name} : {tile_type(x.elem, shape)}", x.elem)
     elif kind == "ibin":
         x = b.need(INTS)
