@@ -777,3 +777,14 @@ def test_negi_absi_and_width_changes_are_the_references(elem, dtype):
             f"    %s3 = addi %s1, %s2 : tile<16x{elem}>\n"
             f"    %r = subi %s3, %te : tile<16x{elem}>")
     assert_same(run_both(kernel(elem, body), a, b))
+
+
+def test_fpowf_is_the_references():
+    """x ** y (C pow's special cases) over every pair of special values and random ones,
+    and over bases near 1 with large exponents (results of every magnitude)."""
+    a, b = pairs(np.float32)
+    assert_same(run_both(kernel("f32", "    %r = fpowf %x, %y : tile<16xf32>"), a, b))
+    rng = np.random.default_rng(4)
+    x = (1 + rng.standard_normal(2048) * 1e-3).astype(np.float32)
+    y = (rng.standard_normal(2048) * 3e4).astype(np.float32)
+    assert_same(run_both(kernel("f32", "    %r = fpowf %x, %y : tile<16xf32>"), x, y))

@@ -90,7 +90,7 @@ _SCALAR_OPS = frozenset({"constant", *_FLOAT_BINARY, "negf", "absf", "maxf", "mi
                          "exp", "ftof", "divi", "remi", "shli", "shri", "mulhii", "fma",
                          "maxi", "mini", "negi", "absi", "exti", "trunci", "exp2", "log",
                          "log2", "sin", "cos", "tan", "sinh", "cosh", "tanh", "sqrt",
-                         "floor", "ceil"})
+                         "floor", "ceil", "fpowf"})
 #: Ops that read each element of their tile operands once, in one pass: a result with
 #: one such user (in the same block) is computed inside the user's loop (`Lazy`).
 _STREAMING = frozenset({*(_SCALAR_OPS - {"constant"}), "store_view_tko", "reduce", "scan"})
@@ -105,7 +105,8 @@ _REGION_OPS = frozenset({"for", "reduce", "if", "scan"})
 #: within a few: NumPy's SIMD exp and glibc's differ by at most 1 ulp here).
 EXP_BAND = 64
 #: The C library function computing each unary math op the compiled code rounds from f64.
-_LIBM = {n: n for n in ("exp2", "log", "log2", "sin", "cos", "tan", "sinh", "cosh", "tanh")}
+_LIBM = {**{n: n for n in ("exp2", "log", "log2", "sin", "cos", "tan", "sinh", "cosh",
+                           "tanh")}, "fpowf": "pow"}
 #: The most f64 ulps (bit patterns) `_Lowering._exp_f64` lies from NumPy's float64 exp on
 #: any f32 input (tools/exp_accuracy.py measures it over every one): below EXP_BAND, so
 #: a decided rounding is NumPy's.
@@ -180,7 +181,8 @@ _ALLOWED_ATTRS = {
     "reduce": {"dim", "identities"}, "permute": {"permutation"}, "cat": {"dim"},
     "assume": {"predicate"}, "scan": {"dim", "reverse", "identities"},
     **{n: {"rounding_mode", "flush_to_zero"} for n in ("exp2", "log", "log2", "sin", "cos",
-                                                        "tan", "sinh", "cosh", "tanh", "sqrt")},
+                                                        "tan", "sinh", "cosh", "tanh", "sqrt",
+                                                        "fpowf")},
     "load_view_tko": {"memory_ordering_semantics", "optimization_hints", "inbounds",
                       "operandSegmentSizes"},
     "store_view_tko": {"memory_ordering_semantics", "optimization_hints", "inbounds",
@@ -1340,7 +1342,7 @@ class _Lowering:
         """f32 only: NumPy's float64 exp rounded once, from a float64 exp of the compiled
         code's own (`_exp_f64`, vectorized, within `EXP_ULPS` ulps of NumPy's on every f32
         input), as `_rounded_f64` decides and settles."""
-        return self._rounded_f64(op, self._exp_f64)
+        return self._rounded_f64(op, lambda x: self._exp_f64(x[0]))
 
     def _libm(self, op: Operation) -> Any:
         """f32 only: NumPy's float64 function rounded once, from the C library's float64
@@ -1348,10 +1350,12 @@ class _Lowering:
         random f32 inputs of every exponent, docs/compiled-engine.md), as `_rounded_f64`
         decides and settles."""
         name = _LIBM[short_name(op)]
-        self.e.declare(f"double @{name}(double)")
-        return self._rounded_f64(op, lambda x: self.e.op(f"call double @{name}(double {x})"))
+        arity = len(op.operands)
+        self.e.declare(f"double @{name}({', '.join(['double'] * arity)})")
+        return self._rounded_f64(op, lambda x: self.e.op(
+            f"call double @{name}({', '.join(f'double {v}' for v in x)})"))
 
-    _exp2 = _log = _log2 = _sin = _cos = _tan = _sinh = _cosh = _tanh = _libm
+    _exp2 = _log = _log2 = _sin = _cos = _tan = _sinh = _cosh = _tanh = _fpowf = _libm
 
     def _exact_unary(self, op: Operation) -> Any:
         """sqrt (rounded to nearest: ``approx`` and ``full`` read so, as the reference
@@ -1377,7 +1381,7 @@ class _Lowering:
 
     _sqrt = _floor = _ceil = _exact_unary
 
-    def _rounded_f64(self, op: Operation, f64_of: Callable[[str], str]) -> Any:
+    def _rounded_f64(self, op: Operation, f64_of: Callable[[list[str]], str]) -> Any:
         """A unary math op on f32 whose reference is NumPy's float64 function rounded
         once to f32 (nearest even, whatever its ``rounding_mode``): `f64_of` gives a
         float64 value of the function, and its rounding is taken where every f64 within
@@ -1396,9 +1400,10 @@ class _Lowering:
         e = self.e                  # (any rounding_mode: the reference rounds to nearest)
         infinity = 0x7FF0000000000000
 
-        def decide(x: str) -> tuple[str, str]:
-            """(the rounded value for f32 `x`, i1 whether it is surely the reference's)."""
-            y = f64_of(e.op(f"fpext float {x} to double"))
+        def decide(xs: list[str]) -> tuple[str, str]:
+            """(the rounded value for f32 operands `xs`, i1 whether it is surely the
+            reference's)."""
+            y = f64_of([e.op(f"fpext float {x} to double") for x in xs])
             bits = e.op(f"and i64 {e.op(f'bitcast double {y} to i64')}, {infinity | (infinity - 1)}")
             low = e.op(f"select i1 {e.op(f'icmp ult i64 {bits}, {EXP_BAND}')}, i64 0, "
                        f"i64 {e.op(f'sub i64 {bits}, {EXP_BAND}')}")
@@ -1412,28 +1417,33 @@ class _Lowering:
             decided = e.op(f"or i1 {same}, {nan}")
             return self._canonical(e.op(f"fptrunc double {y} to float"), t), decided
 
-        source = self._get(op.operands[0])
+        for operand in op.operands:
+            if operand.type.element_type != F32:
+                raise Unsupported(f"'{op.name}' with an operand of {operand.type.element_type}")
+        sources = [self._get(v) for v in op.operands]
         result = op.results[0].type
         if result.rank == 0:
-            cells = [e.fresh("cell") for _ in range(2)]        # the input, the result
+            cells = [e.fresh("cell") for _ in range(len(sources) + 1)]   # inputs, result
             e.entry += [f"  {c} = alloca float" for c in cells]
-            value, decided = decide(source.name)
-            e.do(f"store float {source.name}, ptr {cells[0]}")
-            e.do(f"store float {value}, ptr {cells[1]}")
+            value, decided = decide([x.name for x in sources])
+            for x, cell in zip(sources, cells):
+                e.do(f"store float {x.name}, ptr {cell}")
+            e.do(f"store float {value}, ptr {cells[-1]}")
             with e.when(e.op(f"xor i1 {decided}, true")):
-                self._call_settle(op, [cells[0]], cells[1])
-            return Scalar(e.op(f"load float, ptr {cells[1]}"), "float")
+                self._call_settle(op, cells[:-1], cells[-1])
+            return Scalar(e.op(f"load float, ptr {cells[-1]}"), "float")
         count = result.num_elements
-        out, inputs, doubts = self._slot(count, F32), self._slot(count, F32), \
-            self._slot(count, I8)
+        out, doubts = self._slot(count, F32), self._slot(count, I8)
+        inputs = [self._slot(count, F32) for _ in sources]
         doubtful = e.fresh("doubtful")
         e.entry += [f"  {doubtful} = alloca i1"]
         e.do(f"store i1 false, ptr {doubtful}")
         with e.loop(str(count)) as i:
-            x = self._element_of(source, i)
-            value, decided = decide(x)
+            xs = [self._element_of(x, i) for x in sources]
+            value, decided = decide(xs)
             unsure = e.op(f"xor i1 {decided}, true")
-            self._store("float", x, inputs, i)
+            for x, slot in zip(xs, inputs):
+                self._store("float", x, slot, i)
             self._store("float", value, out, i)
             self._store("i8", e.op(f"zext i1 {unsure} to i8"), doubts, i)
             seen = e.op(f"load i1, ptr {doubtful}")
@@ -1442,7 +1452,8 @@ class _Lowering:
             with e.loop(str(count), "q", defer=False) as q:
                 doubt = self._element_of(Tile(doubts, count, "i8"), q)
                 with e.when(e.op(f"icmp ne i8 {doubt}, 0")):
-                    self._call_settle(op, [e.op(f"getelementptr float, ptr {inputs}, i64 {q}")],
+                    self._call_settle(op, [e.op(f"getelementptr float, ptr {slot}, i64 {q}")
+                                           for slot in inputs],
                                       e.op(f"getelementptr float, ptr {out}, i64 {q}"))
         return Tile(out, count, "float")
 
