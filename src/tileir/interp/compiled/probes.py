@@ -1,5 +1,6 @@
 """Pieces of the lowering compiled on their own, to measure them against NumPy
-(tools/exp_accuracy.py, tests/jit): the float64 exp the compiled `exp` rounds."""
+(tools/exp_accuracy.py, tests/jit): the float64 values the compiled `exp` and the
+other unary math functions round."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 
 from .cache import machine_code
 from .emitter import Emitter
-from .lower import _Lowering
+from .lower import _LIBM, _Lowering
 
 #: (input pointer, output pointer, count)
 _PROBE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
@@ -20,12 +21,22 @@ _kept: list[Any] = []       # the execution engines of the probes made (their co
 def exp_f64_probe() -> Callable[[np.ndarray], np.ndarray]:
     """A function mapping an f32 array to the float64 exp the compiled engine computes
     for each element (before rounding it to f32): `_Lowering._exp_f64`, compiled alone."""
+    return math_f64_probe("exp")
+
+
+def math_f64_probe(name: str) -> Callable[[np.ndarray], np.ndarray]:
+    """A function mapping an f32 array to the float64 value the compiled engine rounds
+    for unary math op `name` (``exp``: `_Lowering._exp_f64`; the others of
+    `lower._LIBM`: the C library's function), compiled alone."""
     lowering = _Lowering.__new__(_Lowering)
     e = lowering.e = Emitter()
+    if name != "exp":
+        e.declare(f"double @{_LIBM[name]}(double)")
     with e.loop("%n") as i:
         at = e.op(f"getelementptr float, ptr %in, i64 {i}")
         x = e.op(f"fpext float {e.op(f'load float, ptr {at}')} to double")
-        y = lowering._exp_f64(x)
+        y = lowering._exp_f64(x) if name == "exp" else \
+            e.op(f"call double @{_LIBM[name]}(double {x})")
         e.do(f"store double {y}, ptr {e.op(f'getelementptr double, ptr %out, i64 {i}')}")
     e.do("ret void")
     body = "\n".join(e.lines)
@@ -36,7 +47,7 @@ def exp_f64_probe() -> Callable[[np.ndarray], np.ndarray]:
     function = _PROBE(address)
 
     def run(x: np.ndarray) -> np.ndarray:
-        """The compiled float64 exp of every element of f32 array `x`."""
+        """The compiled float64 value of every element of f32 array `x`."""
         source = np.ascontiguousarray(x, np.float32)
         out = np.empty(source.shape, np.float64)
         function(source.ctypes.data, out.ctypes.data, source.size)
@@ -44,4 +55,4 @@ def exp_f64_probe() -> Callable[[np.ndarray], np.ndarray]:
     return run
 
 
-__all__ = ["exp_f64_probe"]
+__all__ = ["exp_f64_probe", "math_f64_probe"]
