@@ -15,7 +15,7 @@ pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the 
 
 import tileir  # noqa: E402
 from tileir.interp import compiled as jit  # noqa: E402
-from jit_checks import assert_declined, assert_engine  # noqa: E402
+from jit_checks import F32_SPECIAL, assert_declined, assert_engine, mma_kernel  # noqa: E402
 
 BENCH = pathlib.Path(__file__).parents[2] / "bench" / "kernels"
 
@@ -24,10 +24,6 @@ BENCH = pathlib.Path(__file__).parents[2] / "bench" / "kernels"
 F16_SPECIAL = np.array([0x7E00, 0x7E01, 0x7C01, 0xFE00, 0x7C00, 0xFC00, 0, 0x8000, 1, 0x83FF,
                         0x0400, 0x7BFF, 0xFBFF, 0x3C00, 0xBC00, 0x3555], np.uint16
                        ).view(np.float16)
-F32_SPECIAL = np.array([0x7FC00000, 0x7FC00001, 0xFFC00000, 0x7F800001, 0x7F800000,
-                        0xFF800000, 0, 0x80000000, 1, 0x807FFFFF, 0x00800000, 0x7F7FFFFF,
-                        0xFF7FFFFF, 0x3F800000, 0xBF800000, 0x3EAAAAAB], np.uint32
-                       ).view(np.float32)
 
 
 def launch_both(text, grid, make_args, **options) -> dict:
@@ -210,34 +206,6 @@ def test_f16_scalar_parameter_declines():
 # ---- mmaf of f16 operands -----------------------------------------------------------
 
 
-def mma_kernel(m: int, n: int, k: int, elem: str = "f16", acc: str = "f32") -> str:
-    """One block: d = mmaf(a, b, c), every tile whole (powers of two)."""
-    def view(r, c, t):
-        return f"tensor_view<{r}x{c}x{t}, strides=[{c},1]>"
-
-    def part(r, c, t):
-        return f"partition_view<tile=({r}x{c}), {view(r, c, t)}>"
-    pa, pb, pc = part(m, k, elem), part(k, n, elem), part(m, n, acc)
-    return f"""cuda_tile.module @m {{
-  entry @k(%a: tile<ptr<{elem}>>, %b: tile<ptr<{elem}>>, %c: tile<ptr<{acc}>>, %d: tile<ptr<{acc}>>) {{
-    %t = make_token : token
-    %av = make_tensor_view %a, shape = [{m}, {k}], strides = [{k}, 1] : {view(m, k, elem)}
-    %bv = make_tensor_view %b, shape = [{k}, {n}], strides = [{n}, 1] : {view(k, n, elem)}
-    %cv = make_tensor_view %c, shape = [{m}, {n}], strides = [{n}, 1] : {view(m, n, acc)}
-    %dv = make_tensor_view %d, shape = [{m}, {n}], strides = [{n}, 1] : {view(m, n, acc)}
-    %ap = make_partition_view %av : {pa}
-    %bp = make_partition_view %bv : {pb}
-    %cp = make_partition_view %cv : {pc}
-    %dp = make_partition_view %dv : {pc}
-    %z = constant <i32: 0> : tile<i32>
-    %x, %t1 = load_view_tko weak %ap[%z, %z] token = %t : {pa}, tile<i32> -> tile<{m}x{k}x{elem}>, token
-    %y, %t2 = load_view_tko weak %bp[%z, %z] token = %t : {pb}, tile<i32> -> tile<{k}x{n}x{elem}>, token
-    %w, %t3 = load_view_tko weak %cp[%z, %z] token = %t : {pc}, tile<i32> -> tile<{m}x{n}x{acc}>, token
-    %r = mmaf %x, %y, %w : tile<{m}x{k}x{elem}>, tile<{k}x{n}x{elem}>, tile<{m}x{n}x{acc}>
-    %done = store_view_tko weak %r, %dp[%z, %z] token = %t : tile<{m}x{n}x{acc}>, {pc}, tile<i32> -> token
-    return
-  }}
-}}"""
 
 
 def _mma_args(a, b, c):
@@ -257,7 +225,7 @@ def test_f16_mmaf_random_and_exact(seed):
         a = (rng.standard_normal((16, 32)) * np.exp2(rng.integers(-20, 12, (16, 32)))).astype(np.float16)
         b = rng.standard_normal((32, 16)).astype(np.float16)
         c = rng.standard_normal((16, 16)).astype(np.float32)
-    assert_same(launch_both(mma_kernel(16, 16, 32), 1, _mma_args(a, b, c)))
+    assert_same(launch_both(mma_kernel(16, 16, 32, "f16"), 1, _mma_args(a, b, c)))
 
 
 def test_f16_mmaf_specials():
@@ -271,7 +239,7 @@ def test_f16_mmaf_specials():
     b[rng.integers(0, 16, 8), rng.integers(0, 16, 8)] = rng.choice(F16_SPECIAL, 8)
     c[rng.integers(0, 16, 4), rng.integers(0, 16, 4)] = rng.choice(F32_SPECIAL, 4)
     a[3] = -0.0
-    assert_same(launch_both(mma_kernel(16, 16, 16), 1, _mma_args(a, b, c)))
+    assert_same(launch_both(mma_kernel(16, 16, 16, "f16"), 1, _mma_args(a, b, c)))
 
 
 def test_f16_mmaf_near_a_midpoint_is_settled():
@@ -284,13 +252,13 @@ def test_f16_mmaf_near_a_midpoint_is_settled():
     b[:2, 0] = [1.0, 2.0 ** -12]
     c = np.full((1, 1), 2.0 ** -60, np.float32)
     before = jit.settlements()
-    results = launch_both(mma_kernel(1, 1, 4), 1, _mma_args(a, b, c))
+    results = launch_both(mma_kernel(1, 1, 4, "f16"), 1, _mma_args(a, b, c))
     assert jit.settlements() - before == 1
     assert_same(results)
     d = np.frombuffer(results["blocks"][1][3], np.float32)
     assert d[0] == np.nextafter(np.float32(1), np.float32(2))
     c[0, 0] = 0.0                       # the exact midpoint: exact, to even, compiled
-    results = launch_both(mma_kernel(1, 1, 4), 1, _mma_args(a, b, c))
+    results = launch_both(mma_kernel(1, 1, 4, "f16"), 1, _mma_args(a, b, c))
     assert_same(results)
     assert np.frombuffer(results["compiled"][1][3], np.float32)[0] == 1.0
 

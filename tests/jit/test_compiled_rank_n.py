@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the jit extra)")
 
 import tileir  # noqa: E402
-from jit_checks import assert_declined, assert_engine  # noqa: E402
+from jit_checks import F32_SPECIAL, assert_declined, assert_engine  # noqa: E402
 from tileir.interp import compiled as jit  # noqa: E402
 from tileir.enums import RoundingMode  # noqa: E402
 from tileir.interp.compiled.lower import EXP_BAND, EXP_ULPS  # noqa: E402
@@ -22,12 +22,6 @@ from tileir.interp.compiled.probes import exp_f64_probe, math_f64_probe  # noqa:
 
 BENCH = pathlib.Path(__file__).parents[2] / "bench" / "kernels"
 
-#: f32 inputs for every special case: NaNs (payload, negative, signalling), infinities,
-#: signed zeros, subnormals, extremes, ordinary values.
-F32_SPECIAL = np.array([0x7FC00000, 0x7FC00001, 0xFFC00000, 0x7F800001, 0x7F800000,
-                        0xFF800000, 0, 0x80000000, 1, 0x807FFFFF, 0x00800000, 0x7F7FFFFF,
-                        0xFF7FFFFF, 0x3F800000, 0xBF800000, 0x3EAAAAAB], np.uint32
-                       ).view(np.float32)
 F64_SPECIAL = np.array([0x7FF8000000000000, 0x7FF8000000000001, 0xFFF8000000000000,
                         0x7FF0000000000001, 0x7FF0000000000000, 0xFFF0000000000000, 0,
                         0x8000000000000000, 1, 0x800FFFFFFFFFFFFF, 0x0010000000000000,
