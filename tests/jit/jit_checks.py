@@ -30,6 +30,21 @@ def assert_engine(run: Any, engine: str) -> None:
         assert run.engine == engine, run
 
 
+def assert_runs_alike(reference: tuple, compiled: tuple, expect_compiled: bool) -> None:
+    """Two launches of one kernel, each as (engine or "error", reason or error text, what
+    it left: bytes, output...), on engine="blocks" and engine="compiled": the same
+    outcome; the compiled one ran compiled when `expect_compiled`, else handed on with
+    the compiled engine's reason (an error: the same error)."""
+    assert compiled[2:] == reference[2:]
+    if reference[0] == "error":
+        assert compiled[:2] == reference[:2]
+    elif expect_compiled:
+        assert compiled[:2] == ("compiled", None)
+    else:
+        assert compiled[0] in OTHER_ENGINES
+        assert compiled[1].startswith("compiled engine: ")
+
+
 def assert_declined(run: Any, why: str) -> None:
     """The compiled engine declined `run`'s kernel, saying `why`."""
     assert run.engine in OTHER_ENGINES, run

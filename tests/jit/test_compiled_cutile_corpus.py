@@ -17,6 +17,7 @@ pytest.importorskip("cuda.tile", reason="cuTile Python is an optional dependency
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "oracles"))
 
 import kernels  # noqa: E402
+from jit_checks import assert_runs_alike  # noqa: E402
 import tileir  # noqa: E402
 import tileir.cutile as tc  # noqa: E402
 from test_cutile_launch import launch_args  # noqa: E402
@@ -34,22 +35,14 @@ def _outcome(kernel, engine: str):
         head = (run.engine, run.reason)
     except tileir.ExecutionError as exc:
         head = ("error", str(exc).splitlines()[0])
-    return head, {name: array.tobytes() for name, array in arrays.items()}
+    return (*head, {name: array.tobytes() for name, array in arrays.items()})
 
 
 @pytest.mark.parametrize("name", [k.name for k in kernels.KERNELS])
-def test_corpus_kernel_runs_alike_compiled(name, capsys):
+def test_corpus_kernel_runs_alike_compiled(name):
     kernel = next(k for k in kernels.KERNELS if k.name == name)
-    reference = _outcome(kernel, "blocks")
-    compiled = _outcome(kernel, "compiled")
-    assert compiled[1] == reference[1]
-    if reference[0][0] == "error":
-        assert compiled[0] == reference[0]
-    elif name in COMPILED:
-        assert compiled[0] == ("compiled", None)
-    else:
-        assert compiled[0][0] in ("batched", "blocks")
-        assert compiled[0][1].startswith("compiled engine: ")
+    assert_runs_alike(_outcome(kernel, "blocks"), _outcome(kernel, "compiled"),
+                      name in COMPILED)
 
 
 def test_the_engine_can_be_chosen_by_the_environment(monkeypatch):

@@ -16,6 +16,7 @@ pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "transforms"))
 
 import tileir  # noqa: E402
+from jit_checks import assert_runs_alike  # noqa: E402
 from launches import SHIPPED  # noqa: E402
 
 #: The shipped examples whose every launch runs compiled.
@@ -26,7 +27,7 @@ COMPILED = {"bug_scale2d.mlir", "cumsum.mlir", "custom_reduce.mlir", "flash_atte
 
 
 def _outcome(module, entry, engine: str):
-    """(engine or "error", the first line of the error or the reason, printed output,
+    """(engine or "error", the reason or the first line of the error, printed output,
     bytes of every array argument) of one launch."""
     args, printed = entry.make_args(), io.StringIO()
     try:
@@ -35,7 +36,7 @@ def _outcome(module, entry, engine: str):
         head = (run.engine, run.reason)
     except tileir.ExecutionError as exc:
         head = ("error", str(exc).splitlines()[0])
-    return head, printed.getvalue(), [a.tobytes() for a in args if hasattr(a, "tobytes")]
+    return (*head, printed.getvalue(), [a.tobytes() for a in args if hasattr(a, "tobytes")])
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
@@ -43,16 +44,8 @@ def test_example_runs_alike_compiled(name):
     case = SHIPPED[name]
     module = case.module()
     for entry in case.launches:
-        reference = _outcome(module, entry, "blocks")
-        compiled = _outcome(module, entry, "compiled")
-        assert compiled[1:] == reference[1:]
-        if reference[0][0] == "error":
-            assert compiled[0] == reference[0]
-        elif name in COMPILED:
-            assert compiled[0] == ("compiled", None)
-        else:
-            assert compiled[0][0] in ("batched", "blocks")
-            assert compiled[0][1].startswith("compiled engine: ")
+        assert_runs_alike(_outcome(module, entry, "blocks"),
+                          _outcome(module, entry, "compiled"), name in COMPILED)
 
 
 def test_the_list_names_shipped_examples():
