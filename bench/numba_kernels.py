@@ -137,13 +137,15 @@ def _matmul(grid: tuple, dims: dict, x: Arrays, out: np.ndarray) -> None:
 
 
 def _layernorm(grid: tuple, dims: dict, x: Arrays, out: np.ndarray) -> None:
-    layernorm(x["x"], x["w"], x["b"], out, grid[0], np.float32(1e-5))
+    from kernels_bench import EPS
+    layernorm(x["x"], x["w"], x["b"], out, grid[0], np.float32(EPS))
 
 
 def _attention(grid: tuple, dims: dict, x: Arrays, out: np.ndarray) -> None:
+    from kernels_bench import SCALE
     q, k, v = (x[name].astype(np.float32) for name in ("q", "k", "v"))
     wide = np.zeros(out.shape, np.float32)
-    attention(q, k, v, wide, grid[0], np.float32(1 / 8))
+    attention(q, k, v, wide, grid[0], np.float32(SCALE))
     rows = grid[0] * 64
     out[:rows] = wide[:rows].astype(np.float16)
 
