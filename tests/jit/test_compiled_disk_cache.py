@@ -69,11 +69,12 @@ def test_another_process_loads_what_this_one_compiled(cache_dir):
 
 
 @pytest.mark.parametrize("damage", ["flip a code byte", "cut short", "other key",
-                                    "other format", "not json"])
+                                    "other format", "not json", "smaller scratch",
+                                    "fewer accesses"])
 def test_a_damaged_or_foreign_file_is_compiled_around(cache_dir, damage):
-    """A file whose object code does not match its hash, cut short, naming another key,
-    another format, or unreadable: ignored, the kernel compiled again (and the file
-    rewritten), the same bytes."""
+    """A file whose object code or lowering facts (scratch size, accesses) do not match
+    its hash, cut short, naming another key, another format, or unreadable: ignored, the
+    kernel compiled again (and the file rewritten), the same bytes."""
     jit.clear()
     tag = "disk_damage_" + damage.replace(" ", "_")
     _, first = _softmax(tag)
@@ -84,12 +85,16 @@ def test_a_damaged_or_foreign_file_is_compiled_around(cache_dir, damage):
         raw = line + b"\n" + code[:100] + bytes([code[100] ^ 0xFF]) + code[101:]
     elif damage == "cut short":
         raw = raw[: len(raw) // 2]
-    elif damage in ("other key", "other format"):
+    elif damage != "not json":
         head = json.loads(line)
         if damage == "other key":
             head["key"] = head["key"].replace("softmax", "softmay")
-        else:
+        elif damage == "other format":
             head["format"] = disk.FORMAT + 1
+        elif damage == "smaller scratch":       # (the code would write past it)
+            head["scratch"] = 64
+        else:                                   # (the race proof would see no store)
+            head["accesses"] = [a for a in head["accesses"] if not a["write"]]
         raw = json.dumps(head).encode() + b"\n" + code
     else:
         raw = b"\x00garbage\n" + code
@@ -137,3 +142,17 @@ def test_code_made_by_another_version_of_the_engine_is_not_used(cache_dir, monke
     assert run.engine == "compiled"
     assert (jit.compilations(), jit.loads()) == (compiled + 1, loaded)
     assert len(list(cache_dir.glob("*.tjit"))) == 2
+
+
+def test_no_home_directory_means_no_disk_cache(monkeypatch):
+    """Neither TILEIR_CACHE_DIR, XDG_CACHE_HOME nor a home directory: no disk cache, and
+    the kernel still runs compiled (no traceback)."""
+    def nowhere() -> pathlib.Path:
+        raise RuntimeError("Could not determine home directory.")
+    monkeypatch.delenv(disk.VARIABLE, raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(pathlib.Path, "home", staticmethod(nowhere))
+    assert disk.directory() is None
+    jit.clear()
+    run, _ = _softmax("disk_homeless")
+    assert run.engine == "compiled"

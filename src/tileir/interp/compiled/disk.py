@@ -4,10 +4,11 @@ One file per cache key (the module's hash, entry, parameter types, LLVM version,
 `cache.key_of`), named by the key's SHA-256, in ``$TILEIR_CACHE_DIR/compiled`` (default
 ``$XDG_CACHE_HOME/tileir``, else ``~/.cache/tileir``; ``TILEIR_CACHE_DIR=off`` turns it
 off).  A file holds one JSON line (the format, the key in full, what the runner needs of
-the lowering, and the SHA-256 of the object code) and then the object code LLVM made.  A
-file is used only when its line parses, names this exact key and its object code has that
-hash: anything else (a file cut short, from another version, edited) is ignored and the
-kernel compiled again.  Files are written whole under a temporary name and renamed, in a
+the lowering, and a SHA-256 of all that and of the object code) and then the object code
+LLVM made.  A file is used only when its line parses, names this exact key and the hash
+matches: anything else (a file cut short, from another version, a byte changed in the
+code or in the lowering's facts, whose scratch size and accesses the run relies on) is
+ignored and the kernel compiled again.  Files are written whole under a temporary name and renamed, in a
 directory only its owner may write; any error reading or writing the cache only means
 compiling (it never fails a launch)."""
 
@@ -23,8 +24,8 @@ from pathlib import Path
 from ...ir import Operation
 from .lower import Access, Lowered
 
-#: Bumped whenever the lowering or the file layout changes what a file means.
-FORMAT = 1
+#: Bumped whenever the file layout changes what a file means.
+FORMAT = 2
 #: The environment variable naming the cache's directory ("off": no disk cache).
 VARIABLE = "TILEIR_CACHE_DIR"
 
@@ -36,11 +37,14 @@ def directory() -> Path | None:
     chosen = os.environ.get(VARIABLE)
     if chosen is not None and chosen.strip().lower() in ("", "off", "0", "none"):
         return None
-    if chosen:
-        root = Path(chosen)
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        root = Path(base) / "tileir"
+    try:
+        if chosen:
+            root = Path(chosen)
+        else:
+            base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+            root = Path(base) / "tileir"
+    except (RuntimeError, KeyError):    # (no home directory to be found: no cache)
+        return None
     place = root / "compiled"
     try:
         place.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -51,6 +55,12 @@ def directory() -> Path | None:
                                   info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
         return None
     return place
+
+
+def _digest(head: dict, code: bytes) -> str:
+    """The SHA-256 a file carries: of its line (without the digest) and of its code."""
+    facts = {name: value for name, value in head.items() if name != "digest"}
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode() + b"\n" + code).hexdigest()
 
 
 def _name(key: tuple) -> str:
@@ -69,7 +79,7 @@ def load(key: tuple, kernel: Operation) -> tuple[Lowered, bytes] | None:
         line, _, code = raw.partition(b"\n")
         head = json.loads(line)
         if head.get("format") != FORMAT or head.get("key") != repr(key) or \
-                head.get("code") != hashlib.sha256(code).hexdigest():
+                head.get("digest") != _digest(head, code):
             return None
         ops = list(kernel.walk())
         lowered = Lowered(
@@ -90,13 +100,14 @@ def save(key: tuple, kernel: Operation, lowered: Lowered, code: bytes) -> None:
         return
     try:
         positions = {id(op): i for i, op in enumerate(kernel.walk())}
-        head = {"format": FORMAT, "key": repr(key), "code": hashlib.sha256(code).hexdigest(),
+        head = {"format": FORMAT, "key": repr(key),
                 "params": list(lowered.params), "scratch": lowered.scratch_bytes,
                 "accesses": [{"param": a.param, "write": a.write,
                               "block_dims": list(a.block_dims), "uniform": a.uniform,
                               "repeated": a.repeated} for a in lowered.accesses],
                 "unchecked": list(lowered.unchecked),
                 "settles": [positions[id(op)] for op in lowered.settles]}
+        head["digest"] = _digest(head, code)
         data = json.dumps(head).encode() + b"\n" + code
         handle, temporary = tempfile.mkstemp(dir=place, prefix=".writing-")
         try:
