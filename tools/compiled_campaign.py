@@ -101,6 +101,24 @@ class Builder:
         return self.pick(elems) or self.constant(self.rng.choice(elems))
 
 
+#: The combining ops a reduce or scan body draws, and each one's identity per element
+#: type (addf's either zero).
+IDENTITIES = {
+    "addf": {"f32": ("0.000000e+00", "-0.000000e+00"), "f64": ("0.000000e+00", "-0.000000e+00")},
+    "mulf": {"f32": ("1.000000e+00",), "f64": ("1.000000e+00",)},
+    "maxf": {"f32": ("0xFF800000",), "f64": ("0xFFF0000000000000",)},
+    "minf": {"f32": ("0x7F800000",), "f64": ("0x7FF0000000000000",)},
+    **{op: {"i32": (v,), "i64": (v,)} for op, v in (("addi", "0"), ("muli", "1"), ("ori", "0"),
+                                                   ("xori", "0"), ("andi", "-1"))},
+}
+
+
+def combiner(rng: random.Random, elem: str) -> tuple[str, str]:
+    """A combining op for `elem` and its identity (`IDENTITIES`)."""
+    op = rng.choice([o for o, by_type in IDENTITIES.items() if elem in by_type])
+    return op, rng.choice(IDENTITIES[op][elem])
+
+
 def op_step(b: Builder, square: bool, depth: int = 0) -> None:
     """One random op (or a few making one result) on values of the working shape."""
     rng, shape = b.rng, b.shape
@@ -190,14 +208,7 @@ def op_step(b: Builder, square: bool, depth: int = 0) -> None:
     elif kind == "reduce":
         x = b.need(FLOATS + INTS)
         dim = rng.randrange(len(shape))
-        if x.elem in FLOATS:
-            op = rng.choice(["addf", "maxf", "minf", "mulf"])
-            ident = {"addf": "0.000000e+00", "mulf": "1.000000e+00",
-                     "maxf": "0xFF800000" if x.elem == "f32" else "0xFFF0000000000000",
-                     "minf": "0x7F800000" if x.elem == "f32" else "0x7FF0000000000000"}[op]
-        else:
-            op = rng.choice(["addi", "muli", "ori", "xori", "andi"])
-            ident = {"addi": "0", "muli": "1", "ori": "0", "xori": "0", "andi": "-1"}[op]
+        op, ident = combiner(rng, x.elem)
         small = shape[:dim] + shape[dim + 1:]
         s = tile_type(x.elem, ())
         r = b.add(f"@R = reduce {x.name} dim={dim} identities=[{ident} : {x.elem}] : "
@@ -214,14 +225,7 @@ def op_step(b: Builder, square: bool, depth: int = 0) -> None:
     elif kind == "scan":
         x = b.need(FLOATS + INTS)
         dim = rng.randrange(len(shape))
-        if x.elem in FLOATS:
-            op = rng.choice(["addf", "maxf", "mulf"])
-            ident = {"addf": rng.choice(["0.000000e+00", "-0.000000e+00"]),
-                     "mulf": "1.000000e+00",
-                     "maxf": "0xFF800000" if x.elem == "f32" else "0xFFF0000000000000"}[op]
-        else:
-            op = rng.choice(["addi", "muli", "xori"])
-            ident = {"addi": "0", "muli": "1", "xori": "0"}[op]
+        op, ident = combiner(rng, x.elem)
         s = tile_type(x.elem, ())
         b.add(f"@R = scan {x.name} dim={dim} reverse={rng.choice(['false', 'true'])} "
               f"identities=[{ident} : {x.elem}] : {tile_type(x.elem, shape)} -> "
