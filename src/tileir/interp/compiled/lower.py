@@ -1581,26 +1581,36 @@ class _Lowering:
                 size = e.op(f"fadd double {e.op(f'call double @llvm.fabs.f64(double {c})')}, "
                             f"{e.op(f'fmul double {length_a}, {length_b}')}")
                 width = e.op(f"fmul double {size}, {scale}")
-                ends = []
-                for instr in ("fsub", "fadd"):
-                    end = e.op(f"{instr} double {y}, {width}")
-                    step = e.op(f"fmul double {e.op(f'call double @llvm.fabs.f64(double {end})')}, "
-                                f"{_f64(2.0 ** -51)}")
-                    end = e.op(f"{instr} double {end}, {step}")
-                    end = e.op(f"{instr} double {end}, {_f64(2.0 ** -1000)}")
-                    ends.append(e.op(f"fptrunc double {end} to float"))
-                same = e.op(f"icmp eq i32 {e.op(f'bitcast float {ends[0]} to i32')}, "
-                            f"{e.op(f'bitcast float {ends[1]} to i32')}")
+                low, same = self._rounds_alike(y, width)
                 unsure = e.op(f"xor i1 {same}, true")
                 self._store("i8", e.op(f"zext i1 {unsure} to i8"), doubts, at)
                 seen = e.op(f"load i1, ptr {doubtful}")
                 e.do(f"store i1 {e.op(f'or i1 {seen}, {unsure}')}, ptr {doubtful}")
-                self._store("float", ends[0], out, at)
+                self._store("float", low, out, at)
         with e.when(e.op(f"load i1, ptr {doubtful}")):
             self._mmaf_closer(m, k, n, wide_lhs, wide_rhs, sums, doubts, out, flag, acc)
         with e.when(e.op(f"load i1, ptr {unsettled}")):
             self._settle(op, [(lhs, lhs_t), (rhs, rhs_t), (acc, acc_t)], out)
         return Tile(out, m * n, "float")
+
+    def _rounds_alike(self, y: str, width: str) -> tuple[str, str]:
+        """Whether every real within f64 `width` of f64 `y` rounds to one f32: the ends
+        ``y -+ width``, pushed outwards by ``2**-51`` of their magnitude and ``2**-1000``
+        (so every real of the interval lies strictly between them), rounded to f32 and
+        compared bit for bit.  (the lower end's f32, i1 alike)"""
+        e = self.e
+        e.declare("double @llvm.fabs.f64(double)")
+        ends = []
+        for instr in ("fsub", "fadd"):
+            end = e.op(f"{instr} double {y}, {width}")
+            step = e.op(f"fmul double {e.op(f'call double @llvm.fabs.f64(double {end})')}, "
+                        f"{_f64(2.0 ** -51)}")
+            end = e.op(f"{instr} double {end}, {step}")
+            end = e.op(f"{instr} double {end}, {_f64(2.0 ** -1000)}")
+            ends.append(e.op(f"fptrunc double {end} to float"))
+        same = e.op(f"icmp eq i32 {e.op(f'bitcast float {ends[0]} to i32')}, "
+                    f"{e.op(f'bitcast float {ends[1]} to i32')}")
+        return ends[0], same
 
     def _mmaf_closer(self, m: int, k: int, n: int, lhs: str, rhs: str, sums: str,
                      doubts: str, out: str, flag: Callable[[str], None], acc: Any) -> None:
@@ -1680,18 +1690,10 @@ class _Lowering:
                 bound = e.op(f"fmul double {size}, {scale}")
                 width = e.op(f"fmul double {e.op(f'fadd double {fabs(r)}, {bound}')}, "
                              f"{_f64(1.0 + 2.0 ** -50)}")
-                ends = []
-                for instr in ("fsub", "fadd"):
-                    end = e.op(f"{instr} double {y}, {width}")
-                    step = e.op(f"fmul double {fabs(end)}, {_f64(2.0 ** -51)}")
-                    end = e.op(f"{instr} double {end}, {step}")
-                    end = e.op(f"{instr} double {end}, {_f64(2.0 ** -1000)}")
-                    ends.append(e.op(f"fptrunc double {end} to float"))
-                same = e.op(f"icmp eq i32 {e.op(f'bitcast float {ends[0]} to i32')}, "
-                            f"{e.op(f'bitcast float {ends[1]} to i32')}")
+                low, same = self._rounds_alike(y, width)
                 flag(e.op(f"xor i1 {e.op(f'or i1 {same}, {exact}')}, true"))
                 plus = e.op(f"fptrunc double {e.op(f'fadd double {hi}, 0.0')} to float")
-                self._store("float", e.op(f"select i1 {exact}, float {plus}, float {ends[0]}"),
+                self._store("float", e.op(f"select i1 {exact}, float {plus}, float {low}"),
                             out, q)
 
     def _sum_products(self, m: int, k: int, n: int, lhs: str, rhs: str, sums: str) -> None:
