@@ -684,7 +684,7 @@ def test_a_store_inside_a_for_loop_declines_with_checks_only():
 
     def args():
         return [np.arange(m * n, dtype=np.float32), m, n, np.full((m, 4), 7, np.float32), 0, 1]
-    assert_declines(launch_both(text, 2, args), "a store inside a 'for' loop")
+    assert_declines(launch_both(text, 2, args), "a store inside a loop")
     assert_same(launch_both(text, 2, args, checks=False))
 
 

@@ -19,13 +19,14 @@ import json
 import os
 import stat
 import tempfile
+from dataclasses import asdict
 from pathlib import Path
 
 from ...ir import Operation
 from .lower import Access, Lowered
 
 #: Bumped whenever the file layout changes what a file means.
-FORMAT = 2
+FORMAT = 3
 #: The environment variable naming the cache's directory ("off": no disk cache).
 VARIABLE = "TILEIR_CACHE_DIR"
 
@@ -84,12 +85,17 @@ def load(key: tuple, kernel: Operation) -> tuple[Lowered, bytes] | None:
         ops = list(kernel.walk())
         lowered = Lowered(
             "", tuple(head["params"]), int(head["scratch"]),
-            tuple(Access(a["param"], a["write"], tuple(a["block_dims"]), a["uniform"],
-                         a["repeated"]) for a in head["accesses"]),
+            tuple(_access(a) for a in head["accesses"]),
             tuple(head["unchecked"]), tuple(ops[i] for i in head["settles"]))
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
     return lowered, code
+
+
+def _access(fields: dict) -> Access:
+    """An `Access` from its JSON fields (lists back to tuples); a field missing or extra
+    raises TypeError (the file is not used)."""
+    return Access(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
 
 
 def save(key: tuple, kernel: Operation, lowered: Lowered, code: bytes) -> None:
@@ -102,9 +108,7 @@ def save(key: tuple, kernel: Operation, lowered: Lowered, code: bytes) -> None:
         positions = {id(op): i for i, op in enumerate(kernel.walk())}
         head = {"format": FORMAT, "key": repr(key),
                 "params": list(lowered.params), "scratch": lowered.scratch_bytes,
-                "accesses": [{"param": a.param, "write": a.write,
-                              "block_dims": list(a.block_dims), "uniform": a.uniform,
-                              "repeated": a.repeated} for a in lowered.accesses],
+                "accesses": [asdict(a) for a in lowered.accesses],
                 "unchecked": list(lowered.unchecked),
                 "settles": [positions[id(op)] for op in lowered.settles]}
         head["digest"] = _digest(head, code)

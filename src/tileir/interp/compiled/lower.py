@@ -38,6 +38,7 @@ from ..semantics.core import dense_values
 from ..semantics.registry import short_name
 from ..semantics.views import padding_code
 from .emitter import Emitter
+from .tokens import token_order
 
 
 class Unsupported(Exception):
@@ -244,22 +245,38 @@ class View:
     uniform: bool = True
     tile: tuple[int, ...] | None = None     # a partition view's tile shape
     padding: int | None = None  # the padding value's bits (None: zero, or no padding)
+    #: its geometry (`Access.view`): base parameter, extents, strides, tile shape
+    key: str = ""
 
 
 @dataclass(frozen=True)
 class Access:
-    """A memory access the race checks need to know about: the pointer parameter it goes
-    through, whether it writes, and for each component of its tile index which tile block
-    id component (0, 1, 2) it is, when it is exactly one (else None)."""
+    """A memory access the race proof (`races.py`) needs to know about: the pointer
+    parameter it goes through, whether it writes, the view it goes through and its tile
+    index, and which accesses a token chain orders before it."""
 
     param: int
     write: bool
-    block_dims: tuple[int | None, ...]
+    #: The partition view's geometry: equal keys reach equal elements for equal indices
+    #: (`_Lowering._value_key` names the values its extents and strides come from).
+    view: str
+    #: Per component of the tile index: "b<d>" (tile block id component d), "c<n>" (the
+    #: constant n), or another value's key (equal keys: equal values within a block).
+    index: tuple[str, ...]
     #: Whether the view's strides (and, above rank 1, its extents) are the same in every
     #: tile block (static, or parameters).
     uniform: bool = True
-    #: Whether the op is inside a ``for`` loop (so it may run more than once per block).
+    #: Whether the op is inside a loop (so it may run more than once per block).
     repeated: bool = False
+    #: The op's number in the kernel's walk, and those of the once-per-block ops its
+    #: token is ordered after (`tokens.token_order`).
+    ident: int = -1
+    after: tuple[int, ...] = ()
+
+    @property
+    def block_dims(self) -> tuple[int | None, ...]:
+        """For each index component, the tile block id component it is, or None."""
+        return tuple(int(k[1:]) if k.startswith("b") else None for k in self.index)
 
 
 @dataclass
@@ -305,9 +322,13 @@ class _Lowering:
         self.loops = 0                          # how many ``for`` bodies enclose the op
         self.settles: list[Operation] = []      # mmaf ops with a settle call
         self.users: dict[Any, list[Operation]] = {}   # IR value -> the ops reading it
+        self.idents: dict[Operation, int] = {}        # op -> its number in the walk
         for inner in kernel.walk():
+            self.idents[inner] = len(self.idents)
             for value in inner.operands:
                 self.users.setdefault(value, []).append(inner)
+        self.order = token_order(kernel)
+        self.keys: dict[Any, str] = {}                # value -> `_value_key`
 
     # ---- whole kernel ------------------------------------------------------------
 
@@ -872,7 +893,30 @@ class _Lowering:
         reach = e.op(f"mul i128 {reach}, {size}")
         reach = e.op(f"add i128 {reach}, {e.op(f'zext i64 {address} to i128')}")
         e.check(e.op(f"icmp ult i128 {reach}, {REACH_LIMIT}"), self.fail)
-        return View(param, address, shape, stride, t.element_type, uniform)
+        static = [*t.shape, *t.strides]
+        names = iter([self._value_key(v) for v in dynamic_shape + dynamic_strides])
+        key = f"p{param}:" + ",".join(f"s{n}" if n is not None else next(names)
+                                       for n in static)
+        return View(param, address, shape, stride, t.element_type, uniform, key=key)
+
+    def _value_key(self, value: Any) -> str:
+        """A name for `value` equal to another's where both are surely equal within a
+        tile block: "c<n>" for a constant of unsigned reading n (as indices and extents
+        are read), "a<i>" for parameter i, "b<d>" for tile block id component d, else one
+        per SSA value (seen through ``assume``, which gives its operand)."""
+        owner = getattr(value, "owner", None)
+        while isinstance(owner, Operation) and short_name(owner) == "assume":
+            value = owner.operands[0]
+            owner = getattr(value, "owner", None)
+        if isinstance(owner, Operation) and short_name(owner) == "constant" and \
+                value.type.rank == 0:
+            bits = dense_values(owner.attr("value")).reshape(-1)[:1]
+            return f"c{int(bits.view(_unsigned_dtype(value.type.element_type))[0])}"
+        if self._is_parameter(value):
+            return f"a{value.index}"
+        if value in self.block_ids:
+            return f"b{self.block_ids[value]}"
+        return self.keys.setdefault(value, f"v{len(self.keys)}")
 
     def _is_parameter(self, value: Any) -> bool:
         """Whether `value` is a parameter of the kernel, or an ``assume`` of one (the same
@@ -908,8 +952,9 @@ class _Lowering:
             padding = padding_code(t.padding_value, float_format(t.tensor_view.element_type))
             if padding is None:
                 raise Unsupported(f"padding value {t.padding_value.keyword}")
+        tile = tuple(int(n) for n in t.tile_shape)
         return View(view.param, view.base, view.shape, view.stride, view.element,
-                    view.uniform, tuple(int(n) for n in t.tile_shape), padding)
+                    view.uniform, tile, padding, f"{view.key}|t{tile}")
 
     def _tiles(self, view: View, k: int) -> str:
         """The extent of a partition view's index space in dimension `k` (i64)."""
@@ -982,9 +1027,10 @@ class _Lowering:
             elif index_type != I64:
                 raise Unsupported(f"'{op.name}' with an index of type {index_type}")
             indices.append(index)
-        block_dims = tuple(self.block_ids.get(v) for v in index_values)
-        self.accesses.append(Access(view.param, store, block_dims, view.uniform,
-                                    self.loops > 0))
+        self.accesses.append(Access(
+            view.param, store, view.key, tuple(self._value_key(v) for v in index_values),
+            view.uniform, self.loops > 0, self.idents[op],
+            tuple(sorted(self.idents[o] for o in self.order.get(op, ())))))
         inbounds = _inbounds(op, rank)
         firsts = []
         for k, index in enumerate(indices):

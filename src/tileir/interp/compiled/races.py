@@ -2,26 +2,35 @@
 runs a kernel that writes memory only where no check could fire.
 
 The reference engine (checks on) reports two tile blocks touching one element, one of
-them writing, and two unordered accesses of one block that overlap, one a write.  The
-compiled engine proves neither can happen, or declines: every written buffer is reached
-by exactly one access op, a store outside any ``for`` loop (so it runs once per block),
-through a partition view whose strides (and, above rank 1, extents) are the same in
-every block, whose tile index holds, as some of its components, every component of the
-tile block id along which the grid is not 1.  Two blocks differ in one of those, so they
-store tiles of different indices in that dimension, of disjoint coordinates, and the
-compiled code checks, before a store through a view of rank 2 or 3, that distinct
-coordinates reach distinct elements (`lower._check_injective`; else it stops and the
-reference reruns): each block writes
-its own elements, which no other op and no other block touches.  On a grid of one tile
-block only the first condition is needed (there is no other block).  With checks off the
-reference checks nothing and runs the blocks in schedule order; the compiled engine runs
-them in grid order, which is the ``sequential`` schedule's, so any kernel may run then."""
+them writing, and two accesses of one block that overlap, one a write, that no token
+chain orders.  The compiled engine proves neither can happen, or declines.  Each store
+must be outside every loop (it runs once per block) and go through a partition view
+whose strides (and, above rank 1, extents) are the same in every block, with a tile
+index that holds, as some of its components, every tile block id component along which
+the grid is not 1; the compiled code checks, before a store through a view of rank 2 or
+3, that distinct coordinates reach distinct elements (`lower._check_injective`; else it
+stops and the reference reruns).  Every other access of the stored buffer must then
+
+- within a block, touch other elements (the same view, a tile index with a different
+  constant in some component) or be ordered before or after the store by a token chain
+  (`tokens.token_order`; neither op inside a loop), and
+- between blocks, go through the same view with the same tile block id components in
+  the same places of its tile index: two blocks differ in one of those, so they reach
+  tiles of different indices in that dimension, of disjoint coordinates.
+
+On a grid of one tile block only the first condition is needed (there is no other
+block).  With checks off the reference checks nothing and runs the blocks in schedule
+order; the compiled engine runs them in grid order, which is the ``sequential``
+schedule's, so any kernel may run then."""
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
 from .lower import Access
+
+_BETWEEN = "the race checks between tile blocks are not compiled"
+_WITHIN = "the race checks within a tile block are not compiled"
 
 
 def race_reason(accesses: Sequence[Access], owners: dict[int, Any],
@@ -32,27 +41,60 @@ def race_reason(accesses: Sequence[Access], owners: dict[int, Any],
     writes = [a for a in accesses if a.write]
     if not writes or (not checks and schedule == "sequential"):
         return None
+    blocks = tuple(grid) != (1, 1, 1)
     for a in writes:
-        mine = owners[a.param]
-        if any(b is not a and owners[b.param] is mine for b in accesses):
-            return (f"parameter {a.param}'s buffer is written and accessed by another op: "
-                    "the race checks are not compiled")
         if a.repeated:
-            return ("a store inside a 'for' loop (it may write one element twice): the race "
-                    "checks within a tile block are not compiled")
-        if tuple(grid) == (1, 1, 1):
-            continue
-        if not a.uniform:
-            return ("a store through a view whose stride may differ between tile blocks (or, "
-                    "above rank 1, an extent): "
-                    "the race checks between tile blocks are not compiled")
-        if all(d is None for d in a.block_dims):
-            return ("a store whose tile index is not a tile block id: the race checks "
-                    "between tile blocks are not compiled")
-        if any(grid[d] != 1 and d not in a.block_dims for d in range(3)):
-            return ("a store whose tile index leaves out a tile block id component the grid "
-                    "is not 1 along: the race checks between tile blocks are not compiled")
+            return f"a store inside a loop (it may write one element twice): {_WITHIN}"
+        if blocks:
+            why = _own_tiles(a, grid)
+            if why is not None:
+                return why
+        mine = owners[a.param]
+        for b in accesses:
+            if b is a or owners[b.param] is not mine:
+                continue
+            if not (_apart(a, b) or _ordered(a, b)):
+                return (f"parameter {a.param}'s buffer is written and accessed by another "
+                        "op that may touch the same elements and that no token chain "
+                        f"orders before or after the write: {_WITHIN}")
+            if blocks and not _same_tiles_per_block(a, b):
+                return (f"parameter {a.param}'s buffer is written and accessed by another "
+                        "op that another tile block may reach the same elements through: "
+                        f"{_BETWEEN}")
     return None
+
+
+def _own_tiles(a: Access, grid: tuple[int, int, int]) -> str | None:
+    """Why store `a` may reach, from two tile blocks, one element, or None."""
+    if not a.uniform:
+        return ("a store through a view whose stride may differ between tile blocks (or, "
+                f"above rank 1, an extent): {_BETWEEN}")
+    if all(d is None for d in a.block_dims):
+        return f"a store whose tile index is not a tile block id: {_BETWEEN}"
+    if any(grid[d] != 1 and d not in a.block_dims for d in range(3)):
+        return ("a store whose tile index leaves out a tile block id component the grid "
+                f"is not 1 along: {_BETWEEN}")
+    return None
+
+
+def _apart(a: Access, b: Access) -> bool:
+    """Whether `a` and `b` surely touch different elements within one tile block: one
+    view, and different constants in one component of their tile indices."""
+    return a.view == b.view and any(
+        x != y and x.startswith("c") and y.startswith("c") for x, y in zip(a.index, b.index))
+
+
+def _ordered(a: Access, b: Access) -> bool:
+    """Whether a token chain orders one of `a`, `b` before the other (each runs once per
+    block)."""
+    return not (a.repeated or b.repeated) and (b.ident in a.after or a.ident in b.after)
+
+
+def _same_tiles_per_block(a: Access, b: Access) -> bool:
+    """Whether `b` goes through `a`'s view with `a`'s tile block id components in the
+    same places of its index (so blocks that differ reach different tiles)."""
+    return a.view == b.view and all(
+        y == x for x, y in zip(a.index, b.index) if x.startswith("b"))
 
 
 __all__ = ["race_reason"]
