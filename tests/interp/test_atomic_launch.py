@@ -43,6 +43,8 @@ RUNS = [
     dict(engine="blocks", schedule="random", seed=3),
     dict(engine="auto", workers=1),
     dict(engine="auto", workers=2),
+    dict(engine="compiled", workers=1),
+    dict(engine="compiled", workers=2),
 ]
 
 

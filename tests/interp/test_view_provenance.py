@@ -33,12 +33,13 @@ def _kernel(shape: int, stride: int, index: int) -> str:
 }}"""
 
 
-ENGINES = ["blocks", "batched"]
+ENGINES = ["blocks", "batched", "compiled"]
 
 
 def _engine(engine: str) -> str:
-    """The launch engine for a run that fails: "auto" tries the batched engine first."""
-    return "blocks" if engine == "blocks" else "auto"
+    """The launch engine for a run that fails: "auto" tries the batched engine first;
+    "compiled" runs compiled code where the kernel's ops are (else it falls back too)."""
+    return engine if engine in ("blocks", "compiled") else "auto"
 
 
 #: The distance in bytes from one argument's buffer to the next one's (one region).
