@@ -549,13 +549,14 @@ def test_overlapping_rows_without_checks():
 
 def test_a_grid_dimension_the_index_leaves_out_declines():
     """Blocks (i, j, 0) and (i, j, 1) store the same tile: with checks on the reference
-    reports the race; without, on the reverse schedule, the compiled engine declines (it
-    runs blocks in the sequential order only) and the last writer is the reference's."""
+    reports the race; without, on the reverse schedule, the compiled run's index log
+    shows the two blocks meeting, so it hands on (it runs blocks in the sequential order
+    only) and the last writer is the reference's."""
     checked = run_rows((3, 2, 2), 6, 16)
     assert "races with" in checked["blocks"][0]
     assert checked["compiled"][0] == checked["blocks"][0]
     unchecked = run_rows((3, 2, 2), 6, 16, checks=False, schedule="reverse")
-    assert_declines(unchecked, "leaves out a tile block id component")
+    assert_declines(unchecked, "the index log shows tile blocks")
 
 
 # ---- for loops ----------------------------------------------------------------------------

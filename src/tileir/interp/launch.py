@@ -654,14 +654,16 @@ def _run(memory: Memory, plan: KernelPlan, values: list[Any], dims: tuple[int, i
         reason = None if quiet else f"compiled engine: {outcome.reason}"
         # (after a failed check memory is as it was: the batched engine runs the kernel,
         # and itself reruns one block at a time on undefined behaviour, so the diagnostic
-        # is still the reference's)
-        batched = _batched(memory, plan, values, dims, checks, globals_, False, max_ops,
-                           default_workers() if workers is None else max(1, int(workers)),
-                           journal)
-        if batched is None:
-            return Run("batched", reason)
-        if engine == "auto":        # (one tile block at a time: say why not batched)
-            reason = batched
+        # is still the reference's; where the blocks' order decides the result, only the
+        # reference engine gives it)
+        if not outcome.ordered:
+            batched = _batched(memory, plan, values, dims, checks, globals_, False, max_ops,
+                               default_workers() if workers is None else max(1, int(workers)),
+                               journal)
+            if batched is None:
+                return Run("batched", reason)
+            if engine == "auto":        # (one tile block at a time: say why not batched)
+                reason = batched
     elif engine != "blocks":
         reason = _batched(memory, plan, values, dims, checks, globals_,
                           engine == "batched", max_ops,

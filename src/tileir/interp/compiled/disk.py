@@ -86,7 +86,8 @@ def load(key: tuple, kernel: Operation) -> tuple[Lowered, bytes] | None:
         lowered = Lowered(
             "", tuple(head["params"]), int(head["scratch"]),
             tuple(_access(a) for a in head["accesses"]),
-            tuple(head["unchecked"]), tuple(ops[i] for i in head["settles"]))
+            tuple(head["unchecked"]), tuple(ops[i] for i in head["settles"]),
+            int(head["log_columns"]))
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
     return lowered, code
@@ -110,7 +111,8 @@ def save(key: tuple, kernel: Operation, lowered: Lowered, code: bytes) -> None:
                 "params": list(lowered.params), "scratch": lowered.scratch_bytes,
                 "accesses": [asdict(a) for a in lowered.accesses],
                 "unchecked": list(lowered.unchecked),
-                "settles": [positions[id(op)] for op in lowered.settles]}
+                "settles": [positions[id(op)] for op in lowered.settles],
+                "log_columns": lowered.log_columns}
         head["digest"] = _digest(head, code)
         data = json.dumps(head).encode() + b"\n" + code
         handle, temporary = tempfile.mkstemp(dir=place, prefix=".writing-")

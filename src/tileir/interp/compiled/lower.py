@@ -272,6 +272,9 @@ class Access:
     #: token is ordered after (`tokens.token_order`).
     ident: int = -1
     after: tuple[int, ...] = ()
+    #: The first of the index log's columns holding its tile index per block (-1: not
+    #: logged, being inside a loop); see `Lowered.log_columns`.
+    column: int = -1
 
     @property
     def block_dims(self) -> tuple[int | None, ...]:
@@ -293,6 +296,11 @@ class Lowered:
     #: The mmaf ops whose undecided elements the code hands to the settle function
     #: (`settle.py`), by index: it computes their tile the reference's way.
     settles: tuple[Operation, ...] = field(default=())
+    #: The index log's columns: when the argument block's last word is not 0, it is the
+    #: address of an i64 array of `log_columns` columns of one row per tile block, and
+    #: each access outside loops writes there its tile index (`races.index_conflict`
+    #: checks them after the run where the race proof cannot).
+    log_columns: int = 0
 
 
 _TOKEN = object()       # the value of a token (the compiled engine orders ops as written)
@@ -361,15 +369,20 @@ class _Lowering:
                 self.params.append(ty)
                 word += 1
         self.grid = [self._word(k) for k in range(3)]
+        self.log_columns = 0
         for arg, at, kind in words:
             if kind == "pointer":
                 self.values[arg] = ("pointer", arg.index,
                                     *(self._word(at + k) for k in range(4)))
             else:
                 self.values[arg] = Scalar(self._from_word(self._word(at), kind), kind)
+        self.log = self._word(word)             # (the index log's address, or 0)
+        self.blocks = e.op(f"mul i64 {e.op(f'mul i64 {self.grid[0]}, {self.grid[1]}')}, "
+                           f"{self.grid[2]}")
         count = e.op("sub i64 %end, %begin", "count")
         with e.loop(count, "blk", defer=False) as i:
             n = e.op(f"add i64 %begin, {i}", "n")
+            self.block_number = n
             gx, gy, _ = self.grid
             bx = e.op(f"urem i64 {n}, {gx}", "bx")
             rest = e.op(f"udiv i64 {n}, {gx}", "rest")
@@ -386,7 +399,7 @@ class _Lowering:
             "\n\ndefine i32 @run_span(i64 %begin, i64 %end, ptr noalias %args, "
             f"ptr noalias %scratch) {{\nentry:\n{body}\n}}\n")
         return Lowered(ir, tuple(self.params), self.scratch, tuple(self.accesses),
-                       tuple(self.overflow_flags), tuple(self.settles))
+                       tuple(self.overflow_flags), tuple(self.settles), self.log_columns)
 
     def _word(self, k: int) -> str:
         """Load word `k` of the argument block."""
@@ -1027,10 +1040,11 @@ class _Lowering:
             elif index_type != I64:
                 raise Unsupported(f"'{op.name}' with an index of type {index_type}")
             indices.append(index)
+        column = -1 if self.loops else self._log_index(indices)
         self.accesses.append(Access(
             view.param, store, view.key, tuple(self._value_key(v) for v in index_values),
             view.uniform, self.loops > 0, self.idents[op],
-            tuple(sorted(self.idents[o] for o in self.order.get(op, ())))))
+            tuple(sorted(self.idents[o] for o in self.order.get(op, ()))), column))
         inbounds = _inbounds(op, rank)
         firsts = []
         for k, index in enumerate(indices):
@@ -1114,6 +1128,19 @@ class _Lowering:
         if store:
             return _TOKEN
         return Tile(out, count, ty), _TOKEN
+
+    def _log_index(self, indices: list[str]) -> int:
+        """Write the tile index (i64 components) to the index log, when there is one, in
+        columns of their own; the first column."""
+        e, first = self.e, self.log_columns
+        self.log_columns += len(indices)
+        with e.when(e.op(f"icmp ne i64 {self.log}, 0")):
+            for k, index in enumerate(indices):
+                cell = e.op(f"add i64 {e.op(f'mul i64 {first + k}, {self.blocks}')}, "
+                            f"{self.block_number}")
+                at = e.op(f"add i64 {self.log}, {e.op(f'mul i64 {cell}, 8')}")
+                e.do(f"store i64 {index}, ptr {e.op(f'inttoptr i64 {at} to ptr')}, align 8")
+        return first
 
     def _load_view_tko(self, op: Operation) -> Any:
         return self._access(op, False)

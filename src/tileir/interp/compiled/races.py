@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
 from .lower import Access
 
 _BETWEEN = "the race checks between tile blocks are not compiled"
@@ -97,4 +99,78 @@ def _same_tiles_per_block(a: Access, b: Access) -> bool:
         y == x for x, y in zip(a.index, b.index) if x.startswith("b"))
 
 
-__all__ = ["race_reason"]
+def _stored_groups(accesses: Sequence[Access], owners: dict[int, Any]
+                   ) -> list[list[Access]]:
+    """The accesses of each buffer some access writes, one list per buffer."""
+    groups: dict[int, list[Access]] = {}
+    for a in accesses:
+        if a.write:
+            groups.setdefault(id(owners[a.param]), [])
+    for a in accesses:
+        group = groups.get(id(owners[a.param]))
+        if group is not None:
+            group.append(a)
+    return list(groups.values())
+
+
+def index_checkable(accesses: Sequence[Access], owners: dict[int, Any],
+                    grid: tuple[int, int, int]) -> str | None:
+    """Why the index log cannot stand in for the race proof, or None: each stored
+    buffer's accesses must all write their index to the log (once per block) through one
+    view, the same in every block."""
+    for group in _stored_groups(accesses, owners):
+        if any(a.column < 0 for a in group):
+            return f"an access of a stored buffer inside a loop: {_WITHIN}"
+        if len({a.view for a in group}) != 1:
+            return f"a stored buffer reached through two views: {_BETWEEN}"
+        if tuple(grid) != (1, 1, 1) and not all(a.uniform for a in group):
+            return ("a store through a view whose stride may differ between tile blocks "
+                    f"(or, above rank 1, an extent): {_BETWEEN}")
+    return None
+
+
+def index_conflict(accesses: Sequence[Access], owners: dict[int, Any], log: np.ndarray,
+                   checks: bool) -> bool:
+    """Whether the index log (`log`: columns by tile blocks, -1 where an access did not
+    run) shows one tile reached from two blocks, one of them writing, or (`checks`) from
+    one block by two ops no token chain orders, one writing."""
+    for group in _stored_groups(accesses, owners):
+        rank = len(group[0].index)
+        rows, who = [], []
+        for k, a in enumerate(group):
+            cols = log[a.column:a.column + rank].T
+            ran = np.flatnonzero(cols[:, 0] != -1)
+            rows.append(np.column_stack([cols[ran], ran]))
+            who.append(np.full(ran.size, k))
+        table, who = np.concatenate(rows), np.concatenate(who)
+        if not table.size:
+            continue
+        write = np.array([a.write for a in group])[who]
+        # sort by tile index, then block: equal tiles are runs, equal (tile, block) too
+        order = np.lexsort(table.T[::-1])
+        table, who, write = table[order], who[order], write[order]
+        same_tile = (table[1:, :rank] == table[:-1, :rank]).all(axis=1)
+        same_block = same_tile & (table[1:, rank] == table[:-1, rank])
+        # between blocks: a tile's run holding two blocks and a write
+        run = np.r_[0, np.cumsum(~same_tile)]
+        writes = np.bincount(run, write, run[-1] + 1) > 0
+        first = np.minimum.reduceat(table[:, rank], np.flatnonzero(np.r_[True, ~same_tile]))
+        last = np.maximum.reduceat(table[:, rank], np.flatnonzero(np.r_[True, ~same_tile]))
+        if (writes & (first != last)).any():
+            return True
+        if not checks:
+            continue
+        # within a block: every pair of a (tile, block) run must be ordered or read-only
+        bad = np.array([[(x.write or y.write) and not _ordered(x, y) for y in group]
+                        for x in group])
+        together = np.r_[0, np.cumsum(~same_block)]
+        for distance in range(1, len(group)):
+            pairs = np.flatnonzero(together[distance:] == together[:-distance])
+            if not pairs.size:
+                break
+            if bad[who[pairs], who[pairs + distance]].any():
+                return True
+    return False
+
+
+__all__ = ["index_checkable", "index_conflict", "race_reason"]

@@ -21,7 +21,7 @@ import numpy as np
 from ...types import TileType
 from ..memory import Journal, Memory
 from .cache import compiled
-from .races import race_reason
+from .races import index_checkable, index_conflict, race_reason
 
 #: The work (`work`: element operations) from which ``engine="auto"`` compiles a kernel
 #: not compiled yet: compiling takes 0.05 to 0.5 s, the batched engine runs some 10**8
@@ -33,6 +33,9 @@ THREAD_WORK = 1 << 22
 BLOCKS_PER_CALL = 1 << 12
 #: The most tile blocks a compiled launch runs (block numbers are i64 in the code).
 MAX_BLOCKS = 1 << 62
+#: The most entries (tile index components times tile blocks) of an index log
+#: (`races.index_conflict`): 256 MiB.
+MAX_LOG = 1 << 25
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,9 @@ class Outcome:
     undefined: bool = False
     #: ``engine="auto"`` did not try it (too little work): not worth a `Run.reason`
     untried: bool = False
+    #: the order of tile blocks decides the result (checks off, blocks meeting on one
+    #: tile): only the reference engine, in the schedule's order, gives it
+    ordered: bool = False
 
 
 def _word(value: Any, kind: str) -> int:
@@ -146,11 +152,16 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
         owners[i] = buffer
         words += [address, buffer.base, buffer.base + buffer.size, _word(buffer.host, "i64")]
     reason = race_reason(lowered.accesses, owners, grid, checks, schedule)
-    if reason is not None:
-        return Outcome(False, reason)
+    log = None
+    if reason is not None:      # (else: the index log, checked after the run)
+        if index_checkable(lowered.accesses, owners, grid) is not None or \
+                lowered.log_columns * blocks > MAX_LOG:
+            return Outcome(False, reason)
+        log = np.full((lowered.log_columns, blocks), -1, np.int64)
+    words.append(log.ctypes.data if log is not None else 0)
     args = np.array(words, np.int64)
     threads = 1
-    if workers > 1 and blocks > 1 and work(plan, grid) >= THREAD_WORK and \
+    if workers > 1 and blocks > 1 and work(plan, grid) >= THREAD_WORK and log is None and \
             race_reason(lowered.accesses, owners, grid, True, "") is None:
         threads = min(workers, blocks)
     journal = launch_journal
@@ -173,6 +184,12 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
         return Outcome(False, "a check failed in the compiled code (undefined behaviour, or "
                        "a case it leaves to the reference); run on the other engines",
                        undefined=True)
+    if log is not None and index_conflict(lowered.accesses, owners, log, checks):
+        journal.restore()
+        return Outcome(False, "the index log shows tile blocks, or unordered ops of one, "
+                       "meeting on one tile, one writing (a race, or with checks off an "
+                       "order the schedule decides); run on the other engines",
+                       undefined=True, ordered=not checks)
     return Outcome(True)
 
 
