@@ -23,9 +23,10 @@ from pathlib import Path
 
 from ...ir import Operation
 from .lower import Access, Lowered
+from .lower_pointers import PointerAccess
 
 #: Bumped whenever the file layout changes what a file means.
-FORMAT = 2
+FORMAT = 3
 #: The environment variable naming the cache's directory ("off": no disk cache).
 VARIABLE = "TILEIR_CACHE_DIR"
 
@@ -86,7 +87,9 @@ def load(key: tuple, kernel: Operation) -> tuple[Lowered, bytes] | None:
             "", tuple(head["params"]), int(head["scratch"]),
             tuple(Access(a["param"], a["write"], tuple(a["block_dims"]), a["uniform"],
                          a["repeated"]) for a in head["accesses"]),
-            tuple(head["unchecked"]), tuple(ops[i] for i in head["settles"]))
+            tuple(head["unchecked"]), tuple(ops[i] for i in head["settles"]),
+            tuple(PointerAccess(**{**p, "after": tuple(p["after"])})
+                  for p in head["pointers"]))
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
     return lowered, code
@@ -106,7 +109,8 @@ def save(key: tuple, kernel: Operation, lowered: Lowered, code: bytes) -> None:
                               "block_dims": list(a.block_dims), "uniform": a.uniform,
                               "repeated": a.repeated} for a in lowered.accesses],
                 "unchecked": list(lowered.unchecked),
-                "settles": [positions[id(op)] for op in lowered.settles]}
+                "settles": [positions[id(op)] for op in lowered.settles],
+                "pointers": [dict(vars(p), after=list(p.after)) for p in lowered.pointers]}
         head["digest"] = _digest(head, code)
         data = json.dumps(head).encode() + b"\n" + code
         handle, temporary = tempfile.mkstemp(dir=place, prefix=".writing-")

@@ -38,6 +38,7 @@ from ..semantics.core import dense_values
 from ..semantics.registry import short_name
 from ..semantics.views import padding_code
 from .emitter import Emitter
+from .lower_pointers import PointerAccess, PointerLowering
 
 
 class Unsupported(Exception):
@@ -163,7 +164,8 @@ SUPPORTED = frozenset({
     *_SCALAR_OPS, *_REGION_OPS, "get_tile_block_id", "get_num_tile_blocks", "make_token",
     "join_tokens", "make_tensor_view", "make_partition_view", "get_index_space_shape",
     "load_view_tko", "store_view_tko", "broadcast", "reshape", "iota", "mmaf", "return",
-    "permute", "cat", "extract", "assume"})
+    "permute", "cat", "extract", "assume", "offset", "load_ptr_tko", "store_ptr_tko",
+    "atomic_rmw_tko", "atomic_cas_tko"})
 #: The attributes each op may carry (any other one: the op is not compiled).
 _ALLOWED_ATTRS = {
     **{n: {"rounding_mode", "flush_to_zero"} for n in (*_FLOAT_BINARY, "fma")},
@@ -187,6 +189,11 @@ _ALLOWED_ATTRS = {
                       "operandSegmentSizes"},
     "store_view_tko": {"memory_ordering_semantics", "optimization_hints", "inbounds",
                        "operandSegmentSizes"},
+    **{n: {"memory_ordering_semantics", "memory_scope", "optimization_hints",
+           "operandSegmentSizes"} for n in ("load_ptr_tko", "store_ptr_tko")},
+    "atomic_rmw_tko": {"memory_ordering_semantics", "memory_scope", "mode",
+                       "operandSegmentSizes"},
+    "atomic_cas_tko": {"memory_ordering_semantics", "memory_scope", "operandSegmentSizes"},
 }
 
 
@@ -276,20 +283,22 @@ class Lowered:
     #: The mmaf ops whose undecided elements the code hands to the settle function
     #: (`settle.py`), by index: it computes their tile the reference's way.
     settles: tuple[Operation, ...] = field(default=())
+    #: The pointer accesses (`lower_pointers`), for the runner's race and order checks.
+    pointers: tuple[PointerAccess, ...] = field(default=())
 
 
 _TOKEN = object()       # the value of a token (the compiled engine orders ops as written)
 
 
 def _element(t: Any, what: str) -> str:
-    """The LLVM type of element type `t`, or `Unsupported`."""
-    ty = LLVM_TYPES.get(t)
+    """The LLVM type of element type `t` (a pointer: its i64 address), or `Unsupported`."""
+    ty = "i64" if isinstance(t, PointerType) else LLVM_TYPES.get(t)
     if ty is None:
         raise Unsupported(f"{what} has element type {t}")
     return ty
 
 
-class _Lowering:
+class _Lowering(PointerLowering):
     """The state of one kernel's lowering."""
 
     def __init__(self, kernel: Operation) -> None:
@@ -305,6 +314,7 @@ class _Lowering:
         self.loops = 0                          # how many ``for`` bodies enclose the op
         self.settles: list[Operation] = []      # mmaf ops with a settle call
         self.users: dict[Any, list[Operation]] = {}   # IR value -> the ops reading it
+        self._init_pointers()
         for inner in kernel.walk():
             for value in inner.operands:
                 self.users.setdefault(value, []).append(inner)
@@ -365,7 +375,8 @@ class _Lowering:
             "\n\ndefine i32 @run_span(i64 %begin, i64 %end, ptr noalias %args, "
             f"ptr noalias %scratch) {{\nentry:\n{body}\n}}\n")
         return Lowered(ir, tuple(self.params), self.scratch, tuple(self.accesses),
-                       tuple(self.overflow_flags), tuple(self.settles))
+                       tuple(self.overflow_flags), tuple(self.settles),
+                       tuple(self.pointer_accesses))
 
     def _word(self, k: int) -> str:
         """Load word `k` of the argument block."""
@@ -406,8 +417,11 @@ class _Lowering:
             self.values[result] = value
 
     def _get(self, value: Any) -> Any:
-        """The lowered value of an IR value."""
-        return self.values[value]
+        """The lowered value of an IR value (a pointer parameter's: its address)."""
+        found = self.values[value]
+        if isinstance(found, tuple) and found and found[0] == "pointer":
+            return Scalar(found[2], "i64")
+        return found
 
     def _return(self, op: Operation) -> None:
         if op.parent_op is not self.kernel:
@@ -532,7 +546,7 @@ class _Lowering:
     def _slot(self, count: int, t: Any) -> str:
         """A pointer to a fresh scratch slot of `count` elements of `t` (64-byte aligned)."""
         offset = self.scratch
-        self.scratch += -(-count * SIZES[t] // 64) * 64
+        self.scratch += -(-count * (8 if isinstance(t, PointerType) else SIZES[t]) // 64) * 64
         return self.e.op(f"getelementptr i8, ptr %scratch, i64 {offset}", "slot")
 
     def _float_type(self, op: Operation) -> Any:
@@ -2055,7 +2069,7 @@ class _Lowering:
         whatever `checks` says (with checks on the reference reports it; off, it ignores
         it).  Other predicates and operands are not compiled."""
         e = self.e
-        value = self._get(op.operands[0])
+        value = self.values[op.operands[0]]
         predicate = op.attr("predicate")
         t = op.operands[0].type
         if isinstance(value, tuple) and value[0] == "pointer":

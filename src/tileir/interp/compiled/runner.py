@@ -21,6 +21,7 @@ import numpy as np
 from ...types import TileType
 from ..memory import Journal, Memory
 from .cache import compiled
+from .pointer_races import conflict, new_log, pointer_reason
 from .races import race_reason
 
 #: The work (`work`: element operations) from which ``engine="auto"`` compiles a kernel
@@ -145,12 +146,16 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
             return Outcome(False, f"parameter {i} points into no live buffer")
         owners[i] = buffer
         words += [address, buffer.base, buffer.base + buffer.size, _word(buffer.host, "i64")]
-    reason = race_reason(lowered.accesses, owners, grid, checks, schedule)
+    reason = race_reason(lowered.accesses, owners, grid, checks, schedule) or \
+        pointer_reason(lowered.pointers, lowered.accesses, owners, grid, checks, schedule)
     if reason is not None:
         return Outcome(False, reason)
+    log = new_log(lowered.pointers, grid, checks, schedule)     # (pointer_races.py)
+    words.append(0 if log is None else log.ctypes.data)
     args = np.array(words, np.int64)
     threads = 1
     if workers > 1 and blocks > 1 and work(plan, grid) >= THREAD_WORK and \
+            not lowered.pointers and \
             race_reason(lowered.accesses, owners, grid, True, "") is None:
         threads = min(workers, blocks)
     journal = launch_journal
@@ -159,12 +164,15 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
         memory.before_write.append(journal.touch)
     try:
         for buffer in {id(owners[a.param]): owners[a.param]
-                       for a in lowered.accesses if a.write}.values():
+                       for a in (*lowered.accesses, *lowered.pointers) if a.write}.values():
             memory.writing(buffer.data)     # (the journal copies it before the run)
         status = _spans(found, args, blocks, threads, max(lowered.scratch_bytes, 64))
     finally:
         if journal is not launch_journal:
             memory.before_write.remove(journal.touch)
+    if not status and log is not None and conflict(log, lowered.pointers, owners, grid, checks,
+                                                   schedule, plan.orders_blocks):
+        status = 1      # (a race, or an order of blocks that matters: the reference's)
     if status:
         journal.restore()
         interrupted, found.settler.interrupted = found.settler.interrupted, None
