@@ -194,7 +194,8 @@ class PointerLowering:
         logging = e.op(f"icmp ne i64 {log}, 0")
         gx, gy, gz = self.grid
         bx, by, bz = self.block_id
-        n = e.op(f"add i64 {bx}, {e.op(f'mul i64 {gx}, ' + e.op(f'add i64 {by}, ' + e.op(f'mul i64 {gy}, {bz}')))}")
+        n = e.op(f"add i64 {by}, {e.op(f'mul i64 {gy}, {bz}')}")
+        n = e.op(f"add i64 {bx}, {e.op(f'mul i64 {gx}, {n}')}", "n")    # (grid order)
         blocks = e.op(f"mul i64 {e.op(f'mul i64 {gx}, {gy}')}, {gz}")
         # access k's lanes of block n: entries blocks * column + n * lanes + i
         row = e.op(f"add i64 {e.op(f'mul i64 {blocks}, {record.column}')}, "
@@ -212,7 +213,8 @@ class PointerLowering:
             e.check(e.op(f"icmp uge i64 {p}, {first}"), self.fail)
             e.check(e.op(f"icmp ule i64 {e.op(f'add i64 {p}, {size}')}, {end}"), self.fail)
             e.check(e.op(f"icmp eq i64 {e.op(f'urem i64 {p}, {size}')}, 0"), self.fail)
-            place = e.op(f"inttoptr i64 {e.op(f'add i64 {host}, ' + e.op(f'sub i64 {p}, {first}'))} to ptr")
+            delta = e.op(f"sub i64 {p}, {first}")
+            place = e.op(f"inttoptr i64 {e.op(f'add i64 {host}, {delta}')} to ptr")
             body(i, place)
             e.branch(after)
             e.start(other)
