@@ -181,7 +181,7 @@ class PointerLowering:
         self.pointer_ops[id(op)] = len(self.pointer_accesses)
         self.pointer_accesses.append(record)
         _, _, _, first, end, host = self.values[self._param_value(param)]
-        return self._get(pointer_value), record, first, end, host
+        return self._whole(pointer_value), record, first, end, host
 
     def _lanes(self, op: Operation, record: PointerAccess, first: str, end: str,
                host: str, pointer: Any, mask: Any, body: Any, masked: Any) -> None:
@@ -229,10 +229,21 @@ class PointerLowering:
             raise Unsupported(f"'{op.name}' is not weak")
 
     def _optional(self, op: Operation, name: str) -> Any:
-        """The lowered value of operand group `name` (None when absent)."""
+        """The lowered value of operand group `name` (None when absent), computed whole
+        where computing it checks values (`_whole`)."""
         groups = {n: (s, e) for n, s, e in self._groups(op)}
         start, end = groups.get(name, (0, 0))
-        return self._get(op.operands[start]) if end > start else None
+        return self._whole(op.operands[start]) if end > start else None
+
+    def _whole(self, value: Any) -> Any:
+        """The lowered value of a tile operand; a lazy one whose elements check values is
+        computed into a slot first (a lane loop reads only some elements, and the
+        reference checks them all)."""
+        from .lower import Lazy
+        found = self._get(value)
+        if isinstance(found, Lazy) and found.checked:
+            return self._materialize(found, value.type.element_type)
+        return found
 
     def _load_ptr_tko(self, op: Operation) -> Any:
         """Every active lane loaded from its pointer; a masked lane gets the padding (0
@@ -258,15 +269,13 @@ class PointerLowering:
     def _store_ptr_tko(self, op: Operation) -> Any:
         """Every active lane's value stored at its pointer, lanes in row-major order (the
         last of several lanes at one address wins, as `Memory.store` does)."""
-        from .lower import LLVM_TYPES, Lazy
+        from .lower import LLVM_TYPES
         self._weak_only(op)
         t = op.operands[1].type.element_type
         pointer, record, first, end, host = self._pointer_access(op, "destination", True,
                                                                  False, t)
         ty = LLVM_TYPES[t]
-        value, mask = self._get(op.operands[1]), self._optional(op, "mask")
-        if isinstance(value, Lazy):     # (computed whole: masked lanes are not visited)
-            value = self._materialize(value, t)
+        value, mask = self._whole(op.operands[1]), self._optional(op, "mask")
         self._lanes(op, record, first, end, host, pointer, mask,
                     lambda i, place: self.e.do(
                         f"store {ty} {self._element_of(value, i)}, ptr {place}, align 1"),
@@ -288,7 +297,7 @@ class PointerLowering:
                 not (mode in (AtomicRMWMode.ADD, AtomicRMWMode.ADDF) and floating):
             raise Unsupported(f"'{op.name}' {mode.name.lower()} on {t}")
         pointer, record, first, end, host = self._pointer_access(op, "pointers", True, True, t)
-        arg, mask = self._get(op.operands[1]), self._optional(op, "mask")
+        arg, mask = self._whole(op.operands[1]), self._optional(op, "mask")
         e = self.e
         zero = "0.0" if floating else "0"
 
@@ -314,7 +323,7 @@ class PointerLowering:
         t = op.results[0].type.element_type
         pointer, record, first, end, host = self._pointer_access(op, "pointers", True, True, t)
         ty = LLVM_TYPES.get(t)
-        cmp, val = self._get(op.operands[1]), self._get(op.operands[2])
+        cmp, val = self._whole(op.operands[1]), self._whole(op.operands[2])
         mask = self._optional(op, "mask")
         e = self.e
         bits = _FLOAT_BITS.get(ty, ty)
