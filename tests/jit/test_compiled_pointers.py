@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the jit extra)")
 
 import tileir  # noqa: E402
-from jit_checks import assert_declined, assert_runs_alike  # noqa: E402
+from jit_checks import assert_declined, assert_engine, assert_runs_alike  # noqa: E402
 
 #: Block b handles lanes 16b .. 16b+15 of idx (masked past n): dst[lane] = src[idx[lane]],
 #: or the padding -1 where idx[lane] is masked; in scatter mode dst[idx[lane]] = src[lane].
@@ -243,3 +243,47 @@ def test_an_atomic_outside_its_allocation_is_the_references_error():
     reference = _atomic(_ADD, data, "blocks")
     assert reference[0] == "error"
     assert_runs_alike(reference, _atomic(_ADD, data, "compiled"), False)
+
+
+_ADDF = """
+cuda_tile.module @m {
+  entry @k(%x: tile<ptr<f32>>, %sums: tile<ptr<f32>>) {
+    %bx, %by, %bz = get_tile_block_id : tile<i32>
+    %c8 = constant <i32: 8> : tile<i32>
+    %base = muli %bx, %c8 : tile<i32>
+    %base1 = reshape %base : tile<i32> -> tile<1xi32>
+    %base8 = broadcast %base1 : tile<1xi32> -> tile<8xi32>
+    %lane = iota : tile<8xi32>
+    %at = addi %base8, %lane : tile<8xi32>
+    %x1 = reshape %x : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %x8 = broadcast %x1 : tile<1xptr<f32>> -> tile<8xptr<f32>>
+    %xp = offset %x8, %at : tile<8xptr<f32>>, tile<8xi32> -> tile<8xptr<f32>>
+    %v, %t1 = load_ptr_tko weak %xp : tile<8xptr<f32>> -> tile<8xf32>, token
+    %s1 = reshape %sums : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %s8 = broadcast %s1 : tile<1xptr<f32>> -> tile<8xptr<f32>>
+    %old, %t2 = atomic_rmw_tko relaxed device %s8, addf, %v : tile<8xptr<f32>>, tile<8xf32> -> tile<8xf32>, token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("nan", [False, True])
+def test_a_float_atomic_sum_in_lane_and_block_order(nan):
+    """Every lane adds into one element, in row-major lane order and block order; a NaN
+    sum is left to the reference (its payload)."""
+    outcomes = []
+    for engine in ("blocks", "compiled"):
+        x = (np.arange(32, dtype=np.float32) * np.float32(0.1)) ** 3
+        if nan:
+            x[13] = np.float32("nan")
+        sums = np.zeros(1, np.float32)
+        run = tileir.launch(_ADDF, None, 4, [x, sums], engine=engine)
+        outcomes.append((run.engine, run.reason, sums.tobytes()))
+    assert outcomes[1][2] == outcomes[0][2]
+    assert_engine(SimpleNamespace(engine=outcomes[1][0], reason=outcomes[1][1]),
+                  "blocks" if nan else "compiled")
+    if not nan:     # (float sums do not commute: another order of blocks declines)
+        assert_declined(tileir.launch(_ADDF, None, 4, [x, np.zeros(1, np.float32)],
+                                      engine="compiled", schedule="reverse"),
+                        "order of tile blocks")
