@@ -471,7 +471,7 @@ def test_unchecked_races_follow_the_schedule(schedule):
     if schedule == "sequential":
         assert run.engine == "compiled"
     else:
-        assert run.engine != "compiled" and "the index log shows tile blocks" in run.reason
+        assert run.engine != "compiled" and "the access logs show tile blocks" in run.reason
 
 
 # ---- engine="auto" ------------------------------------------------------------------------

@@ -86,7 +86,7 @@ def assert_race_reported(text: str, between: bool, grid: int = 4, flag: bool = T
                                      checks=False, schedule="reverse"), y.tobytes()
     assert runs["compiled"][1] == runs["blocks"][1]
     if between:
-        assert_declined(runs["compiled"][0], "the index log shows tile blocks")
+        assert_declined(runs["compiled"][0], "the access logs show tile blocks")
     else:
         assert runs["compiled"][0].engine == "compiled"
 
@@ -170,7 +170,7 @@ def test_an_if_orders_only_what_both_regions_yield(fresh_branch):
         ref_run, ref = outcome(text, 4, "blocks", False)
         run, got = outcome(text, 4, "compiled", False)
         assert got == ref
-        assert_declined(run, "the index log shows tile blocks, or unordered ops of one")
+        assert_declined(run, "the access logs show tile blocks, or unordered ops of one")
 
 
 def test_an_if_yielding_the_load_token_on_both_sides_keeps_the_order():

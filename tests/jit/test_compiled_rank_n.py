@@ -556,7 +556,7 @@ def test_a_grid_dimension_the_index_leaves_out_declines():
     assert "races with" in checked["blocks"][0]
     assert checked["compiled"][0] == checked["blocks"][0]
     unchecked = run_rows((3, 2, 2), 6, 16, checks=False, schedule="reverse")
-    assert_declines(unchecked, "the index log shows tile blocks")
+    assert_declines(unchecked, "the access logs show tile blocks")
 
 
 # ---- for loops ----------------------------------------------------------------------------

@@ -24,9 +24,10 @@ from pathlib import Path
 
 from ...ir import Operation
 from .lower import Access, Lowered
+from .lower_pointers import PointerAccess
 
 #: Bumped whenever the file layout changes what a file means.
-FORMAT = 3
+FORMAT = 4
 #: The environment variable naming the cache's directory ("off": no disk cache).
 VARIABLE = "TILEIR_CACHE_DIR"
 
@@ -87,7 +88,9 @@ def load(key: tuple, kernel: Operation) -> tuple[Lowered, bytes] | None:
             "", tuple(head["params"]), int(head["scratch"]),
             tuple(_access(a) for a in head["accesses"]),
             tuple(head["unchecked"]), tuple(ops[i] for i in head["settles"]),
-            int(head["log_columns"]))
+            tuple(PointerAccess(**{**p, "after": tuple(p["after"])})
+                  for p in head["pointers"]),
+            int(head["index_columns"]))
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
     return lowered, code
@@ -112,7 +115,8 @@ def save(key: tuple, kernel: Operation, lowered: Lowered, code: bytes) -> None:
                 "accesses": [asdict(a) for a in lowered.accesses],
                 "unchecked": list(lowered.unchecked),
                 "settles": [positions[id(op)] for op in lowered.settles],
-                "log_columns": lowered.log_columns}
+                "pointers": [dict(vars(p), after=list(p.after)) for p in lowered.pointers],
+                "index_columns": lowered.index_columns}
         head["digest"] = _digest(head, code)
         data = json.dumps(head).encode() + b"\n" + code
         handle, temporary = tempfile.mkstemp(dir=place, prefix=".writing-")

@@ -39,6 +39,7 @@ from ..semantics.registry import short_name
 from ..semantics.views import padding_code
 from .emitter import Emitter
 from .tokens import token_order
+from .lower_pointers import PointerAccess, PointerLowering
 
 
 class Unsupported(Exception):
@@ -164,7 +165,8 @@ SUPPORTED = frozenset({
     *_SCALAR_OPS, *_REGION_OPS, "get_tile_block_id", "get_num_tile_blocks", "make_token",
     "join_tokens", "make_tensor_view", "make_partition_view", "get_index_space_shape",
     "load_view_tko", "store_view_tko", "broadcast", "reshape", "iota", "mmaf", "return",
-    "permute", "cat", "extract", "assume"})
+    "permute", "cat", "extract", "assume", "offset", "load_ptr_tko", "store_ptr_tko",
+    "atomic_rmw_tko", "atomic_cas_tko"})
 #: The attributes each op may carry (any other one: the op is not compiled).
 _ALLOWED_ATTRS = {
     **{n: {"rounding_mode", "flush_to_zero"} for n in (*_FLOAT_BINARY, "fma")},
@@ -188,6 +190,11 @@ _ALLOWED_ATTRS = {
                       "operandSegmentSizes"},
     "store_view_tko": {"memory_ordering_semantics", "optimization_hints", "inbounds",
                        "operandSegmentSizes"},
+    **{n: {"memory_ordering_semantics", "memory_scope", "optimization_hints",
+           "operandSegmentSizes"} for n in ("load_ptr_tko", "store_ptr_tko")},
+    "atomic_rmw_tko": {"memory_ordering_semantics", "memory_scope", "mode",
+                       "operandSegmentSizes"},
+    "atomic_cas_tko": {"memory_ordering_semantics", "memory_scope", "operandSegmentSizes"},
 }
 
 
@@ -273,7 +280,7 @@ class Access:
     ident: int = -1
     after: tuple[int, ...] = ()
     #: The first of the index log's columns holding its tile index per block (-1: not
-    #: logged, being inside a loop); see `Lowered.log_columns`.
+    #: logged, being inside a loop); see `Lowered.index_columns`.
     column: int = -1
 
     @property
@@ -296,25 +303,26 @@ class Lowered:
     #: The mmaf ops whose undecided elements the code hands to the settle function
     #: (`settle.py`), by index: it computes their tile the reference's way.
     settles: tuple[Operation, ...] = field(default=())
-    #: The index log's columns: when the argument block's last word is not 0, it is the
-    #: address of an i64 array of `log_columns` columns of one row per tile block, and
-    #: each access outside loops writes there its tile index (`races.index_conflict`
-    #: checks them after the run where the race proof cannot).
-    log_columns: int = 0
+    pointers: tuple[PointerAccess, ...] = field(default=())
+    #: The index log's columns: when the argument block's word after the pointer log's
+    #: is not 0, it is the address of an i64 array of `index_columns` columns of one row
+    #: per tile block, and each view access outside loops writes there its tile index
+    #: (`races.index_conflict` checks them after the run where the race proof cannot).
+    index_columns: int = 0
 
 
 _TOKEN = object()       # the value of a token (the compiled engine orders ops as written)
 
 
 def _element(t: Any, what: str) -> str:
-    """The LLVM type of element type `t`, or `Unsupported`."""
-    ty = LLVM_TYPES.get(t)
+    """The LLVM type of element type `t` (a pointer: its i64 address), or `Unsupported`."""
+    ty = "i64" if isinstance(t, PointerType) else LLVM_TYPES.get(t)
     if ty is None:
         raise Unsupported(f"{what} has element type {t}")
     return ty
 
 
-class _Lowering:
+class _Lowering(PointerLowering):
     """The state of one kernel's lowering."""
 
     def __init__(self, kernel: Operation) -> None:
@@ -331,6 +339,7 @@ class _Lowering:
         self.settles: list[Operation] = []      # mmaf ops with a settle call
         self.users: dict[Any, list[Operation]] = {}   # IR value -> the ops reading it
         self.idents: dict[Operation, int] = {}        # op -> its number in the walk
+        self._init_pointers()
         for inner in kernel.walk():
             self.idents[inner] = len(self.idents)
             for value in inner.operands:
@@ -369,14 +378,14 @@ class _Lowering:
                 self.params.append(ty)
                 word += 1
         self.grid = [self._word(k) for k in range(3)]
-        self.log_columns = 0
+        self.index_columns = 0
         for arg, at, kind in words:
             if kind == "pointer":
                 self.values[arg] = ("pointer", arg.index,
                                     *(self._word(at + k) for k in range(4)))
             else:
                 self.values[arg] = Scalar(self._from_word(self._word(at), kind), kind)
-        self.log = self._word(word)             # (the index log's address, or 0)
+        self.index_log = self._word(word + 1)   # (its address, or 0; word: the pointer log)
         self.blocks = e.op(f"mul i64 {e.op(f'mul i64 {self.grid[0]}, {self.grid[1]}')}, "
                            f"{self.grid[2]}")
         count = e.op("sub i64 %end, %begin", "count")
@@ -399,7 +408,8 @@ class _Lowering:
             "\n\ndefine i32 @run_span(i64 %begin, i64 %end, ptr noalias %args, "
             f"ptr noalias %scratch) {{\nentry:\n{body}\n}}\n")
         return Lowered(ir, tuple(self.params), self.scratch, tuple(self.accesses),
-                       tuple(self.overflow_flags), tuple(self.settles), self.log_columns)
+                       tuple(self.overflow_flags), tuple(self.settles),
+                       tuple(self.pointer_accesses), self.index_columns)
 
     def _word(self, k: int) -> str:
         """Load word `k` of the argument block."""
@@ -440,8 +450,11 @@ class _Lowering:
             self.values[result] = value
 
     def _get(self, value: Any) -> Any:
-        """The lowered value of an IR value."""
-        return self.values[value]
+        """The lowered value of an IR value (a pointer parameter's: its address)."""
+        found = self.values[value]
+        if isinstance(found, tuple) and found and found[0] == "pointer":
+            return Scalar(found[2], "i64")
+        return found
 
     def _return(self, op: Operation) -> None:
         if op.parent_op is not self.kernel:
@@ -566,7 +579,7 @@ class _Lowering:
     def _slot(self, count: int, t: Any) -> str:
         """A pointer to a fresh scratch slot of `count` elements of `t` (64-byte aligned)."""
         offset = self.scratch
-        self.scratch += -(-count * SIZES[t] // 64) * 64
+        self.scratch += -(-count * (8 if isinstance(t, PointerType) else SIZES[t]) // 64) * 64
         return self.e.op(f"getelementptr i8, ptr %scratch, i64 {offset}", "slot")
 
     def _float_type(self, op: Operation) -> Any:
@@ -1132,13 +1145,13 @@ class _Lowering:
     def _log_index(self, indices: list[str]) -> int:
         """Write the tile index (i64 components) to the index log, when there is one, in
         columns of their own; the first column."""
-        e, first = self.e, self.log_columns
-        self.log_columns += len(indices)
-        with e.when(e.op(f"icmp ne i64 {self.log}, 0")):
+        e, first = self.e, self.index_columns
+        self.index_columns += len(indices)
+        with e.when(e.op(f"icmp ne i64 {self.index_log}, 0")):
             for k, index in enumerate(indices):
                 cell = e.op(f"add i64 {e.op(f'mul i64 {first + k}, {self.blocks}')}, "
                             f"{self.block_number}")
-                at = e.op(f"add i64 {self.log}, {e.op(f'mul i64 {cell}, 8')}")
+                at = e.op(f"add i64 {self.index_log}, {e.op(f'mul i64 {cell}, 8')}")
                 e.do(f"store i64 {index}, ptr {e.op(f'inttoptr i64 {at} to ptr')}, align 8")
         return first
 
@@ -2128,7 +2141,7 @@ class _Lowering:
         whatever `checks` says (with checks on the reference reports it; off, it ignores
         it).  Other predicates and operands are not compiled."""
         e = self.e
-        value = self._get(op.operands[0])
+        value = self.values[op.operands[0]]
         predicate = op.attr("predicate")
         t = op.operands[0].type
         if isinstance(value, tuple) and value[0] == "pointer":

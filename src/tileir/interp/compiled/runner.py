@@ -21,6 +21,7 @@ import numpy as np
 from ...types import TileType
 from ..memory import Journal, Memory
 from .cache import compiled
+from .pointer_races import conflict, new_log, pointer_reason
 from .races import index_checkable, index_conflict, race_reason
 
 #: The work (`work`: element operations) from which ``engine="auto"`` compiles a kernel
@@ -152,16 +153,23 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
         owners[i] = buffer
         words += [address, buffer.base, buffer.base + buffer.size, _word(buffer.host, "i64")]
     reason = race_reason(lowered.accesses, owners, grid, checks, schedule)
-    log = None
+    index_log = None
     if reason is not None:      # (else: the index log, checked after the run)
         if index_checkable(lowered.accesses, owners, grid) is not None or \
-                lowered.log_columns * blocks > MAX_LOG:
+                lowered.index_columns * blocks > MAX_LOG:
             return Outcome(False, reason)
-        log = np.full((lowered.log_columns, blocks), -1, np.int64)
-    words.append(log.ctypes.data if log is not None else 0)
+        index_log = np.full((lowered.index_columns, blocks), -1, np.int64)
+    reason = pointer_reason(lowered.pointers, lowered.accesses, owners, grid, checks,
+                            schedule)
+    if reason is not None:
+        return Outcome(False, reason)
+    log = new_log(lowered.pointers, grid, checks, schedule)     # (pointer_races.py)
+    words.append(0 if log is None else log.ctypes.data)
+    words.append(0 if index_log is None else index_log.ctypes.data)
     args = np.array(words, np.int64)
     threads = 1
-    if workers > 1 and blocks > 1 and work(plan, grid) >= THREAD_WORK and log is None and \
+    if workers > 1 and blocks > 1 and work(plan, grid) >= THREAD_WORK and \
+            not lowered.pointers and index_log is None and \
             race_reason(lowered.accesses, owners, grid, True, "") is None:
         threads = min(workers, blocks)
     journal = launch_journal
@@ -170,7 +178,7 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
         memory.before_write.append(journal.touch)
     try:
         for buffer in {id(owners[a.param]): owners[a.param]
-                       for a in lowered.accesses if a.write}.values():
+                       for a in (*lowered.accesses, *lowered.pointers) if a.write}.values():
             memory.writing(buffer.data)     # (the journal copies it before the run)
         status = _spans(found, args, blocks, threads, max(lowered.scratch_bytes, 64))
     finally:
@@ -184,10 +192,13 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
         return Outcome(False, "a check failed in the compiled code (undefined behaviour, or "
                        "a case it leaves to the reference); run on the other engines",
                        undefined=True)
-    if log is not None and index_conflict(lowered.accesses, owners, log, checks):
+    if (log is not None and conflict(log, lowered.pointers, owners, grid, checks, schedule,
+                                     plan.orders_blocks)) or \
+            (index_log is not None and index_conflict(lowered.accesses, owners, index_log,
+                                                      checks)):
         journal.restore()
-        return Outcome(False, "the index log shows tile blocks, or unordered ops of one, "
-                       "meeting on one tile, one writing (a race, or with checks off an "
+        return Outcome(False, "the access logs show tile blocks, or unordered ops of one, "
+                       "meeting on one element, one writing (a race, or with checks off an "
                        "order the schedule decides); run on the other engines",
                        undefined=True, ordered=not checks)
     return Outcome(True)
