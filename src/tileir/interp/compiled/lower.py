@@ -625,7 +625,7 @@ class _Lowering(MathLowering, TypesLowering):
         source = _element(op.operands[0].type.element_type, f"an operand of '{op.name}'")
         t = op.results[0].type.element_type
         ty = _element(t, f"'{op.name}'")
-        if source not in ("i1", "i8", "i16", "i32", "i64") or ty not in ("i16", "i32", "i64"):
+        if source not in ("i1", "i8", "i16", "i32") or ty not in ("i8", "i16", "i32", "i64"):
             raise Unsupported(f"'{op.name}' from {source} to {ty}")
         extend = "sext" if op.enum("signedness") == Signedness.SIGNED else "zext"
         return self._elementwise(op, lambda x: self.e.op(f"{extend} {source} {x[0]} to {ty}"))
