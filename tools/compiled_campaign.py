@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import random
 import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 import tileir
@@ -30,7 +32,11 @@ import tileir
 FLOATS = ("f32", "f64")
 INTS = ("i32", "i64")
 NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i32": np.int32,
-      "i64": np.int64}
+      "i64": np.int64, "bf16": ml_dtypes.bfloat16, "i8": np.int8, "i16": np.int16}
+#: Narrow integer types the "narrow" step truncates to, and the types a bitcast relabels.
+NARROW_INTS = ("i8", "i16")
+BITCASTS = {"f32": "i32", "i32": "f32", "f64": "i64", "i64": "f64"}
+BYTES = {"f32": 4, "i32": 4, "f64": 8, "i64": 8}
 PADDINGS = ("zero", "neg_zero", "nan", "pos_inf", "neg_inf")
 CMP = ("equal", "not_equal", "less_than", "less_than_or_equal", "greater_than",
        "greater_than_or_equal")
@@ -124,9 +130,11 @@ def op_step(b: Builder, square: bool, depth: int = 0) -> None:
     rng, shape = b.rng, b.shape
     kinds = ["fbin", "fbin", "fun", "ibin", "cmp", "conv", "conv", "const", "iota", "dense",
              "reshape", "reduce", "reduce", "for", "for", "mmaf", "select", "select", "scalar",
-             "reduce2", "scan"] + (["mmaf", "mmaf", "permute"] if square else [])
+             "reduce2", "scan", "narrow", "narrow", "narrow", "narrow"] + (
+                 ["mmaf", "mmaf", "permute"] if square else [])
     if not shape:
-        kinds = ["fbin", "fbin", "fun", "ibin", "cmp", "conv", "const", "select", "for"]
+        kinds = ["fbin", "fbin", "fun", "ibin", "cmp", "conv", "const", "select", "for",
+                 "narrow"]
     kind = rng.choice(kinds)
     if kind == "for" and depth >= 2:
         kind = "fbin"
@@ -365,8 +373,53 @@ def op_step(b: Builder, square: bool, depth: int = 0) -> None:
         x = b.need(FLOATS + INTS)
         b.add(f"@R = permute {x.name} [1, 0] : {tile_type(x.elem, shape)} -> "
               f"{tile_type(x.elem, shape)}", x.elem)
+    elif kind == "narrow":
+        narrow_step(b)
     else:
         b.constant(rng.choice(("f32", "i32")))
+
+
+def narrow_step(b: Builder) -> None:
+    """One of: fpowi, atan2, a bf16 round trip, an i8 / i16 chain, a bitcast, a pack and
+    unpack (rank 1) on values of the working shape."""
+    rng, shape = b.rng, b.shape
+    t = functools.partial(tile_type, shape=shape)
+    choice = rng.choice(["fpowi", "atan2", "bf16", "int", "bitcast"] +
+                        (["pack"] if len(shape) == 1 else []))
+    if choice == "fpowi":
+        x = b.need(("f32",))
+        n = b.pick(("i32", *NARROW_INTS)) or b.constant("i32")
+        b.add(f"@R = fpowi {x.name}, {n.name} : {t('f32')}, {t(n.elem)}", "f32")
+    elif choice == "atan2":
+        x = b.need(("f32",))
+        y = b.pick(("f32",)) or x
+        b.add(f"@R = atan2 {x.name}, {y.name} : {t('f32')}", "f32")
+    elif choice == "bf16":
+        x = b.pick(("f16",)) or b.need(("f32",))
+        mode = rng.choice(["", " rounding<zero>"])
+        h = b.add(f"@R = ftof {x.name}{mode} : {t(x.elem)} -> {t('bf16')}", "bf16")
+        to = rng.choice(["f32", "f64", "f16"])
+        b.add(f"@R = ftof {h.name} : {t('bf16')} -> {t(to)}", to)
+    elif choice == "int":
+        x = b.need(INTS)
+        narrow = rng.choice(NARROW_INTS)
+        v = b.add(f"@R = trunci {x.name} : {t(x.elem)} -> {t(narrow)}", narrow)
+        y = b.pick((narrow,)) or v
+        op = rng.choice(["addi", "muli", "xori", "subi"])
+        w = b.add(f"@R = {op} {v.name}, {y.name} : {t(narrow)}", narrow)
+        to = rng.choice(INTS)
+        b.add(f"@R = exti {w.name} {rng.choice(['signed', 'unsigned'])} : {t(narrow)} -> "
+              f"{t(to)}", to)
+    elif choice == "bitcast":
+        x = b.need(tuple(BITCASTS))
+        b.add(f"@R = bitcast {x.name} : {t(x.elem)} -> {t(BITCASTS[x.elem])}",
+              BITCASTS[x.elem])
+    else:
+        x = b.need(tuple(BITCASTS))
+        n = shape[0] * BYTES[x.elem]
+        k = b.add(f"@R = pack {x.name} : {t(x.elem)} -> {tile_type('i8', (n,))}", "i8", (n,))
+        b.add(f"@R = unpack {k.name} : {tile_type('i8', (n,))} -> {t(BITCASTS[x.elem])}",
+              BITCASTS[x.elem])
 
 
 @dataclass
@@ -379,6 +432,8 @@ class Case:
 
 def draw_values(rng: np.random.Generator, elem: str, n: int) -> np.ndarray:
     """`n` values of `elem`, special ones included."""
+    if elem == "bf16":
+        return draw_values(rng, "f32", n).astype(ml_dtypes.bfloat16)
     if elem in ("f16", "f32", "f64"):
         dt = NP[elem]
         info = np.finfo(dt)

@@ -696,14 +696,15 @@ def test_a_store_inside_a_for_loop_declines_with_checks_only():
      "'cuda_tile.iota' of i16"),
     ("    %r0 = reduce %x dim=0 identities=[0.0 : f32] : tile<16xf32> -> tile<f32>\n"
      "      (%e: tile<f32>, %acc: tile<f32>) {\n"
-     "        %s = atan2 %e, %acc : tile<f32>\n"
+     "        %s = remf %e, %acc : tile<f32>\n"
      "        yield %s : tile<f32>\n      }\n"
      "    %r1 = reshape %r0 : tile<f32> -> tile<1xf32>\n"
      "    %r = broadcast %r1 : tile<1xf32> -> tile<16xf32>",
-     "whose body holds 'cuda_tile.atan2'"),
+     "whose body holds 'cuda_tile.remf'"),
     ("    %h = ftoi %x signed saturating : tile<16xf32> -> tile<16xi16>\n"
-     "    %r = itof %h signed : tile<16xi16> -> tile<16xf32>",
-     "'cuda_tile.ftoi' from f32 to i16"),
+     "    %g = itof %h signed : tile<16xi16> -> tile<16xf16>\n"
+     "    %r = ftof %g : tile<16xf16> -> tile<16xf32>",
+     "'cuda_tile.itof' from i16 to f16"),
 ])
 def test_declines_say_why(body, why):
     a = np.resize(ORDER_VALUES, 16).astype(np.float32)
@@ -721,7 +722,7 @@ def test_a_for_loop_counting_in_i16_declines():
         "%iv = exti %iv16 signed : tile<i16> -> tile<i64>\n      %b1 = addi %b, %iv : tile<i64>")
     results = launch_both(text, 1, lambda: [np.full(2, 7, np.int64), np.int64(0),
                                             np.int64(5), np.int64(1)])
-    assert_declines(results, "'cuda_tile.trunci' has element type i16")
+    assert_declines(results, "'cuda_tile.for' counting in i16")
 
 
 def test_a_permuted_partition_view_declines():

@@ -31,15 +31,17 @@ from ...enums import (ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
 from ...attributes import BoundedAttr, DivByAttr
 from ...ir import BlockArgument, Operation
 from ...numerics import float_format, numpy_dtype
-from ...types import (F16, F32, F64, I1, I8, I32, I64, PartitionViewType, PointerType, TensorViewType,
-                     TileType)
+from ...types import (BF16, F16, F32, F64, I1, I8, I16, I32, I64, PartitionViewType, PointerType,
+                     TensorViewType, TileType)
 from ..semantics.common import element_array
 from ..semantics.core import dense_values
 from ..semantics.registry import short_name
 from ..semantics.views import padding_code
 from .emitter import Emitter
 from .tokens import token_order
+from .lower_math import MATH_OPS, MathLowering
 from .lower_pointers import PointerAccess, PointerLowering
+from .lower_types import TYPE_OPS, TYPE_SCALAR_OPS, TypesLowering
 
 
 class Unsupported(Exception):
@@ -51,13 +53,16 @@ class Unsupported(Exception):
 #: i16 bits: they are only moved (loads, stores, select, broadcast, ...) and converted
 #: (`ftof`, `mmaf`) by integer code, never by LLVM's half type (whose conversions are
 #: library calls on some targets).
-LLVM_TYPES = {F16: "i16", F32: "float", F64: "double", I1: "i1", I32: "i32", I64: "i64"}
-#: Bytes per element in scratch and memory (i8: scratch flags only).
-SIZES = {F16: 2, F32: 4, F64: 8, I1: 1, I8: 1, I32: 4, I64: 8}
+LLVM_TYPES = {F16: "i16", BF16: "i16", F32: "float", F64: "double", I1: "i1", I8: "i8",
+              I16: "i16", I32: "i32", I64: "i64"}
+#: Bytes per element in scratch and memory (i8 also: scratch flags).
+SIZES = {F16: 2, BF16: 2, F32: 4, F64: 8, I1: 1, I8: 1, I16: 2, I32: 4, I64: 8}
 #: Element types memory accesses compile for.
-MEMORY_TYPES = (F16, F32, F64, I32, I64)
+MEMORY_TYPES = (F16, BF16, F32, F64, I8, I16, I32, I64)
 #: The float types a padding value is encoded for.
-PADDED_FLOATS = (F16, F32, F64)
+PADDED_FLOATS = (F16, BF16, F32, F64)
+#: The integer types integer arithmetic, comparisons and conversions compile for.
+INTEGERS = (I8, I16, I32, I64)
 #: The canonical NaN f16 results of ftof get (`numerics.convert._canonical_nan`).
 CANONICAL_NAN_F16 = 0x7FFF
 #: The canonical NaN bits the reference engine gives NaN results (`_CANONICAL_NAN`).
@@ -92,7 +97,7 @@ _SCALAR_OPS = frozenset({"constant", *_FLOAT_BINARY, "negf", "absf", "maxf", "mi
                          "exp", "ftof", "divi", "remi", "shli", "shri", "mulhii", "fma",
                          "maxi", "mini", "negi", "absi", "exti", "trunci", "exp2", "log",
                          "log2", "sin", "cos", "tan", "sinh", "cosh", "tanh", "sqrt",
-                         "floor", "ceil", "fpowf"})
+                         "floor", "ceil", "fpowf", *MATH_OPS, *TYPE_SCALAR_OPS})
 #: Ops that read each element of their tile operands once, in one pass: a result with
 #: one such user (in the same block) is computed inside the user's loop (`Lazy`).
 _STREAMING = frozenset({*(_SCALAR_OPS - {"constant"}), "store_view_tko", "reduce", "scan"})
@@ -108,7 +113,7 @@ _REGION_OPS = frozenset({"for", "reduce", "if", "scan"})
 EXP_BAND = 64
 #: The C library function computing each unary math op the compiled code rounds from f64.
 _LIBM = {**{n: n for n in ("exp2", "log", "log2", "sin", "cos", "tan", "sinh", "cosh",
-                           "tanh")}, "fpowf": "pow"}
+                           "tanh")}, "fpowf": "pow", "fpowi": "pow", "atan2": "atan2"}
 #: The most f64 ulps (bit patterns) `_Lowering._exp_f64` lies from NumPy's float64 exp on
 #: any f32 input (tools/exp_accuracy.py measures it over every one): below EXP_BAND, so
 #: a decided rounding is NumPy's.
@@ -166,7 +171,7 @@ SUPPORTED = frozenset({
     "join_tokens", "make_tensor_view", "make_partition_view", "get_index_space_shape",
     "load_view_tko", "store_view_tko", "broadcast", "reshape", "iota", "mmaf", "return",
     "permute", "cat", "extract", "assume", "offset", "load_ptr_tko", "store_ptr_tko",
-    "atomic_rmw_tko", "atomic_cas_tko"})
+    "atomic_rmw_tko", "atomic_cas_tko", *TYPE_OPS})
 #: The attributes each op may carry (any other one: the op is not compiled).
 _ALLOWED_ATTRS = {
     **{n: {"rounding_mode", "flush_to_zero"} for n in (*_FLOAT_BINARY, "fma")},
@@ -322,8 +327,9 @@ def _element(t: Any, what: str) -> str:
     return ty
 
 
-class _Lowering(PointerLowering):
-    """The state of one kernel's lowering."""
+class _Lowering(PointerLowering, MathLowering, TypesLowering):
+    """The state of one kernel's lowering (pointer tiles, math ops and the narrow types
+    in mixins)."""
 
     def __init__(self, kernel: Operation) -> None:
         self.kernel = kernel
@@ -363,9 +369,9 @@ class _Lowering(PointerLowering):
             if not isinstance(t, TileType) or t.rank != 0:
                 raise Unsupported(f"parameter {arg.index} has type {t} (only scalars and "
                                   "pointers are compiled)")
-            if t.element_type == F16:
-                raise Unsupported(f"parameter {arg.index} has type {t} (f16 scalars are not "
-                                  "compiled)")
+            if t.element_type in (F16, BF16):
+                raise Unsupported(f"parameter {arg.index} has type {t} (f16 and bf16 scalars "
+                                  "are not compiled)")
             if isinstance(t.element_type, PointerType):
                 if t.element_type.ptr_attr is not None:
                     raise Unsupported(f"parameter {arg.index} is a {t.element_type} pointer")
@@ -667,7 +673,7 @@ class _Lowering(PointerLowering):
         source = _element(op.operands[0].type.element_type, f"an operand of '{op.name}'")
         t = op.results[0].type.element_type
         ty = _element(t, f"'{op.name}'")
-        if source not in ("i1", "i32", "i64") or ty not in ("i32", "i64"):
+        if source not in ("i1", "i8", "i16", "i32") or ty not in ("i8", "i16", "i32", "i64"):
             raise Unsupported(f"'{op.name}' from {source} to {ty}")
         extend = "sext" if op.enum("signedness") == Signedness.SIGNED else "zext"
         return self._elementwise(op, lambda x: self.e.op(f"{extend} {source} {x[0]} to {ty}"))
@@ -676,7 +682,7 @@ class _Lowering(PointerLowering):
         """The low bits."""
         source = _element(op.operands[0].type.element_type, f"an operand of '{op.name}'")
         ty = _element(op.results[0].type.element_type, f"'{op.name}'")
-        if source not in ("i32", "i64") or ty not in ("i1", "i32"):
+        if source not in ("i16", "i32", "i64") or ty not in ("i1", "i8", "i16", "i32"):
             raise Unsupported(f"'{op.name}' from {source} to {ty}")
         self._note_overflow_flag(op)
         return self._elementwise(op, lambda x: self.e.op(f"trunc {source} {x[0]} to {ty}"))
@@ -741,8 +747,8 @@ class _Lowering(PointerLowering):
     def _binary_int(self, op: Operation) -> Any:
         t = op.results[0].type.element_type
         bitwise = short_name(op) in ("andi", "ori", "xori")
-        if t not in ((I1, I32, I64) if bitwise else (I32, I64)):
-            raise Unsupported(f"'{op.name}' on {t} (only i32 and i64 are compiled"
+        if t not in ((I1, *INTEGERS) if bitwise else INTEGERS):
+            raise Unsupported(f"'{op.name}' on {t} (only i8 to i64 are compiled"
                               f"{', and i1 for bitwise ops' if bitwise else ''})")
         flag = op.enum("overflow") if "overflow" in op.attributes else None
         if flag not in (None, IntegerOverflow.NONE):
@@ -754,10 +760,10 @@ class _Lowering(PointerLowering):
     _addi = _subi = _muli = _andi = _ori = _xori = _binary_int
 
     def _int_type(self, op: Operation) -> tuple[Any, str]:
-        """The i32 or i64 element type of `op`'s result and its LLVM type."""
+        """The integer element type (i8 to i64) of `op`'s result and its LLVM type."""
         t = op.results[0].type.element_type
-        if t not in (I32, I64):
-            raise Unsupported(f"'{op.name}' on {t} (only i32 and i64 are compiled)")
+        if t not in INTEGERS:
+            raise Unsupported(f"'{op.name}' on {t} (only i8 to i64 are compiled)")
         return t, LLVM_TYPES[t]
 
     def _divi(self, op: Operation) -> Any:
@@ -866,8 +872,8 @@ class _Lowering(PointerLowering):
 
     def _cmpi(self, op: Operation) -> Any:
         t = op.operands[0].type.element_type
-        if t not in (I32, I64):
-            raise Unsupported(f"'{op.name}' on {t} (only i32 and i64 are compiled)")
+        if t not in INTEGERS:
+            raise Unsupported(f"'{op.name}' on {t} (only i8 to i64 are compiled)")
         signed, unsigned = _ICMP[op.enum("comparison_predicate")]
         code = signed if op.enum("signedness") == Signedness.SIGNED else unsigned
         ty = LLVM_TYPES[t]
@@ -1291,7 +1297,7 @@ class _Lowering(PointerLowering):
         """The integer (read with the op's signedness) rounded once to nearest even: LLVM's
         sitofp / uitofp round to nearest even, as IEEE conversions do."""
         source, target = op.operands[0].type.element_type, op.results[0].type.element_type
-        if source not in (I32, I64) or target not in CANONICAL_NAN:
+        if source not in INTEGERS or target not in CANONICAL_NAN:
             raise Unsupported(f"'{op.name}' from {source} to {target}")
         mode = op.enum("rounding_mode")
         if mode not in (None, RoundingMode.NEAREST_EVEN):
@@ -1305,6 +1311,8 @@ class _Lowering(PointerLowering):
         """f16 <-> f32 and f32 <-> f64, rounded once to nearest even (widening is exact);
         a NaN becomes the target's canonical NaN, as `numerics.convert_float` gives."""
         source, target = op.operands[0].type.element_type, op.results[0].type.element_type
+        if BF16 in (source, target):
+            return self._ftof_bf16(op)
         mode = op.enum("rounding_mode")
         if mode not in (None, RoundingMode.NEAREST_EVEN):
             raise Unsupported(f"'{op.name}' rounds {mode.keyword}")
@@ -1372,7 +1380,7 @@ class _Lowering(PointerLowering):
         out-of-range element stops the run (undefined with checks on: the reference
         decides)."""
         source, target = op.operands[0].type.element_type, op.results[0].type.element_type
-        if source not in CANONICAL_NAN or target not in (I32, I64):
+        if source not in CANONICAL_NAN or target not in INTEGERS:
             raise Unsupported(f"'{op.name}' from {source} to {target}")
         mode = op.enum("rounding_mode")     # (not `or`: NEAREST_EVEN is enum value 0)
         if mode is None:
@@ -1476,7 +1484,8 @@ class _Lowering(PointerLowering):
         nearest is symmetric in the sign).  Else (near a midpoint between two f32 values)
         the element is settled by the reference's own semantics (`_call_settle`): tiles
         are computed in one loop that notes such elements and their inputs, then settled
-        one by one.  (f64: the result would be NumPy's function itself, not reproduced.)"""
+        one by one.  (f64: the result would be NumPy's function itself, not reproduced.)
+        An integer operand (fpowi's exponent) is read signed, as f64 (`_to_f64`)."""
         t = op.results[0].type.element_type
         if t != F32:
             raise Unsupported(f"'{op.name}' on {t} (only f32 is compiled: the reference's "
@@ -1489,7 +1498,7 @@ class _Lowering(PointerLowering):
         def decide(xs: list[str]) -> tuple[str, str]:
             """(the rounded value for f32 operands `xs`, i1 whether it is surely the
             reference's)."""
-            y = f64_of([e.op(f"fpext float {x} to double") for x in xs])
+            y = f64_of([self._to_f64(x, ty) for x, ty in zip(xs, types)])
             bits = e.op(f"and i64 {e.op(f'bitcast double {y} to i64')}, {infinity | (infinity - 1)}")
             low = e.op(f"select i1 {e.op(f'icmp ult i64 {bits}, {EXP_BAND}')}, i64 0, "
                        f"i64 {e.op(f'sub i64 {bits}, {EXP_BAND}')}")
@@ -1504,23 +1513,24 @@ class _Lowering(PointerLowering):
             return self._canonical(e.op(f"fptrunc double {y} to float"), t), decided
 
         for operand in op.operands:
-            if operand.type.element_type != F32:
+            if operand.type.element_type not in (F32, I1, *INTEGERS):
                 raise Unsupported(f"'{op.name}' with an operand of {operand.type.element_type}")
+        types = [LLVM_TYPES[v.type.element_type] for v in op.operands]
         sources = [self._get(v) for v in op.operands]
         result = op.results[0].type
         if result.rank == 0:
             cells = [e.fresh("cell") for _ in range(len(sources) + 1)]   # inputs, result
-            e.entry += [f"  {c} = alloca float" for c in cells]
+            e.entry += [f"  {c} = alloca {ty}" for c, ty in zip(cells, [*types, "float"])]
             value, decided = decide([x.name for x in sources])
-            for x, cell in zip(sources, cells):
-                e.do(f"store float {x.name}, ptr {cell}")
+            for x, cell, ty in zip(sources, cells, types):
+                e.do(f"store {ty} {x.name}, ptr {cell}")
             e.do(f"store float {value}, ptr {cells[-1]}")
             with e.when(e.op(f"xor i1 {decided}, true")):
                 self._call_settle(op, cells[:-1], cells[-1])
             return Scalar(e.op(f"load float, ptr {cells[-1]}"), "float")
         count = result.num_elements
         out, doubts = self._slot(count, F32), self._slot(count, I8)
-        inputs = [self._slot(count, F32) for _ in sources]
+        inputs = [self._slot(count, v.type.element_type) for v in op.operands]
         doubtful = e.fresh("doubtful")
         e.entry += [f"  {doubtful} = alloca i1"]
         e.do(f"store i1 false, ptr {doubtful}")
@@ -1528,8 +1538,8 @@ class _Lowering(PointerLowering):
             xs = [self._element_of(x, i) for x in sources]
             value, decided = decide(xs)
             unsure = e.op(f"xor i1 {decided}, true")
-            for x, slot in zip(xs, inputs):
-                self._store("float", x, slot, i)
+            for x, slot, ty in zip(xs, inputs, types):
+                self._store(ty, x, slot, i)
             self._store("float", value, out, i)
             self._store("i8", e.op(f"zext i1 {unsure} to i8"), doubts, i)
             seen = e.op(f"load i1, ptr {doubtful}")
@@ -1538,10 +1548,16 @@ class _Lowering(PointerLowering):
             with e.loop(str(count), "q", defer=False) as q:
                 doubt = self._element_of(Tile(doubts, count, "i8"), q)
                 with e.when(e.op(f"icmp ne i8 {doubt}, 0")):
-                    self._call_settle(op, [e.op(f"getelementptr float, ptr {slot}, i64 {q}")
-                                           for slot in inputs],
+                    self._call_settle(op, [e.op(f"getelementptr {ty}, ptr {slot}, i64 {q}")
+                                           for slot, ty in zip(inputs, types)],
                                       e.op(f"getelementptr float, ptr {out}, i64 {q}"))
         return Tile(out, count, "float")
+
+    def _to_f64(self, x: str, ty: str) -> str:
+        """An f32 or integer (read signed: i1's 1 is -1) value `x` of LLVM type `ty` as
+        f64 (exact, or rounded to nearest even past 2**53, as NumPy's astype)."""
+        return self.e.op(f"fpext float {x} to double" if ty == "float" else
+                         f"sitofp {ty} {x} to double")
 
     def _exp_f64(self, x: str) -> str:
         """exp of an f64 `x` that is an f32 value, in straight-line f64 code LLVM

@@ -55,4 +55,40 @@ def math_f64_probe(name: str) -> Callable[[np.ndarray], np.ndarray]:
     return run
 
 
-__all__ = ["exp_f64_probe", "math_f64_probe"]
+#: (first operand pointer, second operand pointer, output pointer, count)
+_PROBE2 = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                           ctypes.c_int64)
+
+
+def binary_f64_probe(name: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """A function mapping two arrays to the float64 value the compiled engine rounds for
+    two-operand math op `name` of `lower._LIBM` (``atan2``, ``fpowf``: f32 and f32;
+    ``fpowi``: f32 and i32), compiled alone (tools/pair_accuracy.py)."""
+    lowering = _Lowering.__new__(_Lowering)
+    e = lowering.e = Emitter()
+    second = "i32" if name == "fpowi" else "float"
+    e.declare(f"double @{_LIBM[name]}(double, double)")
+    with e.loop("%n") as i:
+        xs = [lowering._to_f64(e.op(f"load {ty}, ptr {e.op(f'getelementptr {ty}, ptr {at}, i64 {i}')}"),
+                               ty) for at, ty in (("%a", "float"), ("%b", second))]
+        y = e.op(f"call double @{_LIBM[name]}(double {xs[0]}, double {xs[1]})")
+        e.do(f"store double {y}, ptr {e.op(f'getelementptr double, ptr %out, i64 {i}')}")
+    e.do("ret void")
+    body = "\n".join(e.lines)
+    ir = "\n".join(e.globals) + ("\n\ndefine void @probe(ptr noalias %a, ptr noalias %b, "
+                                 f"ptr noalias %out, i64 %n) {{\nentry:\n{body}\n}}\n")
+    engine, address = machine_code(ir, "probe")
+    _kept.append(engine)
+    function = _PROBE2(address)
+
+    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """The compiled float64 value of every pair of elements of `a` and `b`."""
+        first = np.ascontiguousarray(a, np.float32)
+        other = np.ascontiguousarray(b, np.int32 if second == "i32" else np.float32)
+        out = np.empty(first.shape, np.float64)
+        function(first.ctypes.data, other.ctypes.data, out.ctypes.data, first.size)
+        return out
+    return run
+
+
+__all__ = ["binary_f64_probe", "exp_f64_probe", "math_f64_probe"]
