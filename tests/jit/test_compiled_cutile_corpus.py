@@ -24,7 +24,7 @@ from test_cutile_launch import launch_args  # noqa: E402
 
 #: The corpus kernels that run compiled.
 COMPILED = {"vector_add", "matmul_f16", "matmul_f32", "softmax_rows", "layernorm",
-            "flash_attention", "shape_ops", "integer_ops", "reduce_scan"}
+            "flash_attention", "shape_ops", "integer_ops", "reduce_scan", "control_flow"}
 
 
 def _outcome(kernel, engine: str):
