@@ -83,7 +83,10 @@ def _spans(found: Any, args: np.ndarray, blocks: int, threads: int, scratch_byte
     in `threads` equal spans side by side (the code holds no interpreter lock; each
     thread its own scratch); 0, or 1 when a check failed (the other threads stop at their
     next call, or a loop's next poll: `stop`).  Ctrl-C is seen between calls: the threads
-    stop, then it is raised."""
+    stop, then it is raised.  Given `stop` (a kernel with a ``loop``, which may never
+    end), even one span runs on a thread of its own: Ctrl-C then reaches this thread,
+    waiting, which sets `stop`, which the loop's next poll reads."""
+    polled = stop is not None
     stop = threading.Event() if stop is None else stop
 
     def span(first: int, end: int) -> int:
@@ -96,7 +99,7 @@ def _spans(found: Any, args: np.ndarray, blocks: int, threads: int, scratch_byte
                 stop.set()
                 return 1
         return 0
-    if threads == 1:
+    if threads == 1 and not polled:
         return span(0, blocks)
     cuts = [blocks * k // threads for k in range(threads + 1)]
     pool = ThreadPoolExecutor(max_workers=threads)
@@ -178,7 +181,7 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
                        for a in lowered.accesses if a.write}.values():
             memory.writing(buffer.data)     # (the journal copies it before the run)
         status = _spans(found, args, blocks, threads, max(lowered.scratch_bytes, 64),
-                        settler.stop if hosted else None)
+                        settler.stop if "loop" in hosted else None)
     finally:
         if journal is not launch_journal:
             memory.before_write.remove(journal.touch)
