@@ -433,3 +433,52 @@ def test_an_unchanged_kernel_engine_reports_compiled():
     run = tileir.launch(COLLATZ, "k", 3, [np.zeros(3, np.int32), 5], engine="compiled",
                         stdout=io.StringIO())
     assert_engine(run, "compiled")
+
+
+def test_tokens_carried_through_a_loop_and_returned_by_break():
+    """A token iteration value and a token result: ordering only, the stores' bytes and
+    the break's tile result are the reference's."""
+    text = module("%out: tile<ptr<i32>>, %n: tile<i32>", f"""
+    %bx, %by, %bz = get_tile_block_id : {TI}
+    %zero = constant <i32: 0> : {TI}
+    %one = constant <i32: 1> : {TI}
+    %t0 = make_token : token
+    %tf, %s = loop iter_values(%t = %t0, %i = %zero) : token, {TI} -> token, {TI} {{
+      %more = cmpi less_than %i, %n, signed : {TI} -> tile<i1>
+      %t1 = join_tokens %t, %t0 : token
+      if %more {{
+        %j = addi %i, %one : {TI}
+        continue %t1, %j : token, {TI}
+      }}
+      %sq = muli %i, %i : {TI}
+      break %t1, %sq : token, {TI}
+    }}
+    %r = addi %s, %bx : {TI}
+{store_one("%r")}""")
+    reference = assert_alike(text, 3, [np.zeros(3, np.int32), 6])
+    assert np.frombuffer(reference[3][0], np.int32).tolist() == [36, 37, 38]
+
+
+def test_the_shipped_while_break_print_with_a_view_store():
+    """The shipped example's loop and print (its pointer-tile store replaced by a view
+    store): with checks off it runs compiled, printing the reference's lines; with checks
+    on its nsw multiply declines (the overflow check is not compiled), same output."""
+    import pathlib
+    shipped = pathlib.Path(tileir.__file__).parent / "examples" / "kernels" / \
+        "while_break_print.mlir"
+    text = shipped.read_text()
+    pointer_store = """    %p = offset %steps, %bx : tile<ptr<i32>>, tile<i32> -> tile<ptr<i32>>
+    %t1 = store_ptr_tko weak %p, %sf : tile<ptr<i32>>, tile<i32> -> token"""
+    assert pointer_store in text
+    text = text.replace(pointer_store, store_one("%sf", "%steps")).replace(
+        "entry @while_break_print(", "entry @k(")
+    reference = assert_alike(text, 5, [np.zeros(5, np.int32), 3], checks=False)
+    assert reference[2].splitlines() == [
+        "block 0: collatz(3) = 7 steps", "block 1: collatz(4) = 2 steps",
+        "block 2: collatz(5) = 5 steps", "block 3: collatz(6) = 8 steps",
+        "block 4: collatz(7) = 16 steps"]
+    assert np.frombuffer(reference[3][0], np.int32).tolist() == [7, 2, 5, 8, 16]
+    assert assert_alike(text, 5, [np.zeros(5, np.int32), 3], compiled=False)[2] == reference[2]
+    run = tileir.launch(text, None, 5, [np.zeros(5, np.int32), 3], engine="compiled",
+                        stdout=io.StringIO())
+    assert_declined(run, "overflow flag no_signed_wrap")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...ir import Operation
-from ...types import TileType
+from ...types import TileType, TokenType
 from ..semantics.registry import short_name
 from . import lower as base     # (lower.py imports this module: names read at run time)
 
@@ -109,7 +109,7 @@ class ControlLowering:
         """A slot holding one iteration value of type `t`, filled with `init` (None for
         a token)."""
         if not isinstance(t, TileType):
-            if init is base._TOKEN:
+            if isinstance(t, TokenType) and init is base._TOKEN:
                 return None
             raise base.Unsupported(f"'{op.name}' carrying a {t}")
         ty = base._element(t.element_type, f"a value '{op.name}' carries")
@@ -121,7 +121,7 @@ class ControlLowering:
         """Where a result of `op` is kept: a cell for a scalar, a slot for a tile, None
         for a token."""
         if not isinstance(t, TileType):
-            if str(t) == "token":
+            if isinstance(t, TokenType):
                 return None
             raise base.Unsupported(f"'{op.name}' with a result of type {t}")
         ty = base._element(t.element_type, f"a result of '{op.name}'")
