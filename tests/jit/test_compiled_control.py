@@ -482,3 +482,37 @@ def test_the_shipped_while_break_print_with_a_view_store():
     run = tileir.launch(text, None, 5, [np.zeros(5, np.int32), 3], engine="compiled",
                         stdout=io.StringIO())
     assert_declined(run, "overflow flag no_signed_wrap")
+
+
+def test_a_store_inside_a_loop_declines_with_checks_on():
+    """A store in a loop's body may run more than once per block: with checks on the
+    race checks are not compiled, so it declines (the stores, ordered by a token carried
+    through the loop, do not race); with checks off it runs compiled and the last store
+    wins, as in the reference."""
+    tv = "tensor_view<?xi32, strides=[1]>"
+    pv = f"partition_view<tile=(1), {tv}>"
+    text = module("%out: tile<ptr<i32>>, %n: tile<i32>", f"""
+    %bx, %by, %bz = get_tile_block_id : {TI}
+    %zero = constant <i32: 0> : {TI}
+    %one = constant <i32: 1> : {TI}
+    %g:3 = get_num_tile_blocks : {TI}
+    %v = make_tensor_view %out, shape = [%g#0], strides = [1] : {TI} -> {tv}
+    %p = make_partition_view %v : {pv}
+    %t0 = make_token : token
+    %last, %tf = loop iter_values(%i = %zero, %t = %t0) : {TI}, token -> {TI}, token {{
+      %r = reshape %i : {TI} -> tile<1xi32>
+      %ts = store_view_tko weak %r, %p[%bx] token = %t : tile<1xi32>, {pv}, {TI} -> token
+      %j = addi %i, %one : {TI}
+      %end = cmpi greater_than_or_equal %j, %n, signed : {TI} -> tile<i1>
+      if %end {{
+        break %j, %ts : {TI}, token
+      }}
+      continue %j, %ts : {TI}, token
+    }}""")
+    for checks in (False, True):
+        reference = assert_alike(text, 2, [np.zeros(2, np.int32), 4], compiled=not checks,
+                                 checks=checks)
+        assert reference[0] == "blocks"
+        assert np.frombuffer(reference[3][0], np.int32).tolist() == [3, 3]
+    run = tileir.launch(text, "k", 2, [np.zeros(2, np.int32), 4], engine="compiled")
+    assert_declined(run, "a store inside a 'for' loop or a 'loop'")

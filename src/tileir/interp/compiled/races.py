@@ -4,7 +4,7 @@ runs a kernel that writes memory only where no check could fire.
 The reference engine (checks on) reports two tile blocks touching one element, one of
 them writing, and two unordered accesses of one block that overlap, one a write.  The
 compiled engine proves neither can happen, or declines: every written buffer is reached
-by exactly one access op, a store outside any ``for`` loop (so it runs once per block),
+by exactly one access op, a store outside any ``for`` or ``loop`` (so it runs once per block),
 through a partition view whose strides (and, above rank 1, extents) are the same in
 every block, whose tile index holds, as some of its components, every component of the
 tile block id along which the grid is not 1.  Two blocks differ in one of those, so they
@@ -38,8 +38,8 @@ def race_reason(accesses: Sequence[Access], owners: dict[int, Any],
             return (f"parameter {a.param}'s buffer is written and accessed by another op: "
                     "the race checks are not compiled")
         if a.repeated:
-            return ("a store inside a 'for' loop (it may write one element twice): the race "
-                    "checks within a tile block are not compiled")
+            return ("a store inside a 'for' loop or a 'loop' (it may write one element twice): "
+                    "the race checks within a tile block are not compiled")
         if tuple(grid) == (1, 1, 1):
             continue
         if not a.uniform:
