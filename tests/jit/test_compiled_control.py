@@ -40,7 +40,8 @@ def store_one(value: str, param: str = "%out", index: str = "%bx", elem: str = "
     %{name}.p = make_partition_view %{name}.v : {pv}
     %{name}.r = reshape {value} : tile<{elem}> -> tile<1x{elem}>
     %{name}.t = make_token : token
-    %{name}.d = store_view_tko weak %{name}.r, %{name}.p[{index}] token = %{name}.t : tile<1x{elem}>, {pv}, {TI} -> token"""
+    %{name}.d = store_view_tko weak %{name}.r, %{name}.p[{index}] token = %{name}.t \
+: tile<1x{elem}>, {pv}, {TI} -> token"""
 
 
 def launch(text: str, grid: int, args: list, engine: str, **options) -> tuple:
@@ -516,3 +517,19 @@ def test_a_store_inside_a_loop_declines_with_checks_on():
         assert np.frombuffer(reference[3][0], np.int32).tolist() == [3, 3]
     run = tileir.launch(text, "k", 2, [np.zeros(2, np.int32), 4], engine="compiled")
     assert_declined(run, "a store inside a 'for' loop or a 'loop'")
+
+
+def test_a_printing_loop_kernel_loaded_from_the_disk_cache(tmp_path, monkeypatch):
+    """The print and loop ops the code calls back for are kept on disk with the code: a
+    kernel loaded from there prints and loops as the reference does."""
+    from tileir.interp import compiled as jit
+    from tileir.interp.compiled import disk
+    monkeypatch.setenv(disk.VARIABLE, str(tmp_path / "cache"))
+    text = COLLATZ.replace("collatz(", "collatz from disk(")     # (a kernel of its own)
+    jit.clear()
+    first = assert_alike(text, 4, [np.zeros(4, np.int32), 9])
+    jit.clear()
+    loaded = jit.loads()
+    assert assert_alike(text, 4, [np.zeros(4, np.int32), 9]) == first
+    assert jit.loads() == loaded + 1
+    assert first[2].splitlines()[0] == "block 0: collatz from disk(9) = 19 steps (1)"
