@@ -6,9 +6,10 @@ homes of their own (a cell or a slot each): a ``continue`` copies its values int
 slots (in two steps: a value may be another one's slot) and jumps to the loop's head, a
 ``break`` copies its values into the homes and jumps past the loop.  The reference runs a
 ``loop`` until it breaks, with no bound (Ctrl-C stops it); so the compiled loop calls the
-settle function (`settle.py`) every `POLL_CYCLES` processor cycles or so, which lets
-Python see Ctrl-C (the launch stops, memory put back, `KeyboardInterrupt` raised) and
-lets a thread stop when another one failed.
+settle function (`settle.py`) every `POLL_CYCLES` processor cycles or so, which answers
+"stop" once the launch's stop flag is set: by the launching thread, waiting while the
+span runs on a thread of its own, when Ctrl-C reaches it (the launch stops, memory put
+back, `KeyboardInterrupt` raised), or when another thread failed.
 
 ``print_tko`` hands its operand tiles to the settle function, which formats them with the
 reference's own semantics into the run's buffer; the runner writes that text only when the

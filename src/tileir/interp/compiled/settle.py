@@ -12,8 +12,8 @@ bits replace the compiled ones.
 The same function serves ops that have nothing to settle (`lower_control.HOSTED`): a
 ``print_tko`` hands over its operand tiles, formatted by the reference's print semantics
 into `Settler.output` (written by the runner only once the run succeeded), and a ``loop``
-calls it now and then so that Python sees Ctrl-C (and a thread sees another one's
-failure: `Settler.stop`); a kernel holding one gets a settler of its own per launch."""
+calls it now and then to learn whether the run must stop (`Settler.stop`: Ctrl-C, or
+another thread's failure); a kernel holding one gets a settler of its own per launch."""
 
 from __future__ import annotations
 
