@@ -538,9 +538,9 @@ def thread_spy(monkeypatch):
     seen: list[int] = []
     original = runner._spans
 
-    def spans(found, args, blocks, threads, scratch_bytes):
+    def spans(found, args, blocks, threads, scratch_bytes, *stop):
         seen.append(threads)
-        return original(found, args, blocks, threads, scratch_bytes)
+        return original(found, args, blocks, threads, scratch_bytes, *stop)
     monkeypatch.setattr(runner, "_spans", spans)
     return seen
 

@@ -646,7 +646,7 @@ def _run(memory: Memory, plan: KernelPlan, values: list[Any], dims: tuple[int, i
         from .compiled import run_compiled
         outcome = run_compiled(memory, plan, values, dims, checks, max_ops, schedule, journal,
                                automatic=engine == "auto", workers=default_workers()
-                               if workers is None else max(1, int(workers)))
+                               if workers is None else max(1, int(workers)), stdout=stdout)
         if outcome.ran:
             return Run("compiled")
         # (auto says why not only where it tried: the launch had work enough)

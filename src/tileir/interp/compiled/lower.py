@@ -38,10 +38,11 @@ from ..semantics.core import dense_values
 from ..semantics.registry import short_name
 from ..semantics.views import padding_code
 from .emitter import Emitter
-from .tokens import token_order
+from .lower_control import ControlLowering
 from .lower_math import MATH_OPS, MathLowering
 from .lower_pointers import PointerAccess, PointerLowering
 from .lower_types import TYPE_OPS, TYPE_SCALAR_OPS, TypesLowering
+from .tokens import token_order
 
 
 class Unsupported(Exception):
@@ -105,7 +106,7 @@ _STREAMING = frozenset({*(_SCALAR_OPS - {"constant"}), "store_view_tko", "reduce
 #: behaviour for some elements, which the reference finds in every element of the tile.
 _CHECKED = frozenset({"ftoi", "divi", "remi", "shli", "shri"})
 #: Ops with a region the engine lowers (their bodies are lowered op by op).
-_REGION_OPS = frozenset({"for", "reduce", "if", "scan"})
+_REGION_OPS = frozenset({"for", "reduce", "if", "scan", "loop"})
 #: exp's f32 result is taken as decided when every f64 within this many bit patterns of
 #: the C library's f64 exp rounds to the same f32: the reference's (NumPy's) f64 exp is
 #: among them as long as each lies within half as many ulps of the exact value (they are
@@ -171,7 +172,8 @@ SUPPORTED = frozenset({
     "join_tokens", "make_tensor_view", "make_partition_view", "get_index_space_shape",
     "load_view_tko", "store_view_tko", "broadcast", "reshape", "iota", "mmaf", "return",
     "permute", "cat", "extract", "assume", "offset", "load_ptr_tko", "store_ptr_tko",
-    "atomic_rmw_tko", "atomic_cas_tko", *TYPE_OPS})
+    "atomic_rmw_tko", "atomic_cas_tko", "break", "continue", "print_tko", "assert",
+    *TYPE_OPS})
 #: The attributes each op may carry (any other one: the op is not compiled).
 _ALLOWED_ATTRS = {
     **{n: {"rounding_mode", "flush_to_zero"} for n in (*_FLOAT_BINARY, "fma")},
@@ -188,6 +190,7 @@ _ALLOWED_ATTRS = {
     "rsqrt": {"flush_to_zero"}, "exp": {"rounding_mode"}, "for": {"unsignedCmp"},
     "reduce": {"dim", "identities"}, "permute": {"permutation"}, "cat": {"dim"},
     "assume": {"predicate"}, "scan": {"dim", "reverse", "identities"},
+    "print_tko": {"str", "operandSegmentSizes"}, "assert": {"message"},
     **{n: {"rounding_mode", "flush_to_zero"} for n in ("exp2", "log", "log2", "sin", "cos",
                                                         "tan", "sinh", "cosh", "tanh", "sqrt",
                                                         "fpowf")},
@@ -327,9 +330,9 @@ def _element(t: Any, what: str) -> str:
     return ty
 
 
-class _Lowering(PointerLowering, MathLowering, TypesLowering):
-    """The state of one kernel's lowering (pointer tiles, math ops and the narrow types
-    in mixins)."""
+class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
+    """The state of one kernel's lowering (control flow, pointer tiles, math ops and the
+    narrow types in mixins)."""
 
     def __init__(self, kernel: Operation) -> None:
         self.kernel = kernel
@@ -2124,9 +2127,11 @@ class _Lowering(PointerLowering, MathLowering, TypesLowering):
             e.start(label)
             ops = list(region.blocks[0]) if region.blocks else []
             end = ops[-1] if ops and short_name(ops[-1]) == "yield" else None
-            if ops and end is None and short_name(ops[-1]) in ("continue", "break", "return"):
+            if ops and end is None and short_name(ops[-1]) == "return":
                 raise Unsupported(f"'{op.name}' whose region ends in '{ops[-1].name}'")
-            if end is None and op.results:
+            # (a region ending in break or continue jumps out: `lower_control`)
+            leaves = bool(ops) and short_name(ops[-1]) in ("continue", "break")
+            if end is None and op.results and not leaves:
                 raise Unsupported(f"'{op.name}' whose region yields nothing")
             for inner in (ops[:-1] if end is not None else ops):
                 self.lower(inner)

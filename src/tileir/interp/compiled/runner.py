@@ -10,19 +10,23 @@ off, whose result) is the launch's."""
 from __future__ import annotations
 
 import math
+import sys
 import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Sequence, TextIO
 
 import numpy as np
 
 from ...types import TileType
+from ..semantics.registry import short_name
 from ..memory import Journal, Memory
 from .cache import compiled
+from .lower_control import HOSTED
 from .pointer_races import conflict, new_log, pointer_reason
 from .races import index_checkable, index_conflict, race_reason
+from .settle import Settler
 
 #: The work (`work`: element operations) from which ``engine="auto"`` compiles a kernel
 #: not compiled yet: compiling takes 0.05 to 0.5 s, the batched engine runs some 10**8
@@ -80,13 +84,17 @@ def work(plan: Any, grid: tuple[int, int, int]) -> int:
 _per_block: "weakref.WeakKeyDictionary[Any, int]" = weakref.WeakKeyDictionary()
 
 
-def _spans(found: Any, args: np.ndarray, blocks: int, threads: int, scratch_bytes: int
-           ) -> int:
+def _spans(found: Any, args: np.ndarray, blocks: int, threads: int, scratch_bytes: int,
+           stop: threading.Event | None = None) -> int:
     """Run tile blocks 0 .. blocks - 1, `BLOCKS_PER_CALL` per call of the compiled code,
     in `threads` equal spans side by side (the code holds no interpreter lock; each
     thread its own scratch); 0, or 1 when a check failed (the other threads stop at their
-    next call).  Ctrl-C is seen between calls: the threads stop, then it is raised."""
-    stop = threading.Event()
+    next call, or a loop's next poll: `stop`).  Ctrl-C is seen between calls: the threads
+    stop, then it is raised.  Given `stop` (a kernel with a ``loop``, which may never
+    end), even one span runs on a thread of its own: Ctrl-C then reaches this thread,
+    waiting, which sets `stop`, which the loop's next poll reads."""
+    polled = stop is not None
+    stop = threading.Event() if stop is None else stop
 
     def span(first: int, end: int) -> int:
         scratch = np.zeros(scratch_bytes, np.uint8)
@@ -98,7 +106,7 @@ def _spans(found: Any, args: np.ndarray, blocks: int, threads: int, scratch_byte
                 stop.set()
                 return 1
         return 0
-    if threads == 1:
+    if threads == 1 and not polled:
         return span(0, blocks)
     cuts = [blocks * k // threads for k in range(threads + 1)]
     pool = ThreadPoolExecutor(max_workers=threads)
@@ -115,13 +123,16 @@ def _spans(found: Any, args: np.ndarray, blocks: int, threads: int, scratch_byte
 def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
                  grid: tuple[int, int, int], checks: bool, max_ops: int | None,
                  schedule: str, launch_journal: Journal | None,
-                 automatic: bool = False, workers: int = 1) -> Outcome:
+                 automatic: bool = False, workers: int = 1,
+                 stdout: TextIO | None = None) -> Outcome:
     """Run the kernel of `plan` compiled; `Outcome` says whether it ran and, if not, why.
     `automatic` (``engine="auto"``): only when the launch's `work` reaches `AUTO_WORK`
     (whether or not the kernel is compiled already: which engine runs depends on the
     launch alone, never on what ran before).  Spans of blocks run
     on up to `workers` threads where no two blocks can touch one written element (the
-    race proof of `races.py`) and the work is worth it (`THREAD_WORK`)."""
+    race proof of `races.py`) and the work is worth it (`THREAD_WORK`).  What the kernel
+    prints goes to `stdout` (default `sys.stdout`) once the whole run succeeded; a kernel
+    that prints runs on one thread, its blocks in grid order (the sequential schedule's)."""
     if max_ops is not None:
         return Outcome(False, "max_ops bounds tile blocks run one at a time")
     if automatic and work(plan, grid) < AUTO_WORK:
@@ -140,7 +151,15 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
     blocks = math.prod(grid)
     if blocks >= MAX_BLOCKS:
         return Outcome(False, f"{blocks} tile blocks is more than the compiled code counts")
-    words = [*grid, found.settler.address]
+    hosted = {short_name(op) for op in lowered.settles} & HOSTED
+    prints = "print_tko" in hosted
+    if prints and schedule != "sequential" and blocks > 1:
+        return Outcome(False, f"the kernel prints, in the order of tile blocks: the compiled "
+                       f"engine runs them in grid order, not the {schedule} schedule's")
+    # (a kernel that prints or loops: a settle function of this launch's own, holding
+    # its output and its stop flag)
+    settler = Settler(lowered.settles) if hosted else found.settler
+    words = [*grid, settler.address]
     owners: dict[int, Any] = {}
     for i, (kind, value) in enumerate(zip(lowered.params, values)):
         if kind != "pointer":
@@ -168,7 +187,7 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
     words.append(0 if index_log is None else index_log.ctypes.data)
     args = np.array(words, np.int64)
     threads = 1
-    if workers > 1 and blocks > 1 and work(plan, grid) >= THREAD_WORK and \
+    if workers > 1 and blocks > 1 and not prints and work(plan, grid) >= THREAD_WORK and \
             not lowered.pointers and index_log is None and \
             race_reason(lowered.accesses, owners, grid, True, "") is None:
         threads = min(workers, blocks)
@@ -180,13 +199,14 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
         for buffer in {id(owners[a.param]): owners[a.param]
                        for a in (*lowered.accesses, *lowered.pointers) if a.write}.values():
             memory.writing(buffer.data)     # (the journal copies it before the run)
-        status = _spans(found, args, blocks, threads, max(lowered.scratch_bytes, 64))
+        status = _spans(found, args, blocks, threads, max(lowered.scratch_bytes, 64),
+                        settler.stop if "loop" in hosted else None)
     finally:
         if journal is not launch_journal:
             memory.before_write.remove(journal.touch)
     if status:
         journal.restore()
-        interrupted, found.settler.interrupted = found.settler.interrupted, None
+        interrupted, settler.interrupted = settler.interrupted, None
         if interrupted is not None:
             raise interrupted
         return Outcome(False, "a check failed in the compiled code (undefined behaviour, or "
@@ -201,6 +221,8 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
                        "meeting on one element, one writing (a race, or with checks off an "
                        "order the schedule decides); run on the other engines",
                        undefined=True, ordered=not checks)
+    if prints:
+        (sys.stdout if stdout is None else stdout).write(settler.output.getvalue())
     return Outcome(True)
 
 

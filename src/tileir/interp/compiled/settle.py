@@ -7,12 +7,20 @@ launch, the code calls back here: for mmaf with the op's operand tiles, and the
 reference's own mmaf semantics computes the whole tile, exactly as the reference engine
 does for that tile block; for exp with the one element, and the reference's exp
 semantics computes it (elementwise: each element alone as in the whole tile).  Their
-bits replace the compiled ones."""
+bits replace the compiled ones.
+
+The same function serves ops that have nothing to settle (`lower_control.HOSTED`): a
+``print_tko`` hands over its operand tiles, formatted by the reference's print semantics
+into `Settler.output` (written by the runner only once the run succeeded), and a ``loop``
+calls it now and then to learn whether the run must stop (`Settler.stop`: Ctrl-C, or
+another thread's failure); a kernel holding one gets a settler of its own per launch."""
 
 from __future__ import annotations
 
 import ctypes
+import io
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -21,9 +29,11 @@ import numpy as np
 from ...ir import Operation
 from ...numerics import numpy_dtype
 from ..semantics.registry import SEMANTICS, short_name
+from ..step import Step
 
 #: The C signature: (op index, operand, operand, operand, result) -> 0 settled, 1 not
-#: (mmaf: lhs, rhs and acc tiles; exp: one element and two null pointers).
+#: (mmaf: lhs, rhs and acc tiles; exp: one element and two null pointers; print_tko: a
+#: table of pointers to its operand tiles; loop: nothing).
 SETTLE_FUNCTION = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_void_p,
                                    ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 
@@ -63,6 +73,11 @@ class Settler:
     def __init__(self, ops: Sequence[Operation]) -> None:
         self.ops = tuple(ops)
         self.interrupted: BaseException | None = None
+        #: What the kernel printed in this run (`print_tko`), for the runner to write.
+        self.output = io.StringIO()
+        #: Set when the run must stop (Ctrl-C, or another thread's failure): a loop's
+        #: call then returns 1.
+        self.stop = threading.Event()
         self.function = SETTLE_FUNCTION(self._settle)
         self.address = ctypes.cast(self.function, ctypes.c_void_p).value or 0
 
@@ -71,7 +86,13 @@ class Settler:
         global _settled
         try:
             op = self.ops[index]
-            if short_name(op) == "mmaf":        # the whole tile
+            name = short_name(op)
+            if name == "loop":                  # (a poll: Ctrl-C is raised in here)
+                return 1 if self.stop.is_set() else 0
+            if name == "print_tko":
+                self._print(op, lhs)
+                return 0
+            if name == "mmaf":        # the whole tile
                 shapes = [tuple(v.type.shape) for v in (*op.operands, op.results[0])]
             else:                               # one element
                 shapes = [()] * (len(op.operands) + 1)
@@ -86,7 +107,30 @@ class Settler:
             return 1
         except BaseException as exc:    # (Ctrl-C: the runner raises it after the call)
             self.interrupted = exc
+            self.stop.set()
             return 1
+
+    def _print(self, op: Operation, table: int) -> None:
+        """Run the reference's print semantics on the operand tiles whose addresses lie
+        in `table`, into `output`."""
+        args = op.operand_group("args")
+        addresses = (ctypes.c_void_p * len(args)).from_address(table) if args else ()
+        tiles: list[Any] = [_tile(address or 0, value.type.element_type,
+                                  tuple(value.type.shape))
+                            for address, value in zip(addresses, args)]
+        tiles += [None] * (len(op.operands) - len(args))    # (the token)
+        SEMANTICS["print_tko"](Step(op, machine=_Printer(self.output)), *tiles)
+
+
+@dataclass(frozen=True)
+class _Printer:
+    """What the print semantics reads of a machine: where it writes."""
+
+    stream: io.StringIO
+
+    def output(self) -> io.StringIO:
+        """The run's output buffer."""
+        return self.stream
 
 
 __all__ = ["SETTLE_FUNCTION", "Settler", "settlements"]
