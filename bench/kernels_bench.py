@@ -1,9 +1,10 @@
 """Kernel speed (issue 7): five Tile IR kernels on tileir against NumPy (and the same
 problems written in cuTile Python where `cuda.tile` imports, and Triton's CPU interpreter
-where `triton` installs), same math on the same inputs, same run.
+where `triton` installs, Numba tile loops where `numba` installs and NVIDIA Warp's tile
+API on its CPU device where `warp-lang` installs), same math on the same inputs, same run.
 
 Run: ``python bench/kernels_bench.py [--size small|full] [--repeat N] [--problems a,b]
-[--engine auto] [--budget SECONDS] [--no-triton] [--no-numba] [--no-cutile]
+[--engine auto] [--budget SECONDS] [--no-triton] [--no-numba] [--no-warp] [--no-cutile]
 [--cutile-checks off] [--compile-times]``.
 
 Problems (kernels in bench/kernels/*.mlir; sizes are ``--size full``, the issue's):
@@ -34,7 +35,17 @@ peak is measured with tracemalloc (its temporaries and result) over one more unt
 BLAS runs one thread unless ``--blas-threads`` says otherwise (see `set_blas_threads`).
 Where Numba installs, the "Numba tile loops" column runs bench/numba_kernels.py: the
 same tiling written as loops Numba compiles, one thread (issue 20's peer), checked with
-the same tolerance; ``--no-numba`` skips it.  With the compiled engine among the
+the same tolerance; ``--no-numba`` skips it.  Where Warp installs, the "Warp tile API
+(1 thread)" column after it runs bench/warp_kernels.py: the same tiling written with
+NVIDIA Warp's tile API (tile_load/tile_store, tile reductions and maps, tile_matmul) on
+Warp's CPU device, whose launch runs the blocks as a loop in the calling thread (one
+thread: see there), checked with the same tolerance; ``--no-warp`` skips it.  Warp
+compiles its module in the subprocess's warm-up (untimed) into the kernel cache named by
+WARP_CACHE_PATH, by default a directory inside the run's temporary directory (so a run
+leaves nothing in the home directory, and only its first Warp column compiles); its
+console messages are silenced and go to stderr, never into the subprocess's JSON lines.
+Each Warp launch wraps the NumPy arrays without copying (inside the timed region).
+With the compiled engine among the
 engines, its compile times follow the tables (``--compile-times`` prints only those).
 Triton runs the equivalent kernels of bench/triton_kernels.py under TRITON_INTERPRET=1 on
 torch CPU tensors; its output is checked with the same tolerance.
@@ -53,6 +64,7 @@ column would add minutes per problem at ``--size full`` on a 2-core machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import gc
 import json
@@ -463,8 +475,24 @@ def numba_runner(problem: Problem, dims: Dims, inputs: Arrays, options: dict) ->
     return run
 
 
+def warp_runner(problem: Problem, dims: Dims, inputs: Arrays, options: dict) -> Launcher:
+    """The launcher of the Warp tile-API kernel (bench/warp_kernels.py, CPU device, one
+    thread).  Imports Warp and compiles (or loads from its cache) the kernels first, with
+    anything they print sent to stderr, so stdout carries only `emit`'s JSON lines."""
+    sys.path.insert(0, str(HERE))
+    with contextlib.redirect_stdout(sys.stderr):
+        import warp_kernels
+        warp_kernels.load()
+
+    def run(grid: tuple[int, ...], out: np.ndarray) -> str:
+        """Launch over `grid` into `out` (wrapped by Warp without a copy)."""
+        warp_kernels.LAUNCH[problem.name](grid, dims, inputs, out)
+        return "Warp (CPU)"
+    return run
+
+
 RUNNERS = {"tileir": tileir_runner, "triton": triton_runner, "cutile": cutile_runner,
-           "numba": numba_runner}
+           "numba": numba_runner, "warp": warp_runner}
 
 
 def emit(**fields: Any) -> None:
@@ -586,6 +614,8 @@ def measure(impl: str, label: str, problem: Problem, dims: Dims, data: Path, inp
     env = dict(os.environ)
     if impl == "triton":
         env["TRITON_INTERPRET"] = "1"
+    if impl == "warp":   # Warp's kernel cache: the run's own unless the user names one
+        env.setdefault("WARP_CACHE_PATH", str(data.parent / "warp_cache"))
     command = [sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)]
     column = Column(label)
     with tempfile.TemporaryFile("w+") as errors:
@@ -723,6 +753,13 @@ def numba_available() -> str | None:
     return None
 
 
+def warp_available() -> str | None:
+    """None if NVIDIA Warp (`warp-lang`) can be imported here, else why not."""
+    if importlib.util.find_spec("warp") is None:
+        return "n/a (warp-lang not installed)"
+    return None
+
+
 def triton_available() -> str | None:
     """None if triton and torch can be imported here, else why not."""
     for name in ("triton", "torch"):
@@ -794,8 +831,8 @@ def print_table(problem: Problem, dims: Dims, columns: list[Column], base: float
 
 
 def bench_problem(problem: Problem, cli: argparse.Namespace, workdir: Path) -> None:
-    """Inputs, NumPy reference, then every tileir column (text kernels, then cuTile) and
-    Triton; print the table."""
+    """Inputs, NumPy reference, then every tileir column (text kernels, then cuTile), Numba,
+    Warp and Triton; print the table."""
     dims = problem.sizes[cli.size]
     data = workdir / problem.name
     data.mkdir()
@@ -818,6 +855,12 @@ def bench_problem(problem: Problem, cli: argparse.Namespace, workdir: Path) -> N
         columns.append(Column("Numba tile loops", note=missing))
     else:
         columns.append(measure("numba", "Numba tile loops (1 thread)", problem, dims, data,
+                               inputs, ref, {}, cli))
+    missing = warp_available() if not cli.no_warp else "n/a (--no-warp)"
+    if missing:
+        columns.append(Column("Warp tile API", note=missing))
+    else:
+        columns.append(measure("warp", "Warp tile API (1 thread)", problem, dims, data,
                                inputs, ref, {}, cli))
     missing = triton_available() if not cli.no_triton else "n/a (--no-triton)"
     if missing:
@@ -846,6 +889,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--no-triton", action="store_true", help="skip the Triton column")
     ap.add_argument("--no-numba", action="store_true",
                     help="skip the Numba column (it runs where numba is installed)")
+    ap.add_argument("--no-warp", action="store_true",
+                    help="skip the Warp column (it runs where warp-lang is installed)")
     ap.add_argument("--no-cutile", action="store_true", help="skip the cuTile columns")
     ap.add_argument("--cutile-checks", default="off",
                     help="checks settings of the cuTile columns: off, on, or on,off")

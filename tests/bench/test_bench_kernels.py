@@ -252,6 +252,82 @@ def test_numba_kernels_match_numpy() -> None:
             assert ok, f"{name} over {grid}: {how}"
 
 
+
+# ---- the Warp tile-API kernels (bench/warp_kernels.py) -----------------------------------
+
+needs_warp = pytest.mark.skipif(find_spec("warp") is None,
+                                reason="warp-lang is not installed (pip install .[bench])")
+
+
+@pytest.fixture(scope="module")
+def warp_kernels(tmp_path_factory):
+    """bench/warp_kernels.py compiled once for this module's tests, Warp's kernel cache in
+    a temporary directory (WARP_CACHE_PATH, which the bench's subprocesses inherit) rather
+    than the home directory."""
+    cache = tmp_path_factory.mktemp("warp_cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("WARP_CACHE_PATH", str(cache))
+        import warp
+        if warp.config.kernel_cache_dir is None:   # Warp not initialised yet in this process
+            patch.setattr(warp.config, "kernel_cache_dir", str(cache))
+        import warp_kernels
+        warp_kernels.load()
+        yield warp_kernels
+
+
+@needs_warp
+def test_warp_kernels_match_numpy(warp_kernels) -> None:
+    """The Warp tile-API counterparts pass the benchmark's check at the tiny and small
+    sizes, whole grid and a prefix of it (the pilot's)."""
+    for name, problem in kb.PROBLEMS.items():
+        for size in ("tiny", "small"):
+            dims = problem.sizes[size]
+            x = problem.make_inputs(dims, np.random.default_rng(2))
+            for grid in (problem.grid(dims), (1,) + problem.grid(dims)[1:]):
+                out = problem.make_output(dims)
+                warp_kernels.LAUNCH[name](grid, dims, x, out)
+                region = problem.region(grid) if grid != problem.grid(dims) else (slice(None),)
+                ok, how = kb.check(problem, dims, x, problem.reference(x), out, region)
+                assert ok, f"{name} at {size} over {grid}: {how}"
+                if region != (slice(None),):
+                    assert np.isnan(out[region[0].stop:]).all()   # nothing past the prefix
+
+
+@needs_warp
+def test_warp_column_subprocess_speaks_only_json(warp_kernels, tmp_path) -> None:
+    """The bench's measuring subprocess for the Warp column (warm-up, compile or cache
+    load, check, timed runs) writes nothing but JSON lines to stdout, so Warp's console
+    messages cannot corrupt the protocol; its runs fill a checked column."""
+    problem = kb.PROBLEMS["softmax"]
+    dims = problem.sizes["small"]
+    data = tmp_path / problem.name
+    data.mkdir()
+    inputs = problem.make_inputs(dims, np.random.default_rng(0))
+    for name, array in inputs.items():
+        np.save(data / f"in_{name}.npy", array)
+    spec = {"impl": "warp", "problem": problem.name, "dims": dims, "data": str(data),
+            "options": {}, "repeat": 2, "pilot": 0, "budget": 60, "tag": "warp"}
+    done = subprocess.run([sys.executable, str(BENCH / "kernels_bench.py"), "--child",
+                           json.dumps(spec)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    events = [json.loads(line) for line in done.stdout.splitlines()]   # every line JSON
+    assert [e["event"] for e in events] == ["ready", "run", "run"]
+    column = kb.Column("Warp tile API (1 thread)")
+    kb.summarise(column, events, problem, dims, data, "warp", inputs,
+                 problem.reference(inputs), problem.grid(dims))
+    assert column.runs == 2 and column.seconds > 0
+    assert "engine: Warp (CPU)" in column.note and "checked all" in column.note
+
+
+def test_warp_column_says_na_without_warp_and_obeys_its_flag(monkeypatch) -> None:
+    """Without warp-lang the Warp column is "n/a" with the reason; --no-warp skips it."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(kb.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "warp" else real(name, *a))
+    assert kb.warp_available() == "n/a (warp-lang not installed)"
+    assert kb.parse_args(["--no-warp"]).no_warp and not kb.parse_args([]).no_warp
+
+
 # ---- the cuTile Python kernels (bench/cutile_kernels.py) ---------------------------------
 
 #: Problems whose cuTile export is op for op the text kernel's math: same bytes expected.
