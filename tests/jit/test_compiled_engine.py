@@ -302,13 +302,80 @@ def test_unsupported_kernels_fall_back_with_a_reason(body, why):
     assert c.tobytes() == results["blocks"][1].tobytes()
 
 
-def test_overflow_flags_decline_with_checks_only():
-    body = "    %r = addi %x, %y overflow<no_signed_wrap> : tile<16xi32>"
-    a, b = np.arange(32, dtype=np.int32), np.arange(32, dtype=np.int32)
-    checked = run_both(kernel("i32", body), a, b)
-    assert "overflow flag" in checked["compiled"][0].reason
-    assert checked["compiled"][1].tobytes() == checked["blocks"][1].tobytes()
-    assert_same(run_both(kernel("i32", body), a, b, checks=False))
+OVERFLOW_BODIES = {
+    "addi": "    %r = addi %x, %y overflow<{flag}> : tile<16x{e}>",
+    "subi": "    %r = subi %x, %y overflow<{flag}> : tile<16x{e}>",
+    "muli": "    %r = muli %x, %y overflow<{flag}> : tile<16x{e}>",
+    "shli": ("    %mask = constant <{e}: 7> : tile<16x{e}>\n    %s = andi %y, %mask : tile<16x{e}>\n"
+             "    %r = shli %x, %s overflow<{flag}> : tile<16x{e}>"),
+    "negi": "    %r = negi %x overflow<{flag}> : tile<16x{e}>",
+}
+
+
+#: The exact result of each flagged op on Python ints (x, y read in one reading).
+EXACT = {"addi": lambda x, y: x + y, "subi": lambda x, y: x - y, "muli": lambda x, y: x * y,
+         "shli": lambda x, y: x << (y & 7), "negi": lambda x, y: -x}
+#: The readings each flag promises do not wrap (signed: True).
+PROMISED = {"no_signed_wrap": (True,), "no_unsigned_wrap": (False,), "no_wrap": (True, False)}
+FLAGGED = [(name, flag) for name in sorted(OVERFLOW_BODIES) for flag in PROMISED
+           if not (name == "negi" and flag == "no_unsigned_wrap")]   # (the verifier's rule)
+
+
+def wide_pairs(dtype: type) -> tuple[np.ndarray, np.ndarray]:
+    """`pairs` with the type's extremes and their neighbours among the values."""
+    info = np.iinfo(dtype)
+    extra = np.array([info.min, info.min + 1, info.max, info.max - 1, info.max // 2 + 1,
+                      -(info.max // 2) - 1], dtype)
+    a, _ = pairs(dtype)
+    values = np.concatenate([np.unique(a), extra])
+    x, y = np.meshgrid(values, values, indexing="ij")
+    return x.reshape(-1).copy(), y.reshape(-1).copy()
+
+
+def wraps(name: str, x: int, y: int, bits: int, signed: bool) -> bool:
+    """Whether `name` on (x, y), both read signed or unsigned, leaves that reading."""
+    if not signed:
+        x, y = x % (1 << bits), y % (1 << bits)
+    low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    return not low <= EXACT[name](x, y) <= high
+
+
+@pytest.mark.parametrize("name, flag", FLAGGED)
+@pytest.mark.parametrize("elem, dtype", [("i32", np.int32), ("i64", np.int64)])
+def test_overflow_flags_are_checked_as_the_reference_does(name, flag, elem, dtype):
+    """Each flagged op over pairs of special values and extremes (some wrap in each
+    reading): with checks on the reference's error and untouched bytes; on the pairs
+    that wrap in no promised reading, compiled with the reference's bytes; with checks
+    off the reference's bytes (the compiled run stops where a promise breaks)."""
+    body = OVERFLOW_BODIES[name].format(flag=flag, e=elem)
+    a, b = wide_pairs(dtype)
+    results = run_both(kernel(elem, body), a, b)
+    assert isinstance(results["blocks"][0], str) and "overflow" in results["blocks"][0]
+    assert results["compiled"][0] == results["blocks"][0]
+    assert results["compiled"][1].tobytes() == results["blocks"][1].tobytes()
+    unchecked = run_both(kernel(elem, body), a, b, checks=False)
+    assert unchecked["compiled"][1].tobytes() == unchecked["blocks"][1].tobytes()
+    bits = np.dtype(dtype).itemsize * 8
+    safe = np.array([not any(wraps(name, int(x), int(y), bits, signed)
+                             for signed in PROMISED[flag]) for x, y in zip(a, b)])
+    assert safe.any() and not safe.all()
+    assert_same(run_both(kernel(elem, body), a[safe], b[safe]))
+
+
+@pytest.mark.parametrize("flag", ["no_signed_wrap", "no_unsigned_wrap", "no_wrap"])
+def test_trunci_overflow_flags_are_checked(flag):
+    """i64 -> i32 under each flag: values that lose their reading stop the compiled run
+    and the reference reports them; values that fit run compiled."""
+    body = f"    %r = trunci %x overflow<{flag}> : tile<16xi64> -> tile<16xi32>"
+    text = kernel("i64", body, out="i32")
+    a, b = wide_pairs(np.int64)
+    results = run_both(text, a, b, out_dtype=np.int32)
+    assert "truncates" in results["blocks"][0]
+    assert results["compiled"][0] == results["blocks"][0]
+    fits = {"no_signed_wrap": (a >= -2**31) & (a < 2**31),
+            "no_unsigned_wrap": (a >= 0) & (a < 2**32),
+            "no_wrap": (a >= 0) & (a < 2**31)}[flag]
+    assert_same(run_both(text, a[fits], b[fits], out_dtype=np.int32))
 
 
 def test_max_ops_falls_back():

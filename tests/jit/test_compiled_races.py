@@ -132,9 +132,9 @@ def test_a_neighbours_tile_is_the_references_race_between_blocks():
 
 
 def test_a_token_carried_through_a_for_loop_keeps_its_order():
-    body = load("x", "bx", "t0") + f"""    %r = for %i in (%c0 to %c3, step %c1) : tile<i32> iter_values(%tk = %x_t) -> (token) {{
+    body = load("x", "bx", "t0") + """    %r = for %i in (%c0 to %c3, step %c1) : tile<i32> iter_values(%tk = %x_t) -> (token) {
       continue %tk : token
-    }}
+    }
 """ + DOUBLE + store("s", "d", "bx", "r")
     assert_compiled_alike(rmw(body))
 
@@ -142,10 +142,10 @@ def test_a_token_carried_through_a_for_loop_keeps_its_order():
 def test_a_loop_that_swaps_in_a_fresh_token_loses_the_order():
     """The loop yields a fresh token: after an iteration the store is no longer ordered
     after the load (the reference reports it), so the proof must not claim it."""
-    body = load("x", "bx", "t0") + f"""    %r = for %i in (%c0 to %c3, step %c1) : tile<i32> iter_values(%tk = %x_t) -> (token) {{
+    body = load("x", "bx", "t0") + """    %r = for %i in (%c0 to %c3, step %c1) : tile<i32> iter_values(%tk = %x_t) -> (token) {
       %fresh = make_token : token
       continue %fresh : token
-    }}
+    }
 """ + DOUBLE + store("s", "d", "bx", "r")
     assert_race_reported(rmw(body), between=False)
 
@@ -156,12 +156,12 @@ def test_an_if_orders_only_what_both_regions_yield(fresh_branch):
     proof meets the two and fails; the index log shows the store meeting the load, and
     the reference reruns, whichever region ran (reporting the race after the fresh
     one)."""
-    body = load("x", "bx", "t0") + f"""    %r = if %f -> (token) {{
+    body = load("x", "bx", "t0") + """    %r = if %f -> (token) {
       %fresh = make_token : token
       yield %fresh : token
-    }} else {{
+    } else {
       yield %x_t : token
-    }}
+    }
 """ + DOUBLE + store("s", "d", "bx", "r")
     text = rmw(body)
     if fresh_branch:
@@ -174,12 +174,12 @@ def test_an_if_orders_only_what_both_regions_yield(fresh_branch):
 
 
 def test_an_if_yielding_the_load_token_on_both_sides_keeps_the_order():
-    body = load("x", "bx", "t0") + f"""    %r = if %f -> (token) {{
+    body = load("x", "bx", "t0") + """    %r = if %f -> (token) {
       yield %x_t : token
-    }} else {{
+    } else {
       %j = join_tokens %x_t, %t0 : token
       yield %j : token
-    }}
+    }
 """ + DOUBLE + store("s", "d", "bx", "r")
     assert_compiled_alike(rmw(body), flag=True)
     assert_compiled_alike(rmw(body), flag=False)

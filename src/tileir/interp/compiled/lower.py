@@ -33,7 +33,7 @@ from ...ir import BlockArgument, Operation
 from ...numerics import float_format, numpy_dtype
 from ...types import (BF16, F16, F32, F64, I1, I8, I16, I32, I64, PartitionViewType, PointerType,
                      TensorViewType, TileType)
-from ..semantics.common import element_array
+from ..semantics.common import OVERFLOW_PROMISES, element_array
 from ..semantics.core import dense_values
 from ..semantics.registry import short_name
 from ..semantics.views import padding_code
@@ -78,6 +78,11 @@ EXTENT_LIMIT = 1 << 40
 _FLOAT_BINARY = {"addf": "fadd", "subf": "fsub", "mulf": "fmul", "divf": "fdiv"}
 _INT_BINARY = {"addi": "add", "subi": "sub", "muli": "mul", "andi": "and", "ori": "or",
                "xori": "xor"}
+#: LLVM's overflow-reporting intrinsic (after "s"/"u") of each flagged integer op.
+_WITH_OVERFLOW = {"addi": "add", "subi": "sub", "muli": "mul"}
+#: Per reading (signed?): the extension that undoes a truncation, the shift that undoes shl.
+_EXTEND = {True: "sext", False: "zext"}
+_SHIFT_BACK = {True: "ashr", False: "lshr"}
 _FCMP = {ComparisonPredicate.EQUAL: "eq", ComparisonPredicate.NOT_EQUAL: "ne",
          ComparisonPredicate.LESS_THAN: "lt", ComparisonPredicate.LESS_THAN_OR_EQUAL: "le",
          ComparisonPredicate.GREATER_THAN: "gt",
@@ -343,7 +348,7 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
         self.block_ids: dict[Any, int] = {}   # get_tile_block_id results -> component
         self.fail = "fail"
         self.params: list[str] = []
-        self.overflow_flags: list[str] = []
+        self.unchecked: list[str] = []     # (why it runs compiled with checks off only)
         self.loops = 0                          # how many ``for`` bodies enclose the op
         self.settles: list[Operation] = []      # mmaf ops with a settle call
         self.users: dict[Any, list[Operation]] = {}   # IR value -> the ops reading it
@@ -417,7 +422,7 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
             "\n\ndefine i32 @run_span(i64 %begin, i64 %end, ptr noalias %args, "
             f"ptr noalias %scratch) {{\nentry:\n{body}\n}}\n")
         return Lowered(ir, tuple(self.params), self.scratch, tuple(self.accesses),
-                       tuple(self.overflow_flags), tuple(self.settles),
+                       tuple(self.unchecked), tuple(self.settles),
                        tuple(self.pointer_accesses), self.index_columns)
 
     def _word(self, k: int) -> str:
@@ -527,7 +532,7 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
         count = result.num_elements
         if all(isinstance(v, Splat) for v in operands):   # (the same value everywhere)
             return Splat(Scalar(compute([v.value.name for v in operands]), ty), count)
-        checked = short_name(op) in _CHECKED or \
+        checked = short_name(op) in _CHECKED or bool(_promises(op)) or \
             any(isinstance(v, Lazy) and v.checked for v in operands)
         lazy = Lazy(lambda i: compute([self._element_of(v, i) for v in operands]), count, ty,
                     checked)
@@ -648,19 +653,36 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
 
     _maxi = _mini = _min_max_int
 
-    def _note_overflow_flag(self, op: Operation) -> None:
-        """An ``overflow`` flag promising no wrap: its check is not compiled, so the kernel
-        runs compiled only with checks off (where the reference wraps, as LLVM does)."""
-        flag = op.enum("overflow") if "overflow" in op.attributes else None
-        if flag not in (None, IntegerOverflow.NONE):
-            self.overflow_flags.append(f"'{op.name}' has overflow flag {flag.keyword}, "
-                                       "whose check is not compiled")
+    def _check_wrap(self, op: Operation, lost: Callable[[bool], str]) -> None:
+        """Stop the run where a reading the op's ``overflow`` flag promises wraps
+        (`lost(signed)`: the i1 that says so): undefined with checks on; with checks off
+        the reference wraps, and decides."""
+        for signed in _promises(op):
+            self.e.check_value(self.e.op(f"xor i1 {lost(signed)}, true"), self.fail)
+
+    def _with_overflow(self, op: Operation, ty: str, a: str, b: str) -> str:
+        """addi / subi / muli of `a` and `b` wrapped, checking the readings the op's
+        ``overflow`` flag promises do not wrap (LLVM's ``*.with.overflow``)."""
+        e, name = self.e, _WITH_OVERFLOW[short_name(op)]
+        pairs = {}
+        for signed in (True, False):
+            function = f"@llvm.{'s' if signed else 'u'}{name}.with.overflow.{ty}"
+            e.declare(f"{{{ty}, i1}} {function}({ty}, {ty})")
+            if signed in _promises(op):
+                pairs[signed] = e.op(f"call {{{ty}, i1}} {function}({ty} {a}, {ty} {b})")
+        self._check_wrap(op, lambda signed: e.op(f"extractvalue {{{ty}, i1}} "
+                                                 f"{pairs[signed]}, 1"))
+        return e.op(f"{_INT_BINARY[short_name(op)]} {ty} {a}, {b}")
 
     def _negi(self, op: Operation) -> Any:
         """0 - x modulo 2**N."""
         t, ty = self._int_type(op)
-        self._note_overflow_flag(op)
-        return self._elementwise(op, lambda x: self.e.op(f"sub {ty} 0, {x[0]}"))
+        minimum = -(1 << (SIZES[t] * 8 - 1))
+
+        def negated(x: list[str]) -> str:
+            self._check_wrap(op, lambda signed: self.e.op(f"icmp eq {ty} {x[0]}, {minimum}"))
+            return self.e.op(f"sub {ty} 0, {x[0]}")
+        return self._elementwise(op, negated)
 
     def _absi(self, op: Operation) -> Any:
         """|x| of the signed reading modulo 2**N (the minimum stays itself: 2**(N-1) read
@@ -687,8 +709,15 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
         ty = _element(op.results[0].type.element_type, f"'{op.name}'")
         if source not in ("i16", "i32", "i64") or ty not in ("i1", "i8", "i16", "i32"):
             raise Unsupported(f"'{op.name}' from {source} to {ty}")
-        self._note_overflow_flag(op)
-        return self._elementwise(op, lambda x: self.e.op(f"trunc {source} {x[0]} to {ty}"))
+        e = self.e
+
+        def truncated(x: list[str]) -> str:
+            low = e.op(f"trunc {source} {x[0]} to {ty}")
+            self._check_wrap(op, lambda signed: e.op(
+                f"icmp ne {source} {e.op(f'{_EXTEND[signed]} {ty} {low} to {source}')}, "
+                f"{x[0]}"))
+            return low
+        return self._elementwise(op, truncated)
 
     def _sign_bit(self, op: Operation, keep: bool) -> Any:
         """negf (flip the sign bit) or absf (clear it), on the bits (NaN included)."""
@@ -753,11 +782,9 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
         if t not in ((I1, *INTEGERS) if bitwise else INTEGERS):
             raise Unsupported(f"'{op.name}' on {t} (only i8 to i64 are compiled"
                               f"{', and i1 for bitwise ops' if bitwise else ''})")
-        flag = op.enum("overflow") if "overflow" in op.attributes else None
-        if flag not in (None, IntegerOverflow.NONE):
-            self.overflow_flags.append(f"'{op.name}' has overflow flag {flag.keyword}, "
-                                       "whose check is not compiled")
         ty, instruction = LLVM_TYPES[t], _INT_BINARY[short_name(op)]
+        if _promises(op):
+            return self._elementwise(op, lambda x: self._with_overflow(op, ty, x[0], x[1]))
         return self._elementwise(op, lambda x: self.e.op(f"{instruction} {ty} {x[0]}, {x[1]}"))
 
     _addi = _subi = _muli = _andi = _ori = _xori = _binary_int
@@ -830,10 +857,6 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
         N (else poison), so the amount given it is clamped."""
         t, ty = self._int_type(op)
         e, width = self.e, SIZES[t] * 8
-        flag = op.enum("overflow") if "overflow" in op.attributes else None
-        if flag not in (None, IntegerOverflow.NONE):
-            self.overflow_flags.append(f"'{op.name}' has overflow flag {flag.keyword}, "
-                                       "whose check is not compiled")
 
         def shifted(x: list[str]) -> str:
             a, b = x
@@ -843,7 +866,16 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
         return self._elementwise(op, shifted)
 
     def _shli(self, op: Operation) -> Any:
-        return self._shift(op, lambda ty, a, b: self.e.op(f"shl {ty} {a}, {b}"))
+        """x << y, where (`overflow` flag) shifting back must give x in each reading the
+        flag promises."""
+        e = self.e
+
+        def shifted(ty: str, a: str, b: str) -> str:
+            out = e.op(f"shl {ty} {a}, {b}")
+            self._check_wrap(op, lambda signed: e.op(
+                f"icmp ne {ty} {e.op(f'{_SHIFT_BACK[signed]} {ty} {out}, {b}')}, {a}"))
+            return out
+        return self._shift(op, shifted)
 
     def _shri(self, op: Operation) -> Any:
         instruction = "ashr" if op.enum("signedness") == Signedness.SIGNED else "lshr"
@@ -2193,6 +2225,12 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
     def _param_value(self, index: int) -> Any:
         """The IR value of parameter `index`."""
         return self.kernel.regions[0].blocks[0].arguments[index]
+
+
+def _promises(op: Operation) -> tuple[bool, ...]:
+    """The readings (signed: True) the op's ``overflow`` flag promises do not wrap."""
+    flag = op.enum("overflow") if "overflow" in op.attributes else None
+    return OVERFLOW_PROMISES[flag if flag is not None else IntegerOverflow.NONE]
 
 
 def _slices(op: Operation) -> tuple[tuple[str, int, int], ...]:
