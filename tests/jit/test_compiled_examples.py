@@ -23,8 +23,8 @@ from launches import SHIPPED  # noqa: E402
 COMPILED = {"argmax.mlir", "bug_scale2d.mlir", "cumsum.mlir", "custom_reduce.mlir",
             "flash_attention.mlir", "histogram.mlir", "int_bits.mlir", "layernorm.mlir",
             "math_ops.mlir", "matmul_f16.mlir", "matmul_f32.mlir", "shape_ops.mlir",
-            "softmax.mlir", "transpose.mlir", "ub_div_by_zero.mlir", "ub_ftoi_nan.mlir",
-            "vector_add.mlir", "while_break_print.mlir"}
+            "softmax.mlir", "spin_lock.mlir", "transpose.mlir", "ub_div_by_zero.mlir",
+            "ub_ftoi_nan.mlir", "vector_add.mlir", "while_break_print.mlir"}
 
 
 def _outcome(module, entry, engine: str):

@@ -287,3 +287,42 @@ def test_a_float_atomic_sum_in_lane_and_block_order(nan):
         assert_declined(tileir.launch(_ADDF, None, 4, [x, np.zeros(1, np.float32)],
                                       engine="compiled", schedule="reverse"),
                         "order of tile blocks")
+
+
+#: Three rounds of a loop: each adds 1 to dst[lane] with an atomic (ATOMIC) or reads
+#: dst[lane] and stores it back plus 1 (PLAIN), the store ordered after the load.
+_LOOPED = """
+    %dp = offset %d16, %at : tile<16xptr<f32>>, tile<16xi32> -> tile<16xptr<f32>>
+    %ones = constant <f32: 1.0> : tile<16xf32>
+    %c0 = constant <i32: 0> : tile<i32>
+    %c1 = constant <i32: 1> : tile<i32>
+    %c3 = constant <i32: 3> : tile<i32>
+    %t0 = make_token : token
+    %done = for %r in (%c0 to %c3, step %c1) : tile<i32> iter_values(%t = %t0) -> (token) {
+STEP
+      continue %tn : token
+    }
+"""
+_ATOMIC_STEP = """      %old, %tn = atomic_rmw_tko relaxed device %dp, addf, %ones, %live token = %t : tile<16xptr<f32>>, tile<16xf32>, tile<16xi1> -> tile<16xf32>, token"""
+_PLAIN_STEP = """      %v, %tv = load_ptr_tko weak %dp, %live, %pad token = %t : tile<16xptr<f32>>, tile<16xi1>, tile<16xf32> -> tile<16xf32>, token
+      %w = addf %v, %ones : tile<16xf32>
+      %tn = store_ptr_tko weak %dp, %w, %live token = %tv : tile<16xptr<f32>>, tile<16xf32>, tile<16xi1> -> token"""
+
+
+def test_atomics_inside_a_loop_on_a_buffer_only_atomics_reach_run_compiled():
+    """Atomics never race with atomics, so an atomic repeated in a loop needs no log
+    (as spin_lock.mlir's compare-and-swap loop)."""
+    reference = _alike(_LOOPED.replace("STEP", _ATOMIC_STEP), np.arange(32), 32, True)
+    assert np.frombuffer(reference[4], np.float32)[:33].tolist() == [3.0] * 32 + [0.0]
+
+
+def test_plain_pointer_accesses_inside_a_loop_decline_with_checks_on():
+    """Repeated plain accesses cannot be logged once per block: declined with checks on
+    (the reference's bytes), compiled with checks off on the sequential schedule."""
+    body = _LOOPED.replace("STEP", _PLAIN_STEP)
+    reference = _outcome(body, np.arange(32), 32, "blocks")
+    compiled = _outcome(body, np.arange(32), 32, "compiled")
+    assert compiled[2:] == reference[2:]
+    assert_declined(SimpleNamespace(engine=compiled[0], reason=compiled[1]),
+                    "a pointer access inside a loop")
+    _alike(body, np.arange(32), 32, True, checks=False)

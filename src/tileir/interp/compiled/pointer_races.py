@@ -57,9 +57,12 @@ def pointer_reason(pointers: Sequence[PointerAccess], views: Sequence[Access],
         if any(owners[q.param] is mine and q.size != p.size for q in pointers):
             return (f"parameter {p.param}'s buffer is accessed through pointers with two "
                     "element sizes: the race checks are not compiled")
-    if any(p.repeated for p in pointers):
-        return ("a pointer access inside a 'for' loop: the race checks (or the order of "
-                "tile blocks) are not compiled for it")
+    for p in pointers:      # (atomics never race with atomics: nothing to log of them)
+        if p.repeated and not (p.atomic and all(
+                q.atomic for q in pointers if owners[q.param] is owners[p.param])):
+            return ("a pointer access inside a loop, on a buffer not reached by atomics "
+                    "alone: the race checks (or the order of tile blocks) are not compiled "
+                    "for it")
     blocks = math.prod(grid)
     if blocks >= _BLOCK_LIMIT or blocks * sum(p.lanes for p in pointers) > LOG_LIMIT:
         return "too many pointer accesses to log for the race checks"
