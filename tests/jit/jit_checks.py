@@ -30,15 +30,26 @@ def assert_engine(run: Any, engine: str) -> None:
         assert run.engine == engine, run
 
 
-def assert_runs_alike(reference: tuple, compiled: tuple, expect_compiled: bool) -> None:
+#: Launch settings other than the default (checks on, sequential schedule) that the
+#: coverage tests run each kernel under too.
+SETTINGS = [dict(checks=False), dict(schedule="reverse"), dict(schedule="random", seed=5),
+            dict(checks=False, schedule="reverse")]
+
+
+def setting_id(settings: dict) -> str:
+    return "-".join(f"{k}={v}" for k, v in settings.items())
+
+
+def assert_runs_alike(reference: tuple, compiled: tuple, expect_compiled: bool | None
+                      ) -> None:
     """Two launches of one kernel, each as (engine or "error", reason or error text, what
     it left: bytes, output...), on engine="blocks" and engine="compiled": the same
-    outcome; the compiled one ran compiled when `expect_compiled`, else handed on with
-    the compiled engine's reason (an error: the same error)."""
+    outcome; the compiled one ran compiled when `expect_compiled`, else (False) handed on
+    with the compiled engine's reason, or (None) either (an error: the same error)."""
     assert compiled[2:] == reference[2:]
     if reference[0] == "error":
         assert compiled[:2] == reference[:2]
-    elif expect_compiled:
+    elif expect_compiled or (expect_compiled is None and compiled[0] == "compiled"):
         assert compiled[:2] == ("compiled", None)
     else:
         assert compiled[0] in OTHER_ENGINES

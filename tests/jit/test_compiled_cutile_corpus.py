@@ -17,7 +17,7 @@ pytest.importorskip("cuda.tile", reason="cuTile Python is an optional dependency
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "oracles"))
 
 import kernels  # noqa: E402
-from jit_checks import assert_runs_alike  # noqa: E402
+from jit_checks import SETTINGS, assert_runs_alike, setting_id  # noqa: E402
 import tileir  # noqa: E402
 import tileir.cutile as tc  # noqa: E402
 from test_cutile_launch import launch_args  # noqa: E402
@@ -29,11 +29,12 @@ COMPILED = {"vector_add", "axpy_i64", "matmul_f16", "matmul_f32", "softmax_rows"
             "control_flow"}
 
 
-def _outcome(kernel, engine: str):
+def _outcome(kernel, engine: str, **settings):
     inputs = kernel.launch.inputs(np.random.default_rng(7))
     args, arrays = launch_args(kernel, inputs)
     try:
-        run = tc.launch(None, kernel.launch.grid, kernel.function, args, engine=engine)
+        run = tc.launch(None, kernel.launch.grid, kernel.function, args, engine=engine,
+                        **settings)
         head = (run.engine, run.reason)
     except tileir.ExecutionError as exc:
         head = ("error", str(exc).splitlines()[0])
@@ -45,6 +46,16 @@ def test_corpus_kernel_runs_alike_compiled(name):
     kernel = next(k for k in kernels.KERNELS if k.name == name)
     assert_runs_alike(_outcome(kernel, "blocks"), _outcome(kernel, "compiled"),
                       name in COMPILED)
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=setting_id)
+@pytest.mark.parametrize("name", [k.name for k in kernels.KERNELS])
+def test_corpus_kernel_runs_alike_compiled_under_other_settings(name, settings):
+    """Checks off, other schedules: the reference's bytes or error (compiled, or handed
+    on where the order of blocks matters, with the reason)."""
+    kernel = next(k for k in kernels.KERNELS if k.name == name)
+    assert_runs_alike(_outcome(kernel, "blocks", **settings),
+                      _outcome(kernel, "compiled", **settings), None)
 
 
 def test_the_engine_can_be_chosen_by_the_environment(monkeypatch):

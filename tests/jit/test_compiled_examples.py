@@ -16,7 +16,7 @@ pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "transforms"))
 
 import tileir  # noqa: E402
-from jit_checks import assert_runs_alike  # noqa: E402
+from jit_checks import SETTINGS, assert_runs_alike, setting_id  # noqa: E402
 from launches import SHIPPED  # noqa: E402
 
 #: The shipped examples whose every launch runs compiled.
@@ -27,13 +27,13 @@ COMPILED = {"argmax.mlir", "bug_scale2d.mlir", "cumsum.mlir", "custom_reduce.mli
             "ub_ftoi_nan.mlir", "vector_add.mlir", "while_break_print.mlir"}
 
 
-def _outcome(module, entry, engine: str):
+def _outcome(module, entry, engine: str, **settings):
     """(engine or "error", the reason or the first line of the error, printed output,
     bytes of every array argument) of one launch."""
     args, printed = entry.make_args(), io.StringIO()
     try:
         run = tileir.launch(module, entry.entry, entry.grid, args, engine=engine,
-                            stdout=printed)
+                            stdout=printed, **settings)
         head = (run.engine, run.reason)
     except tileir.ExecutionError as exc:
         head = ("error", str(exc).splitlines()[0])
@@ -47,6 +47,18 @@ def test_example_runs_alike_compiled(name):
     for entry in case.launches:
         assert_runs_alike(_outcome(module, entry, "blocks"),
                           _outcome(module, entry, "compiled"), name in COMPILED)
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=setting_id)
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_example_runs_alike_compiled_under_other_settings(name, settings):
+    """Checks off, other schedules: the reference's bytes, output or error (compiled, or
+    handed on where the order of blocks matters, with the reason)."""
+    case = SHIPPED[name]
+    module = case.module()
+    for entry in case.launches:
+        assert_runs_alike(_outcome(module, entry, "blocks", **settings),
+                          _outcome(module, entry, "compiled", **settings), None)
 
 
 def test_the_list_names_shipped_examples():
