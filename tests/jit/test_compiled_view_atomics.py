@@ -45,6 +45,18 @@ _SECOND_ATOMIC = """
     %t5 = atomic_red_view_tko relaxed device %op[%i], max, %v token = %t0 : tile<16xELT>, partition_view<tile=(16), tensor_view<?xELT, strides=[1]>>, tile<i32> -> token
 """
 
+#: The reduction again, three times in a ``for`` loop (two atomics never race, so with
+#: checks on it still runs compiled).
+_IN_A_LOOP = """
+    %c0 = constant <i32: 0> : tile<i32>
+    %c1 = constant <i32: 1> : tile<i32>
+    %c3 = constant <i32: 3> : tile<i32>
+    for %j in (%c0 to %c3, step %c1) : tile<i32> {
+      %t6 = atomic_red_view_tko relaxed device %op[%i], MODE, %v token = %t0 : tile<16xELT>, partition_view<tile=(16), tensor_view<?xELT, strides=[1]>>, tile<i32> -> token
+      continue
+    }
+"""
+
 _DTYPES = {"i32": np.int32, "i64": np.int64, "f32": np.float32, "f64": np.float64}
 _INT_MODES = ("add", "and", "or", "xor", "max", "min", "umax", "umin")
 
@@ -145,6 +157,13 @@ def test_two_modes_on_one_buffer_under_another_schedule_are_handed_on():
 def test_two_atomics_on_one_tile_do_not_race(checks):
     """Two reductions of one block into one tile, no token ordering them: no race."""
     _alike("i32", "add", True, body=_SECOND_ATOMIC, checks=checks)
+
+
+@pytest.mark.parametrize("checks", [True, False])
+def test_reductions_in_a_loop_run_compiled(checks):
+    """Each block reduces its tile four times, three of them in a ``for`` loop."""
+    _alike("i64", "add", True, body=_IN_A_LOOP, checks=checks)
+    _alike("f32", "addf", True, body=_IN_A_LOOP, checks=checks)
 
 
 def test_an_unordered_load_of_the_reduced_tile_races():
