@@ -275,3 +275,25 @@ class SimpleRun:
 
     def __init__(self, engine: str, reason: str | None) -> None:
         self.engine, self.reason = engine, reason
+
+
+@pytest.mark.parametrize("checks", [True, False])
+@pytest.mark.parametrize("m", [32, 20])
+def test_inbounds_holds_or_is_the_reference_s(m, checks):
+    """``inbounds``: whole tiles run compiled; a partial one (m = 20) stops the run, and
+    the reference reports it (checks on) or computes it."""
+    text = _KERNEL.replace("BODY", "").replace("MODE", "add").replace("ELT", "i32").replace(
+        "%v token = %t0 :", "%v token = %t0 inbounds = [true] :")
+    outcomes = []
+    for engine in ("blocks", "compiled"):
+        x, out = _inputs("i32", 70, m)
+        try:
+            run = tileir.launch(text, None, 5, [x, out, 70, m, 2], engine=engine,
+                                checks=checks)
+            head = (run.engine, run.reason)
+        except tileir.ExecutionError as exc:
+            head = ("error", str(exc).splitlines()[0])
+        outcomes.append((*head, x.tobytes(), out.tobytes()))
+    assert_runs_alike(*outcomes, m == 32)
+    if m == 20 and not checks:
+        assert_engine(SimpleRun(*outcomes[1][:2]), "blocks")
