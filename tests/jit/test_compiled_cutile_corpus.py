@@ -26,7 +26,7 @@ from test_cutile_launch import launch_args  # noqa: E402
 COMPILED = {"vector_add", "axpy_i64", "matmul_f16", "matmul_f32", "softmax_rows",
             "layernorm", "flash_attention", "shape_ops", "integer_ops", "reduce_scan",
             "gather_scatter", "histogram", "math_ops", "ops_13_3", "ops_13_4", "conversions",
-            "control_flow"}
+            "control_flow", "view_atomics"}
 
 
 def _outcome(kernel, engine: str, **settings):

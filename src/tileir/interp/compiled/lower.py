@@ -40,7 +40,7 @@ from ..semantics.views import padding_code
 from .emitter import Emitter
 from .lower_control import ControlLowering
 from .lower_math import MATH_OPS, MathLowering
-from .lower_pointers import PointerAccess, PointerLowering
+from .lower_pointers import PointerAccess, PointerLowering, ViewUpdate
 from .lower_types import TYPE_OPS, TYPE_SCALAR_OPS, TypesLowering
 from .tokens import token_order
 
@@ -177,8 +177,8 @@ SUPPORTED = frozenset({
     "join_tokens", "make_tensor_view", "make_partition_view", "get_index_space_shape",
     "load_view_tko", "store_view_tko", "broadcast", "reshape", "iota", "mmaf", "return",
     "permute", "cat", "extract", "assume", "offset", "load_ptr_tko", "store_ptr_tko",
-    "atomic_rmw_tko", "atomic_cas_tko", "break", "continue", "print_tko", "assert",
-    *TYPE_OPS})
+    "atomic_rmw_tko", "atomic_cas_tko", "atomic_red_view_tko", "break", "continue",
+    "print_tko", "assert", *TYPE_OPS})
 #: The attributes each op may carry (any other one: the op is not compiled).
 _ALLOWED_ATTRS = {
     **{n: {"rounding_mode", "flush_to_zero"} for n in (*_FLOAT_BINARY, "fma")},
@@ -208,6 +208,8 @@ _ALLOWED_ATTRS = {
     "atomic_rmw_tko": {"memory_ordering_semantics", "memory_scope", "mode",
                        "operandSegmentSizes"},
     "atomic_cas_tko": {"memory_ordering_semantics", "memory_scope", "operandSegmentSizes"},
+    "atomic_red_view_tko": {"memory_ordering_semantics", "memory_scope", "mode", "inbounds",
+                            "operandSegmentSizes"},
 }
 
 
@@ -295,6 +297,11 @@ class Access:
     #: The first of the index log's columns holding its tile index per block (-1: not
     #: logged, being inside a loop); see `Lowered.index_columns`.
     column: int = -1
+    #: An atomic reduction (``atomic_red_view_tko``): two atomics never race; its mode's
+    #: value, and whether its updates commute (any order of blocks gives one memory).
+    atomic: bool = False
+    mode: int = -1
+    commutes: bool = False
 
     @property
     def block_dims(self) -> tuple[int | None, ...]:
@@ -1064,12 +1071,13 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
             found = e.op(f"or i1 {found}, {ok}")
         e.check(found, self.fail)
 
-    def _access(self, op: Operation, store: bool) -> Any:
-        """load_view_tko / store_view_tko through a partition view (identity dim_map): tile
+    def _access(self, op: Operation, store: bool, atomic: ViewUpdate | None = None) -> Any:
+        """load_view_tko / store_view_tko (and, given `atomic`, atomic_red_view_tko: a store
+        of each element's update) through a partition view (identity dim_map): tile
         dimension k runs from index[k] * tile[k]; elements past the tensor's extent in any
         dimension are padded (loads) or skipped (stores), as `tile_coordinates` does."""
         order = op.enum("memory_ordering_semantics")
-        if order != MemoryOrderingSemantics.WEAK:
+        if order != MemoryOrderingSemantics.WEAK and atomic is None:
             raise Unsupported(f"'{op.name}' is not weak")
         groups = {name: (s, n) for name, s, n in _slices(op)}
         view = self._get(op.operands[groups["view"][0]])
@@ -1080,7 +1088,8 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
         if end - start != rank:
             raise Unsupported(f"'{op.name}' with {end - start} indices")
         index_values = op.operands[start:end]
-        tile_type = (op.operands[0] if store else op.results[0]).type
+        stored = op.operands[groups["value" if atomic else "tile"][0]] if store else None
+        tile_type = (stored if store else op.results[0]).type
         t = tile_type.element_type
         if t != view.element or tuple(tile_type.shape) != view.tile:
             raise Unsupported(f"'{op.name}' of a tile unlike its view's")
@@ -1098,7 +1107,8 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
         self.accesses.append(Access(
             view.param, store, view.key, tuple(self._value_key(v) for v in index_values),
             view.uniform, self.loops > 0, self.idents[op],
-            tuple(sorted(self.idents[o] for o in self.order.get(op, ()))), column))
+            tuple(sorted(self.idents[o] for o in self.order.get(op, ()))), column,
+            *((True, atomic.mode, atomic.commutes) if atomic else ())))
         inbounds = _inbounds(op, rank)
         firsts = []
         for k, index in enumerate(indices):
@@ -1132,7 +1142,7 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
         # (the view's base lies in its buffer: it is the parameter's own address)
         delta = e.op(f"sub i64 {view.base}, {first}")
         origin = e.op(f"inttoptr i64 {e.op(f'add i64 {host}, {delta}')} to ptr", "origin")
-        source = None if not store else self._get(op.operands[0])
+        source = None if not store else self._get(stored)
         if isinstance(source, Lazy) and source.checked:     # (every element checked)
             source = self._materialize(source, t)
         count = math.prod(view.tile)
@@ -1175,6 +1185,9 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
                             if e.value_checks != checks:    # (see `Lazy.checked`)
                                 raise Unsupported("internal: a value check in a store of "
                                                   "part of a tile")
+                            if atomic is not None:      # (lanes in row-major order)
+                                old = e.op(f"load {ty}, ptr {pointer}, align 1", "old")
+                                value = atomic.update(old, value)
                             e.do(f"store {ty} {value}, ptr {pointer}, align 1")
                         else:   # (align 1: a caller's array need not be aligned in host memory)
                             loaded = e.op(f"load {ty}, ptr {pointer}, align 1", "x")

@@ -1,5 +1,7 @@
 """Tiles of pointers in the compiled engine: ``offset``, ``load_ptr_tko``,
-``store_ptr_tko``, ``atomic_rmw_tko`` and ``atomic_cas_tko`` (a mixin of `lower._Lowering`).
+``store_ptr_tko``, ``atomic_rmw_tko`` and ``atomic_cas_tko`` (a mixin of `lower._Lowering`);
+also ``atomic_red_view_tko``, whose update is an atomic's, through a view's element loops
+(`lower._Lowering._access`).
 
 A pointer tile element is an i64 address in the launch's virtual address space.  Each
 pointer tile is traced statically back to the one pointer parameter it was derived from
@@ -22,7 +24,7 @@ the runner checks the log with NumPy after the run."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from ...enums import AtomicRMWMode, MemoryOrderingSemantics
 from ...ir import BlockArgument, Operation
@@ -70,6 +72,17 @@ class PointerAccess:
     after: tuple[int, ...] = ()
     commutes: bool = False
     mode: int = -1
+
+
+@dataclass(frozen=True)
+class ViewUpdate:
+    """What makes a view store an atomic reduction (`lower._Lowering._access`): the new
+    element from the old one and the operand's, the mode's value, and whether its updates
+    commute (an integer mode of `COMMUTING`: no old value is ever returned)."""
+
+    update: Callable[[str, str], str]
+    mode: int
+    commutes: bool
 
 
 class PointerLowering:
@@ -282,39 +295,56 @@ class PointerLowering:
                     lambda i: None)
         return _token()
 
-    def _atomic_rmw_tko(self, op: Operation) -> Any:
-        """Each active lane in row-major order: old = memory, memory = mode(old, arg)
-        (the reference's rounds give each address its lanes in that order); the old
-        values (a masked lane: 0).  A float sum that is NaN stops the run (its payload
-        is the reference's to choose)."""
+    def _atomic_update(self, op: Operation, mode: AtomicRMWMode, t: Any
+                       ) -> Callable[[str, str], str]:
+        """The new memory element from the old one and the operand's, for atomic `mode`
+        on `t` (`Unsupported` where not compiled).  A float sum that is NaN stops the run
+        (its payload is the reference's to choose); inside an element loop at its exit."""
         from .lower import LLVM_TYPES, Unsupported
-        t = op.results[0].type.element_type
-        mode = op.enum("mode")
         ty = LLVM_TYPES.get(t)
         floating = t in (F32, F64)
         if not (mode == AtomicRMWMode.XCHG and t in POINTER_ELEMENTS) and \
                 not (mode in _INT_UPDATE and t in (I32, I64)) and \
                 not (mode in (AtomicRMWMode.ADD, AtomicRMWMode.ADDF) and floating):
             raise Unsupported(f"'{op.name}' {mode.name.lower()} on {t}")
-        pointer, record, first, end, host = self._pointer_access(op, "pointers", True, True, t)
-        arg, mask = self._whole(op.operands[1]), self._optional(op, "mask")
         e = self.e
-        zero = "0.0" if floating else "0"
 
         def update(old: str, x: str) -> str:
             if mode == AtomicRMWMode.XCHG:
                 return x
             if floating:
                 new = e.op(f"fadd {ty} {old}, {x}")
-                e.check(e.op(f"fcmp ord {ty} {new}, 0.0"), self.fail)
+                e.check_value(e.op(f"fcmp ord {ty} {new}, 0.0"), self.fail)
                 return new
             code, pick = _INT_UPDATE[mode]
             if code is not None:
                 return e.op(f"{code} {ty} {old}, {x}")
             return e.op(f"select i1 {e.op(f'icmp {pick} {ty} {x}, {old}')}, {ty} {x}, {ty} {old}")
+        return update
+
+    def _atomic_rmw_tko(self, op: Operation) -> Any:
+        """Each active lane in row-major order: old = memory, memory = mode(old, arg)
+        (the reference's rounds give each address its lanes in that order); the old
+        values (a masked lane: 0)."""
+        t = op.results[0].type.element_type
+        update = self._atomic_update(op, op.enum("mode"), t)
+        pointer, record, first, end, host = self._pointer_access(op, "pointers", True, True, t)
+        arg, mask = self._whole(op.operands[1]), self._optional(op, "mask")
+        zero = "0.0" if t in (F32, F64) else "0"
         return self._read_modify_write(op, record, first, end, host, pointer, mask, t,
                                        lambda old, i: update(old, self._element_of(arg, i)),
                                        lambda i: zero)
+
+    def _atomic_red_view_tko(self, op: Operation) -> Any:
+        """Each element of the view's tile inside the tensor, in row-major order: memory =
+        mode(memory, value), as the reference's rounds apply them; the view access's
+        checks (index space, ``inbounds``, the corners inside the buffer) are a store's."""
+        groups = {n: (s, e) for n, s, e in self._groups(op)}
+        t = op.operands[groups["value"][0]].type.element_type
+        mode = op.enum("mode")
+        update = self._atomic_update(op, mode, t)
+        return self._access(op, True, ViewUpdate(update, int(mode.value),
+                                                 mode in COMMUTING and t in (I32, I64)))
 
     def _atomic_cas_tko(self, op: Operation) -> Any:
         """Each active lane in row-major order: memory equal bit for bit to ``cmp`` gets
@@ -371,4 +401,4 @@ def pointer_type(t: Any) -> bool:
                                           isinstance(t.element_type, PointerType))
 
 
-__all__ = ["COMMUTING", "PointerAccess", "PointerLowering", "pointer_type"]
+__all__ = ["COMMUTING", "PointerAccess", "PointerLowering", "ViewUpdate", "pointer_type"]

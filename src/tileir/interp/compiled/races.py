@@ -21,7 +21,14 @@ stops and the reference reruns).  Every other access of the stored buffer must t
 On a grid of one tile block only the first condition is needed (there is no other
 block).  With checks off the reference checks nothing and runs the blocks in schedule
 order; the compiled engine runs them in grid order, which is the ``sequential``
-schedule's, so any kernel may run then."""
+schedule's, so any kernel may run then.
+
+An atomic reduction through a view (``atomic_red_view_tko``) writes, but two atomics never
+race (the reference's memory model), and atomics order tile blocks: the reference then
+checks no race between blocks, so under the ``sequential`` schedule only the conditions
+within a block remain.  Under another schedule the blocks' order must not matter: every
+access of an atomically reduced buffer must be an atomic of one commuting integer mode
+(`lower_pointers.COMMUTING`), as `pointer_races.py` asks of pointer atomics."""
 
 from __future__ import annotations
 
@@ -35,23 +42,39 @@ _BETWEEN = "the race checks between tile blocks are not compiled"
 _WITHIN = "the race checks within a tile block are not compiled"
 
 
+def between_blocks(grid: tuple[int, int, int], checks: bool, schedule: str,
+                   orders_blocks: bool) -> bool:
+    """Whether two tile blocks meeting on one element, one writing, matters: the reference
+    reports it (checks on, the kernel not ordering its blocks), or the schedule's order of
+    blocks, not the compiled grid order, decides the result."""
+    return tuple(grid) != (1, 1, 1) and \
+        ((checks and not orders_blocks) or schedule != "sequential")
+
+
 def race_reason(accesses: Sequence[Access], owners: dict[int, Any],
-                grid: tuple[int, int, int], checks: bool, schedule: str) -> str | None:
+                grid: tuple[int, int, int], checks: bool, schedule: str,
+                orders_blocks: bool = False) -> str | None:
     """Why the compiled run cannot stand in for the reference's race checks (or for its
     order of tile blocks), or None.  `owners`: the buffer each pointer parameter points
-    into."""
+    into; `orders_blocks`: the kernel has an op that orders its blocks (`interp.races`)."""
     writes = [a for a in accesses if a.write]
     if not writes or (not checks and schedule == "sequential"):
         return None
-    blocks = tuple(grid) != (1, 1, 1)
+    blocks = between_blocks(grid, checks, schedule, orders_blocks)
     for a in writes:
+        mine = owners[a.param]
+        if a.atomic:
+            why = _atomic_reason(a, [b for b in accesses if owners[b.param] is mine],
+                                 blocks, schedule)
+            if why is not None:
+                return why
+            continue
         if a.repeated:
             return f"a store inside a loop (it may write one element twice): {_WITHIN}"
         if blocks:
             why = _own_tiles(a, grid)
             if why is not None:
                 return why
-        mine = owners[a.param]
         for b in accesses:
             if b is a or owners[b.param] is not mine:
                 continue
@@ -64,6 +87,31 @@ def race_reason(accesses: Sequence[Access], owners: dict[int, Any],
                         "op that another tile block may reach the same elements through: "
                         f"{_BETWEEN}")
     return None
+
+
+def _atomic_reason(a: Access, group: Sequence[Access], blocks: bool, schedule: str
+                   ) -> str | None:
+    """Why atomic reduction `a` may meet, within a block, a plain access of its buffer
+    (`group`) that no token chain orders (two atomics never race), or, where the blocks'
+    order matters (`blocks`), leave a memory that depends on it; or None."""
+    for b in group:
+        if b is not a and not b.atomic and not (_apart(a, b) or _ordered(a, b)):
+            return (f"parameter {a.param}'s buffer is reduced into atomically and accessed by "
+                    "another op that may touch the same elements and that no token chain "
+                    f"orders before or after the reduction: {_WITHIN}")
+    if blocks and not a.commutes:
+        return (f"an atomic whose result depends on the order of tile blocks under the "
+                f"'{schedule}' schedule (the compiled code runs them in grid order)")
+    if blocks and not _commuting(group):
+        return (f"parameter {a.param}'s buffer is reached by an atomic and other accesses: "
+                f"under the '{schedule}' schedule their order may matter")
+    return None
+
+
+def _commuting(group: Sequence[Access]) -> bool:
+    """Whether every access of a buffer is an atomic of one commuting mode (so any order
+    of tile blocks leaves one memory)."""
+    return all(b.atomic and b.commutes and b.mode == group[0].mode for b in group)
 
 
 def _own_tiles(a: Access, grid: tuple[int, int, int]) -> str | None:
@@ -130,10 +178,12 @@ def index_checkable(accesses: Sequence[Access], owners: dict[int, Any],
 
 
 def index_conflict(accesses: Sequence[Access], owners: dict[int, Any], log: np.ndarray,
-                   checks: bool) -> bool:
+                   checks: bool, between: bool = True) -> bool:
     """Whether the index log (`log`: columns by tile blocks, -1 where an access did not
-    run) shows one tile reached from two blocks, one of them writing, or (`checks`) from
-    one block by two ops no token chain orders, one writing."""
+    run) shows one tile reached from two blocks, one of them writing, where that matters
+    (`between`, `between_blocks`; not on a buffer only atomics of one commuting mode
+    reach), or (`checks`) from one block by two ops no token chain orders, one writing,
+    not both atomic."""
     for group in _stored_groups(accesses, owners):
         rank = len(group[0].index)
         rows, who = [], []
@@ -156,13 +206,13 @@ def index_conflict(accesses: Sequence[Access], owners: dict[int, Any], log: np.n
         writes = np.bincount(run, write, run[-1] + 1) > 0
         first = np.minimum.reduceat(table[:, rank], np.flatnonzero(np.r_[True, ~same_tile]))
         last = np.maximum.reduceat(table[:, rank], np.flatnonzero(np.r_[True, ~same_tile]))
-        if (writes & (first != last)).any():
+        if between and not _commuting(group) and (writes & (first != last)).any():
             return True
         if not checks:
             continue
         # within a block: every pair of a (tile, block) run must be ordered or read-only
-        bad = np.array([[(x.write or y.write) and not _ordered(x, y) for y in group]
-                        for x in group])
+        bad = np.array([[(x.write or y.write) and not _ordered(x, y) and
+                         not (x.atomic and y.atomic) for y in group] for x in group])
         together = np.r_[0, np.cumsum(~same_block)]
         for distance in range(1, len(group)):
             pairs = np.flatnonzero(together[distance:] == together[:-distance])
@@ -173,4 +223,4 @@ def index_conflict(accesses: Sequence[Access], owners: dict[int, Any], log: np.n
     return False
 
 
-__all__ = ["index_checkable", "index_conflict", "race_reason"]
+__all__ = ["between_blocks", "index_checkable", "index_conflict", "race_reason"]

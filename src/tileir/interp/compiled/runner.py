@@ -25,7 +25,7 @@ from ..memory import Journal, Memory
 from .cache import compiled
 from .lower_control import HOSTED
 from .pointer_races import conflict, new_log, pointer_reason
-from .races import index_checkable, index_conflict, race_reason
+from .races import between_blocks, index_checkable, index_conflict, race_reason
 from .settle import Settler
 
 #: The work (`work`: element operations) from which ``engine="auto"`` compiles a kernel
@@ -171,7 +171,8 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
             return Outcome(False, f"parameter {i} points into no live buffer")
         owners[i] = buffer
         words += [address, buffer.base, buffer.base + buffer.size, _word(buffer.host, "i64")]
-    reason = race_reason(lowered.accesses, owners, grid, checks, schedule)
+    reason = race_reason(lowered.accesses, owners, grid, checks, schedule,
+                         plan.orders_blocks)
     index_log = None
     if reason is not None:      # (else: the index log, checked after the run)
         if index_checkable(lowered.accesses, owners, grid) is not None or \
@@ -189,6 +190,7 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
     threads = 1
     if workers > 1 and blocks > 1 and not prints and work(plan, grid) >= THREAD_WORK and \
             not lowered.pointers and index_log is None and \
+            not any(a.atomic for a in lowered.accesses) and \
             race_reason(lowered.accesses, owners, grid, True, "") is None:
         threads = min(workers, blocks)
     journal = launch_journal
@@ -214,8 +216,9 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
                        undefined=True)
     if (log is not None and conflict(log, lowered.pointers, owners, grid, checks, schedule,
                                      plan.orders_blocks)) or \
-            (index_log is not None and index_conflict(lowered.accesses, owners, index_log,
-                                                      checks)):
+            (index_log is not None and index_conflict(
+                lowered.accesses, owners, index_log, checks,
+                between_blocks(grid, checks, schedule, plan.orders_blocks))):
         journal.restore()
         return Outcome(False, "the access logs show tile blocks, or unordered ops of one, "
                        "meeting on one element, one writing (a race, or with checks off an "
