@@ -467,3 +467,41 @@ def test_spans_on_threads_give_the_reference_bytes_and_diagnostics(workers: int,
     %e = store_view_tko weak %x, %c_tiles[%zero] token = %d : tile<64xf32>, {VIEW}, tile<i32> -> token""")
     blocks, auto = _same_outcome(bad, c=np.full(512, 7.0, np.float32), workers=workers)
     assert blocks.engine == "error" and "races with tile block (0, 0, 0)" in blocks.text
+
+
+# ---- checks off: blocks that meet hand the kernel to the reference ------------------------
+
+_NEIGHBOUR = """cuda_tile.module @m {
+  entry @k(%y: tile<ptr<f32>>) {
+    %t0 = make_token : token
+    %bx, %by, %bz = get_tile_block_id : tile<i32>
+    %c1 = constant <i32: 1> : tile<i32>
+    %c3 = constant <i32: 3> : tile<i32>
+    %nx = addi %bx, %c1 : tile<i32>
+    %w = remi %nx, %c3 signed : tile<i32>
+    %yv = make_tensor_view %y, shape = [48], strides = [1] : tensor_view<48xf32, strides=[1]>
+    %yp = make_partition_view %yv : partition_view<tile=(16), tensor_view<48xf32, strides=[1]>>
+    %x, %xt = load_view_tko weak %yp[%w] token = %t0 : partition_view<tile=(16), tensor_view<48xf32, strides=[1]>>, tile<i32> -> tile<16xf32>, token
+    %d = addf %x, %x : tile<16xf32>
+    %s = store_view_tko weak %d, %yp[%bx] token = %xt : tile<16xf32>, partition_view<tile=(16), tensor_view<48xf32, strides=[1]>>, tile<i32> -> token
+    return
+  }
+}"""
+
+
+@pytest.mark.parametrize("schedule", ["sequential", "reverse"])
+def test_blocks_meeting_with_checks_off_run_in_the_schedules_order(schedule):
+    """Block b doubles tile b + 1 (mod 3) into tile b: with checks off the result depends
+    on the order of blocks.  The batched engine, which runs every block's load before any
+    store, sees the blocks meet and hands the kernel to the reference engine, so the bytes
+    are the schedule's (sequential: tile 2 doubles the new tile 0)."""
+    outs = {}
+    for engine in ("blocks", "batched"):
+        y = np.arange(48, dtype=np.float32)
+        run = launch(_NEIGHBOUR, None, 3, [y], engine=engine, checks=False, schedule=schedule)
+        outs[engine] = run, y
+    assert outs["batched"][1].tobytes() == outs["blocks"][1].tobytes()
+    run = outs["batched"][0]
+    assert run.engine == "blocks" and "with checks off their order decides" in run.reason
+    expected = {"sequential": [32.0, 64.0, 64.0], "reverse": [0.0, 0.0, 0.0]}[schedule]
+    assert outs["blocks"][1][::16].tolist() == expected

@@ -769,17 +769,20 @@ def _batched(memory: Memory, kernel_plan: KernelPlan, values: list[Any],
         return reason
     # What memory held, to rerun from when the batched run stops on an error (undefined
     # behaviour, or a failed assert, which stops the kernel whatever the checks say).
+    blocks = math.prod(dims)
+    # The order of tile blocks cannot change the result of a kernel the batched engine
+    # runs (no atomics, and two blocks touching one address is a race, reported; with
+    # checks off such a meeting hands the kernel to the reference engine, whose schedule
+    # order decides): run them in grid order, which lets views read whole windows of
+    # memory (`batch.ops`), a span of blocks at a time so that temporaries stay small.
+    # (Past 2**BLOCK_BITS blocks with checks off no record is kept.)
+    races = BlockFootprints(memory, plan.grain) \
+        if checks or blocks < 1 << BLOCK_BITS else None
     journal = launch_journal
-    if journal is None and (checks or kernel_plan.asserts):
+    if journal is None and (checks or kernel_plan.asserts or races is not None):
         journal = Journal(memory)
         memory.before_write.append(journal.touch)
-    # The order of tile blocks cannot change the result of a kernel the batched engine
-    # runs (no atomics, and two blocks touching one address is a race, reported): run them
-    # in grid order, which lets views read whole windows of memory (`batch.ops`), a span
-    # of blocks at a time so that temporaries stay small (and in cache).
-    races = BlockFootprints(memory, plan.grain) if checks else None
     limit = max(1, SPAN_BYTES // plan.tile_bytes)
-    blocks = math.prod(dims)
     if workers > 1 and blocks * plan.tile_bytes >= THREAD_MIN_BYTES:   # a span per worker
         limit = min(limit, -(-blocks // workers))
     cut = spans(dims, limit)
@@ -802,6 +805,9 @@ def _batched(memory: Memory, kernel_plan: KernelPlan, values: list[Any],
         if isinstance(exc, InternalError):
             return f"the batched engine failed ({exc.diagnostics[0].message}); rerun one " \
                 "tile block at a time"
+        if not checks:
+            return "tile blocks meet on one address, one writing: with checks off their " \
+                "order decides the result; rerun one tile block at a time"
         return "undefined behaviour found; rerun one tile block at a time to report it"
     finally:
         if journal is not None and journal is not launch_journal:

@@ -126,7 +126,7 @@ def _element_facts(step: Step) -> tuple[Any, int | None, np.dtype | None, tuple[
 def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[Any],
            tile_shape: tuple[int, ...]) -> tuple[np.ndarray, Box | None] | None:
     """Every tile block's tile as one strided window onto the buffer (writable), and its
-    footprint in dense numbers (None with checks off: nothing is logged), when the view is
+    footprint in dense numbers (None when nothing is logged), when the view is
     a partition view of whole tiles indexed affinely by the tile block id and the tiles
     all lie inside the tensor and inside one mapped buffer at aligned addresses (so no
     check of the reference path can fail); else None."""
@@ -173,7 +173,7 @@ def window(step: Step, view: Any, indices: list[np.ndarray], index_types: list[A
         whole = np.ndarray(shape, typed.dtype, typed, first * size, strides)
     else:
         whole = np.lib.stride_tricks.as_strided(typed[first:], shape, strides, writeable=True)
-    if not machine.checks:
+    if machine.races is None:
         return whole, None                                  # (nothing is logged)
     shift = machine.memory.dense_number(buffer.base) - buffer.base
     return whole, box.moved(shift)      # (footprints: dense numbers)
@@ -230,10 +230,10 @@ def _window(step: Step, groups: dict[str, list[Any]], tile_shape: tuple[int, ...
 
 
 def _log(step: Step, groups: dict[str, list[Any]], box: Box | None, write: bool) -> Token:
-    """The access's result token: logged for the race checks when they are on, else its
-    input token."""
+    """The access's result token: logged for the race checks when they are kept (checks
+    on, or between blocks with checks off), else its input token."""
     token = single(groups, "token")
-    if step.checks:
+    if step.machine.races is not None:
         return step.machine.log(step, box, write, token)
     return token if token is not None else FRESH_TOKEN
 
