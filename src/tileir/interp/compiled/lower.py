@@ -1172,7 +1172,8 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
             row = e.op(f"getelementptr {ty}, ptr {origin}, i64 {offset}", "rowp")
             unit = e.op(f"icmp eq i64 {view.stride[-1]}, 1")
             # the innermost run of elements, contiguous (a loop LLVM vectorizes) or strided
-            for contiguous in (True, False):
+            # (not made where the stride is 1 in the view's type)
+            for contiguous in (True,) if view.stride[-1] == "1" else (True, False):
                 with e.when(unit if contiguous else e.op(f"xor i1 {unit}, true")):
                     with e.loop(insides[-1]) as lane:
                         step = lane if contiguous else \
