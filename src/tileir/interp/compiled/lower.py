@@ -302,6 +302,8 @@ class Access:
     atomic: bool = False
     mode: int = -1
     commutes: bool = False
+    #: The element's bytes (atomics of two widths on one buffer do not commute).
+    size: int = 0
 
     @property
     def block_dims(self) -> tuple[int | None, ...]:
@@ -1108,7 +1110,8 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
             view.param, store, view.key, tuple(self._value_key(v) for v in index_values),
             view.uniform, self.loops > 0, self.idents[op],
             tuple(sorted(self.idents[o] for o in self.order.get(op, ()))), column,
-            *((True, atomic.mode, atomic.commutes) if atomic else ())))
+            *((True, atomic.mode, atomic.commutes) if atomic else (False, -1, False)),
+            SIZES[t]))
         inbounds = _inbounds(op, rank)
         firsts = []
         for k, index in enumerate(indices):

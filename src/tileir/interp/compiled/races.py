@@ -103,15 +103,18 @@ def _atomic_reason(a: Access, group: Sequence[Access], blocks: bool, schedule: s
         return (f"an atomic whose result depends on the order of tile blocks under the "
                 f"'{schedule}' schedule (the compiled code runs them in grid order)")
     if blocks and not _commuting(group):
-        return (f"parameter {a.param}'s buffer is reached by an atomic and other accesses: "
-                f"under the '{schedule}' schedule their order may matter")
+        return (f"parameter {a.param}'s buffer is reached by an atomic and other accesses "
+                "(plain, or atomics of another mode or width): under the "
+                f"'{schedule}' schedule their order may matter")
     return None
 
 
 def _commuting(group: Sequence[Access]) -> bool:
-    """Whether every access of a buffer is an atomic of one commuting mode (so any order
-    of tile blocks leaves one memory)."""
-    return all(b.atomic and b.commutes and b.mode == group[0].mode for b in group)
+    """Whether every access of a buffer is an atomic of one commuting mode on elements of
+    one width (so any order of tile blocks leaves one memory: an i32 and an i64 add on
+    one word do not commute, their carries cross)."""
+    return all(b.atomic and b.commutes and b.mode == group[0].mode and
+               b.size == group[0].size for b in group)
 
 
 def _own_tiles(a: Access, grid: tuple[int, int, int]) -> str | None:
