@@ -19,7 +19,7 @@ import json
 import os
 import stat
 import tempfile
-from dataclasses import asdict
+from dataclasses import asdict, fields as dataclass_fields
 from pathlib import Path
 
 from ...ir import Operation
@@ -99,6 +99,8 @@ def load(key: tuple, kernel: Operation) -> tuple[Lowered, bytes] | None:
 def _access(fields: dict) -> Access:
     """An `Access` from its JSON fields (lists back to tuples); a field missing or extra
     raises TypeError (the file is not used)."""
+    if set(fields) != {f.name for f in dataclass_fields(Access)}:
+        raise TypeError("an access with other fields than this version's")
     return Access(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
 
 
