@@ -419,6 +419,40 @@ def test_an_endless_loop_stops_on_an_interrupt_with_memory_restored():
     assert out.tolist() == [1000]
 
 
+def test_a_long_for_loop_stops_on_an_interrupt_with_memory_restored():
+    """A ``for`` of 2**62 iterations polls as a ``loop`` does (found by an audit: only
+    ``loop`` polled, so Ctrl-C waited for the ``for`` to end): the interrupt reaches the
+    caller and the launch's memory (stored to before the loop) is put back."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers run on the main thread only")
+    text = module("%out: tile<ptr<i32>>, %limit: tile<i64>", f"""
+    %bx, %by, %bz = get_tile_block_id : {TI}
+    %zero = constant <i64: 0> : tile<i64>
+    %one = constant <i64: 1> : tile<i64>
+    %r = trunci %limit : tile<i64> -> {TI}
+{store_one("%r")}
+    %x = for %i in (%zero to %limit, step %one) : tile<i64> iter_values(%a = %zero) -> (tile<i64>) {{
+      %m = muli %a, %a : tile<i64>
+      %b = xori %m, %i : tile<i64>
+      continue %b : tile<i64>
+    }}""")
+    out = np.full(1, 7, np.int32)
+    assert tileir.launch(text, "k", 1, [out, 1000], engine="compiled").engine == "compiled"
+    assert out.tolist() == [1000]
+
+    def alarm(signum: int, frame: object) -> None:
+        raise _Interrupt()
+    previous = signal.signal(signal.SIGALRM, alarm)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(_Interrupt):
+            tileir.launch(text, "k", 1, [out, 1 << 62], engine="compiled")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert out.tolist() == [1000]
+
+
 def test_a_loop_polls_through_the_settle_function():
     """The settle function answers a loop's poll with 0, or 1 once the run must stop."""
     from tileir.interp.compiled.settle import Settler

@@ -2120,6 +2120,7 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
         if terminator is None and carried:
             raise Unsupported(f"'{op.name}' whose body does not end in a continue")
         with e.counted(start, end, by) as iv:
+            self._poll(op)          # (a long loop stays interruptible: Ctrl-C)
             self.values[body.arguments[0]] = \
                 Scalar(e.op(f"trunc i128 {iv} to {ty}", "iv"), ty)
             for argument, c in zip(body.arguments[1:], carried):

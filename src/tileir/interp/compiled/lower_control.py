@@ -26,6 +26,7 @@ from ...ir import Operation
 from ...types import TileType, TokenType
 from ..semantics.registry import short_name
 from . import lower as base     # (lower.py imports this module: names read at run time)
+from .settle import POLLING
 
 #: Iterations of loops between two reads of the processor's cycle counter.
 POLL_STRIDE = 64
@@ -37,7 +38,7 @@ POLL_CYCLES = 1 << 24
 POLL_ROUNDS = 1 << 14
 #: The ops whose lowering calls the settle function with no rounding to settle: the runner
 #: gives a kernel holding one a settle function of its own per launch.
-HOSTED = frozenset({"loop", "print_tko"})
+HOSTED = frozenset({*POLLING, "print_tko"})
 
 
 @dataclass

@@ -26,7 +26,7 @@ from .cache import compiled
 from .lower_control import HOSTED
 from .pointer_races import conflict, new_log, pointer_reason
 from .races import between_blocks, index_checkable, index_conflict, race_reason
-from .settle import Settler
+from .settle import POLLING, Settler
 
 #: The work (`work`: element operations) from which ``engine="auto"`` compiles a kernel
 #: not compiled yet: compiling takes 0.05 to 0.5 s, the batched engine runs some 10**8
@@ -202,7 +202,7 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
                        for a in (*lowered.accesses, *lowered.pointers) if a.write}.values():
             memory.writing(buffer.data)     # (the journal copies it before the run)
         status = _spans(found, args, blocks, threads, max(lowered.scratch_bytes, 64),
-                        settler.stop if "loop" in hosted else None)
+                        settler.stop if hosted & POLLING else None)
     finally:
         if journal is not launch_journal:
             memory.before_write.remove(journal.touch)

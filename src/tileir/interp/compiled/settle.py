@@ -31,6 +31,11 @@ from ...numerics import numpy_dtype
 from ..semantics.registry import SEMANTICS, short_name
 from ..step import Step
 
+#: The ops whose lowering polls through the settle function (a kernel with one runs its
+#: spans on a worker thread, so the launching thread sees Ctrl-C and sets the stop flag
+#: the poll reads).
+POLLING = frozenset({"loop", "for"})
+
 #: The C signature: (op index, operand, operand, operand, result) -> 0 settled, 1 not
 #: (mmaf: lhs, rhs and acc tiles; exp: one element and two null pointers; print_tko: a
 #: table of pointers to its operand tiles; loop: nothing).
@@ -87,7 +92,7 @@ class Settler:
         try:
             op = self.ops[index]
             name = short_name(op)
-            if name == "loop":                  # (a poll: Ctrl-C is raised in here)
+            if name in POLLING:                 # (a poll: Ctrl-C is raised in here)
                 return 1 if self.stop.is_set() else 0
             if name == "print_tko":
                 self._print(op, lhs)
