@@ -117,6 +117,12 @@ _REGION_OPS = frozenset({"for", "reduce", "if", "scan", "loop"})
 #: among them as long as each lies within half as many ulps of the exact value (they are
 #: within a few: NumPy's SIMD exp and glibc's differ by at most 1 ulp here).
 EXP_BAND = 64
+#: The f64 biased exponents of the f32 normal range (2**-126 up to below 2**128), where
+#: f32 values are the f64 patterns whose low 29 bits are 0, so the midpoints between two
+#: of them (where rounding to nearest turns) are the patterns whose low 29 bits are 2**28:
+#: there |y|'s pattern more than `EXP_BAND` from such a midpoint is decided without
+#: rounding the band's ends (`_rounded_f64`).
+_F32_NORMAL_EXPONENTS = (1023 - 126, 1023 + 127)
 #: The C library function computing each unary math op the compiled code rounds from f64.
 _LIBM = {**{n: n for n in ("exp2", "log", "log2", "sin", "cos", "tan", "sinh", "cosh",
                            "tanh")}, "fpowf": "pow", "fpowi": "pow", "atan2": "atan2"}
@@ -129,8 +135,11 @@ EXP_ULPS = 4
 _LN2_HI = float.fromhex("0x1.62e42feep-1")
 _LN2_LO = 1.9082149292705877e-10
 _INV_LN2 = 1.4426950408889634
-#: The degree of `_exp_f64`'s Taylor polynomial.
-_EXP_DEGREE = 13
+#: `_exp_f64`'s reduction: x = (64 m + j) ln2 / 64 + r, |r| <= ln2 / 128, so exp(x) =
+#: 2**m * 2**(j/64) * exp(r), the 64 values 2**(j/64) in a table and exp(r) by its
+#: Taylor polynomial of degree 5 (remainder below 2**-54 of it).
+_EXP_TABLE_BITS = 6
+_EXP_DEGREE = 5
 #: The longest K (lhs columns) mmaf compiles: its error bound (`_mmaf`) assumes K <= 2**14.
 MMAF_MAX_K = 1 << 14
 def mmaf_closer_scale(k: int) -> float:
@@ -1547,11 +1556,14 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
         e = self.e                  # (any rounding_mode: the reference rounds to nearest)
         infinity = 0x7FF0000000000000
 
-        def decide(xs: list[str]) -> tuple[str, str]:
-            """(the rounded value for f32 operands `xs`, i1 whether it is surely the
-            reference's)."""
-            y = f64_of([self._to_f64(x, ty) for x, ty in zip(xs, types)])
-            bits = e.op(f"and i64 {e.op(f'bitcast double {y} to i64')}, {infinity | (infinity - 1)}")
+        def magnitude(y: str) -> str:
+            return e.op(f"and i64 {e.op(f'bitcast double {y} to i64')}, "
+                        f"{infinity | (infinity - 1)}")
+
+        def exact(y: str) -> str:
+            """i1: every f64 within `EXP_BAND` patterns of |y| rounds to one f32 (the two
+            ends rounded and compared; NaN: decided)."""
+            bits = magnitude(y)
             low = e.op(f"select i1 {e.op(f'icmp ult i64 {bits}, {EXP_BAND}')}, i64 0, "
                        f"i64 {e.op(f'sub i64 {bits}, {EXP_BAND}')}")
             high = e.op(f"add i64 {bits}, {EXP_BAND}")
@@ -1560,9 +1572,27 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
             ends = [e.op(f"fptrunc double {e.op(f'bitcast i64 {b} to double')} to float")
                     for b in (low, high)]
             same = e.op(f"fcmp oeq float {ends[0]}, {ends[1]}")
-            nan = e.op(f"fcmp uno double {y}, {y}")
-            decided = e.op(f"or i1 {same}, {nan}")
-            return self._canonical(e.op(f"fptrunc double {y} to float"), t), decided
+            return e.op(f"or i1 {same}, {e.op(f'fcmp uno double {y}, {y}')}")
+
+        def fast(y: str) -> str:
+            """i1: `exact`'s answer where it is cheap to give (`_FAST_DECISION`), else
+            false (the element is looked at again, rarely)."""
+            bits = magnitude(y)
+            exponent = e.op(f"lshr i64 {bits}, 52")
+            normal = e.op(f"and i1 {e.op(f'icmp uge i64 {exponent}, {_F32_NORMAL_EXPONENTS[0]}')}, "
+                          f"{e.op(f'icmp ule i64 {exponent}, {_F32_NORMAL_EXPONENTS[1]}')}")
+            below = e.op(f"and i64 {bits}, {(1 << 29) - 1}")
+            gap = e.op(f"sub i64 {below}, {1 << 28}")
+            far = e.op(f"icmp ugt i64 {e.op(f'call i64 @llvm.abs.i64(i64 {gap}, i1 false)')}, "
+                       f"{EXP_BAND}")
+            return e.op(f"and i1 {normal}, {far}")
+        e.declare("i64 @llvm.abs.i64(i64, i1)")
+
+        def rounded(y: str) -> str:
+            return self._canonical(e.op(f"fptrunc double {y} to float"), t)
+
+        def f64_from(xs: list[str]) -> str:
+            return f64_of([self._to_f64(x, ty) for x, ty in zip(xs, types)])
 
         for operand in op.operands:
             if operand.type.element_type not in (F32, I1, *INTEGERS):
@@ -1573,35 +1603,36 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
         if result.rank == 0:
             cells = [e.fresh("cell") for _ in range(len(sources) + 1)]   # inputs, result
             e.entry += [f"  {c} = alloca {ty}" for c, ty in zip(cells, [*types, "float"])]
-            value, decided = decide([x.name for x in sources])
+            y = f64_from([x.name for x in sources])
             for x, cell, ty in zip(sources, cells, types):
                 e.do(f"store {ty} {x.name}, ptr {cell}")
-            e.do(f"store float {value}, ptr {cells[-1]}")
-            with e.when(e.op(f"xor i1 {decided}, true")):
+            e.do(f"store float {rounded(y)}, ptr {cells[-1]}")
+            with e.when(e.op(f"xor i1 {exact(y)}, true")):
                 self._call_settle(op, cells[:-1], cells[-1])
             return Scalar(e.op(f"load float, ptr {cells[-1]}"), "float")
         count = result.num_elements
-        out, doubts = self._slot(count, F32), self._slot(count, I8)
-        inputs = [self._slot(count, v.type.element_type) for v in op.operands]
+        out = self._slot(count, F32)
+        cells = [e.fresh("cell") for _ in sources]      # (a doubtful element's inputs)
+        e.entry += [f"  {c} = alloca {ty}" for c, ty in zip(cells, types)]
         doubtful = e.fresh("doubtful")
         e.entry += [f"  {doubtful} = alloca i1"]
         e.do(f"store i1 false, ptr {doubtful}")
-        with e.loop(str(count)) as i:
-            xs = [self._element_of(x, i) for x in sources]
-            value, decided = decide(xs)
-            unsure = e.op(f"xor i1 {decided}, true")
-            for x, slot, ty in zip(xs, inputs, types):
-                self._store(ty, x, slot, i)
-            self._store("float", value, out, i)
-            self._store("i8", e.op(f"zext i1 {unsure} to i8"), doubts, i)
+        with e.loop(str(count)) as i:           # (vectorized: the cheap decision only)
+            y = f64_from([self._element_of(x, i) for x in sources])
+            unsure = e.op(f"xor i1 {fast(y)}, true")
+            self._store("float", rounded(y), out, i)
             seen = e.op(f"load i1, ptr {doubtful}")
             e.do(f"store i1 {e.op(f'or i1 {seen}, {unsure}')}, ptr {doubtful}")
+        # Rarely: every element computed again (the tiles its inputs come from still hold
+        # them), and those the cheap test leaves open decided exactly, else settled.
         with e.when(e.op(f"load i1, ptr {doubtful}")):
             with e.loop(str(count), "q", defer=False) as q:
-                doubt = self._element_of(Tile(doubts, count, "i8"), q)
-                with e.when(e.op(f"icmp ne i8 {doubt}, 0")):
-                    self._call_settle(op, [e.op(f"getelementptr {ty}, ptr {slot}, i64 {q}")
-                                           for slot, ty in zip(inputs, types)],
+                xs = [self._element_of(x, q) for x in sources]
+                y = f64_from(xs)
+                with e.when(e.op(f"xor i1 {e.op(f'or i1 {fast(y)}, {exact(y)}')}, true")):
+                    for x, cell, ty in zip(xs, cells, types):
+                        e.do(f"store {ty} {x}, ptr {cell}")
+                    self._call_settle(op, cells,
                                       e.op(f"getelementptr float, ptr {out}, i64 {q}"))
         return Tile(out, count, "float")
 
@@ -1613,28 +1644,41 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, TypesLowering):
 
     def _exp_f64(self, x: str) -> str:
         """exp of an f64 `x` that is an f32 value, in straight-line f64 code LLVM
-        vectorizes: x = k ln2 + r (Cody and Waite: k ln2's high part exact, |r| <= ln2/2),
-        exp(r) by its Taylor polynomial of degree 13 (Horner; the remainder is below
-        2**-57), times 2**k made from its bits.  Beyond [-110, 90] the f32 result is 0 or
-        infinity whatever the rounding: 0.0 or infinity; NaN stays NaN."""
+        vectorizes: x = k ln2 / 64 + r (Cody and Waite: k ln2/64's high part exact,
+        |r| <= ln2/128), exp(r) by its Taylor polynomial of degree 5 (Horner), times
+        2**(j/64) from a table (j = k mod 64) and 2**m made from its bits (m = k div 64).
+        Beyond [-110, 90] the f32 result is 0 or infinity whatever the rounding: 0.0 or
+        infinity; NaN stays NaN.  (tools/exp_accuracy.py bounds its distance from NumPy's
+        f64 exp over every f32 input by `EXP_ULPS`.)"""
         e = self.e
         e.declare("double @llvm.roundeven.f64(double)")
+        size = 1 << _EXP_TABLE_BITS
+        table = self.__dict__.get("_exp_table")
+        if table is None:
+            table = self.__dict__["_exp_table"] = e.global_name("exp.table")
+            values = ", ".join(f"double {_f64(2.0 ** (j / size))}" for j in range(size))
+            e.globals.append(f"{table} = private unnamed_addr constant [{size} x double] "
+                             f"[{values}]")
         nan = e.op(f"fcmp uno double {x}, {x}")
         big = e.op(f"fcmp ogt double {x}, {_f64(90.0)}")
         small = e.op(f"fcmp olt double {x}, {_f64(-110.0)}")
         outside = e.op(f"or i1 {nan}, {e.op(f'or i1 {big}, {small}')}")
         xc = e.op(f"select i1 {outside}, double 0.0, double {x}")
         k = e.op(f"call double @llvm.roundeven.f64(double "
-                 f"{e.op(f'fmul double {xc}, {_f64(_INV_LN2)}')})")
-        r = e.op(f"fsub double {xc}, {e.op(f'fmul double {k}, {_f64(_LN2_HI)}')}")
-        r = e.op(f"fsub double {r}, {e.op(f'fmul double {k}, {_f64(_LN2_LO)}')}")
+                 f"{e.op(f'fmul double {xc}, {_f64(_INV_LN2 * size)}')})")
+        r = e.op(f"fsub double {xc}, {e.op(f'fmul double {k}, {_f64(_LN2_HI / size)}')}")
+        r = e.op(f"fsub double {r}, {e.op(f'fmul double {k}, {_f64(_LN2_LO / size)}')}")
         poly = _f64(1.0 / math.factorial(_EXP_DEGREE))
         for n in range(_EXP_DEGREE - 1, -1, -1):
             poly = e.op(f"fadd double {e.op(f'fmul double {poly}, {r}')}, "
                         f"{_f64(1.0 / math.factorial(n))}")
         whole = e.op(f"fptosi double {k} to i64")
-        power = e.op(f"shl i64 {e.op(f'add i64 {whole}, 1023')}, 52")
-        y = e.op(f"fmul double {poly}, {e.op(f'bitcast i64 {power} to double')}")
+        j = e.op(f"and i64 {whole}, {size - 1}")
+        entry = e.op(f"load double, ptr {e.op(f'getelementptr [{size} x double], ptr {table}, i64 0, i64 {j}')}")
+        m = e.op(f"ashr i64 {whole}, {_EXP_TABLE_BITS}")
+        power = e.op(f"shl i64 {e.op(f'add i64 {m}, 1023')}, 52")
+        y = e.op(f"fmul double {e.op(f'fmul double {poly}, {entry}')}, "
+                 f"{e.op(f'bitcast i64 {power} to double')}")
         y = e.op(f"select i1 {small}, double 0.0, double {y}")
         y = e.op(f"select i1 {big}, double {_f64(math.inf)}, double {y}")
         return e.op(f"select i1 {nan}, double {x}, double {y}")
