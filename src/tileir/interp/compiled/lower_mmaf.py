@@ -1,0 +1,335 @@
+"""Lowering of ``mmaf`` (f32 or f16 operands, f32 accumulator, rank 2), a mixin of
+`lower._Lowering`: one f64 sum of exact products per element with an error bound,
+a closer look (TwoSum and an exact-sum test) at the elements the bound leaves undecided,
+and the reference's own semantics for what is left (docs/compiled-engine.md, "mmaf")."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ...ir import Operation
+from ...types import F16, F32, F64, I8
+from . import lower as L     # (lower.py imports this module: names read at run time)
+
+#: The longest K (lhs columns) mmaf compiles: its error bound (`_mmaf`) assumes K <= 2**14.
+MMAF_MAX_K = 1 << 14
+def mmaf_closer_scale(k: int) -> float:
+    """c such that c A_c, computed in f64, bounds |hi + lo - D_ref| for the double-f64
+    sum (hi, lo) of acc and K exact products with TwoSum (Ogita, Rump and Oishi's Sum2:
+    |hi + lo - X| <= gamma_K**2 A for K + 1 terms), A_c = sum of their magnitudes as
+    computed (A <= A_c / (1 - gamma_K)), plus the reference's error; doubled (it also
+    covers the rounding of c A_c)."""
+    gamma = (k + 1) * _U64 / (1.0 - (k + 1) * _U64)
+    return 2.0 * (gamma * gamma + MMAF_REFERENCE_ERROR) / (1.0 - gamma)
+
+
+#: The lowest-set-bit exponent a zero has in mmaf's exact-sum test (far above any
+#: term's: sums of it stay far above too).
+_NO_BITS = 1 << 20
+#: mmaf's sums of products: lanes per vector, and vectors per row held at once
+#: (`_Lowering._sum_products`).
+MMAF_LANES = 8
+MMAF_GROUP = 4
+MMAF_ROWS = 2
+#: The unit roundoff of f64.
+_U64 = 2.0 ** -53
+#: |D_ref - X| <= this times A for the reference's mmaf (f32 operands, K <= 2**14): its
+#: double-float64 sums round only in their low part (docs/compiled-engine.md: 2**-76 A
+#: at most; this leaves a factor 64).
+MMAF_REFERENCE_ERROR = 2.0 ** -70
+
+
+def mmaf_error_scale(k: int) -> float:
+    """c such that c A_c, computed in f64, bounds |S - D_ref| for the compiled code's f64
+    sum S of acc and K exact products and A_c = |acc| + ||a_i|| ||b_j|| as computed:
+    |S - X| <= gamma_(K+1) A, |D_ref - X| <= MMAF_REFERENCE_ERROR A, A <= A_c (1 +
+    gamma_(K+4)) (A_c's K-term sums, two square roots, a product and a sum round);
+    doubled (it also covers the rounding of c A_c)."""
+    gamma = (k + 4) * _U64 / (1.0 - (k + 4) * _U64)
+    return 2.0 * (gamma + MMAF_REFERENCE_ERROR) * (1.0 + gamma)
+
+
+class MmafLowering:
+    """mmaf, certified to the reference's rounding (`_mmaf`)."""
+
+    def _mmaf(self, op: Operation) -> Any:
+        """f32 (or f16, widened exactly) lhs and rhs, f32 acc, rank 2
+        (docs/compiled-engine.md has the argument).
+        The reference's element is the f32 rounding (nearest even) of a value D_ref within
+        `MMAF_REFERENCE_ERROR` A of the exact X = acc + sum_k a_k b_k, A = |acc| +
+        sum_k |a_k b_k|.  The compiled code sums acc and the products (each exact in f64)
+        in one f64 S, k = 0, 1, ... (row by row: loops LLVM vectorizes), so |S - X| <=
+        gamma_(K+1) A, and bounds A by |acc| + ||a_i|| ||b_j|| (Cauchy and Schwarz; the
+        squares are exact in f64 too).  It rounds S minus and plus that bound (widened for
+        every rounding in computing it) to f32: where both ends give the same bits, every
+        real between them rounds to them, D_ref included: that is the reference's result.
+        A tile with an element left undecided (near a midpoint, an inexact or exact
+        cancellation to 0), or with an input not finite, is settled by the reference's
+        own mmaf semantics (`_settle`)."""
+        lhs_t, rhs_t, acc_t = (v.type for v in op.operands)
+        kinds = (lhs_t.element_type, rhs_t.element_type, acc_t.element_type)
+        if kinds not in ((F32, F32, F32), (F16, F16, F32)):
+            raise L.Unsupported(f"'{op.name}' with {kinds[0]} operands and a {kinds[2]} "
+                              "accumulator (only f32 or f16 operands into f32 are compiled)")
+        narrow = kinds[0] == F16
+        if acc_t.rank != 2:
+            raise L.Unsupported(f"'{op.name}' on tiles of rank {acc_t.rank} (only rank 2 is "
+                              "compiled)")
+        m, k = (int(n) for n in lhs_t.shape)
+        n = int(rhs_t.shape[1])
+        if k > MMAF_MAX_K:
+            raise L.Unsupported(f"'{op.name}' with K = {k} (at most {MMAF_MAX_K} compiled)")
+        lhs, rhs, acc = (self._get(v) for v in op.operands)
+        e = self.e
+        e.declare("double @llvm.fabs.f64(double)")
+        e.declare("double @llvm.sqrt.f64(double)")
+        scale = L._f64(mmaf_error_scale(k))
+        wide_lhs, wide_rhs = self._slot(m * k, F64), self._slot(k * n, F64)
+        sums, row_norms, col_norms = self._slot(m * n, F64), self._slot(m, F64), self._slot(n, F64)
+        out = self._slot(m * n, F32)
+        unsettled = e.fresh("unsettled")       # (an element left undecided: settle the tile)
+        doubtful = e.fresh("doubtful")         # (an element the f64 sum leaves undecided)
+        e.entry += [f"  {unsettled} = alloca i1", f"  {doubtful} = alloca i1"]
+        doubts = self._slot(m * n, I8)
+
+        def flag(bad: str) -> None:
+            """Mark the tile for settling where i1 `bad` holds (an or-reduction)."""
+            seen = e.op(f"load i1, ptr {unsettled}")
+            e.do(f"store i1 {e.op(f'or i1 {seen}, {bad}')}, ptr {unsettled}")
+
+        def widen(x: Any, at: str) -> str:
+            """Element `at` of a tile as f64 (f16 and f32 exactly), flagging a value that
+            is not finite."""
+            value = self._element_of(x, at)
+            if narrow and x is not acc:
+                value = self._f16_to_f32(value)
+            wide = e.op(f"fpext float {value} to double")
+            flag(e.op(f"fcmp une double {e.op(f'fsub double {wide}, {wide}')}, 0.0"))
+            return wide
+
+        def get(slot: str, at: str) -> str:
+            return e.op(f"load double, ptr {e.op(f'getelementptr double, ptr {slot}, i64 {at}')}")
+
+        e.do(f"store i1 false, ptr {unsettled}")
+        e.do(f"store i1 false, ptr {doubtful}")
+        with e.loop(str(m * k), "q") as q:
+            self._store("double", widen(lhs, q), wide_lhs, q)
+        with e.loop(str(k * n), "q") as q:
+            self._store("double", widen(rhs, q), wide_rhs, q)
+        with e.loop(str(m * n), "q") as q:
+            self._store("double", widen(acc, q), sums, q)
+        # ||a_i||**2 and ||b_j||**2 (every square exact; the sums round)
+        with e.loop(str(m), "row") as i:
+            self._store("double", "0.0", row_norms, i)
+        with e.loop(str(n), "col") as j:
+            self._store("double", "0.0", col_norms, j)
+        with e.loop(str(m), "row") as i:
+            with e.loop(str(k), "k") as kk:
+                a = get(wide_lhs, e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}"))
+                total = e.op(f"fadd double {get(row_norms, i)}, {e.op(f'fmul double {a}, {a}')}")
+                self._store("double", total, row_norms, i)
+        with e.loop(str(k), "k") as kk:
+            with e.loop(str(n), "col") as j:
+                b = get(wide_rhs, e.op(f"add i64 {e.op(f'mul i64 {kk}, {n}')}, {j}"))
+                total = e.op(f"fadd double {get(col_norms, j)}, {e.op(f'fmul double {b}, {b}')}")
+                self._store("double", total, col_norms, j)
+        with e.loop(str(n), "col") as j:      # ||b_j||, once per column
+            self._store("double", e.op(f"call double @llvm.sqrt.f64(double {get(col_norms, j)})"),
+                        col_norms, j)
+        self._sum_products(m, k, n, wide_lhs, wide_rhs, sums)
+        with e.loop(str(m), "row") as i:
+            row = e.op(f"mul i64 {i}, {n}")
+            length_a = e.op(f"call double @llvm.sqrt.f64(double {get(row_norms, i)})")
+            with e.loop(str(n), "col") as j:
+                at = e.op(f"add i64 {row}, {j}")
+                y = get(sums, at)
+                length_b = get(col_norms, j)
+                c = e.op(f"fpext float {self._element_of(acc, at)} to double")
+                size = e.op(f"fadd double {e.op(f'call double @llvm.fabs.f64(double {c})')}, "
+                            f"{e.op(f'fmul double {length_a}, {length_b}')}")
+                width = e.op(f"fmul double {size}, {scale}")
+                low, same = self._rounds_alike(y, width)
+                unsure = e.op(f"xor i1 {same}, true")
+                self._store("i8", e.op(f"zext i1 {unsure} to i8"), doubts, at)
+                seen = e.op(f"load i1, ptr {doubtful}")
+                e.do(f"store i1 {e.op(f'or i1 {seen}, {unsure}')}, ptr {doubtful}")
+                self._store("float", low, out, at)
+        with e.when(e.op(f"load i1, ptr {doubtful}")):
+            self._mmaf_closer(m, k, n, wide_lhs, wide_rhs, sums, doubts, out, flag, acc)
+        with e.when(e.op(f"load i1, ptr {unsettled}")):
+            self._settle(op, [(lhs, lhs_t), (rhs, rhs_t), (acc, acc_t)], out)
+        return L.Tile(out, m * n, "float")
+
+    def _rounds_alike(self, y: str, width: str) -> tuple[str, str]:
+        """Whether every real within f64 `width` of f64 `y` rounds to one f32: the ends
+        ``y -+ width``, pushed outwards by ``2**-51`` of their magnitude and ``2**-1000``
+        (so every real of the interval lies strictly between them), rounded to f32 and
+        compared bit for bit.  (the lower end's f32, i1 alike)"""
+        e = self.e
+        e.declare("double @llvm.fabs.f64(double)")
+        ends = []
+        for instr in ("fsub", "fadd"):
+            end = e.op(f"{instr} double {y}, {width}")
+            step = e.op(f"fmul double {e.op(f'call double @llvm.fabs.f64(double {end})')}, "
+                        f"{L._f64(2.0 ** -51)}")
+            end = e.op(f"{instr} double {end}, {step}")
+            end = e.op(f"{instr} double {end}, {L._f64(2.0 ** -1000)}")
+            ends.append(e.op(f"fptrunc double {end} to float"))
+        same = e.op(f"icmp eq i32 {e.op(f'bitcast float {ends[0]} to i32')}, "
+                    f"{e.op(f'bitcast float {ends[1]} to i32')}")
+        return ends[0], same
+
+    def _mmaf_closer(self, m: int, k: int, n: int, lhs: str, rhs: str, sums: str,
+                     doubts: str, out: str, flag: Callable[[str], None], acc: Any) -> None:
+        """The elements `_mmaf` left undecided (i8 `doubts`), looked at closer: acc and the
+        products added with TwoSum into a double-f64 (hi, lo), |hi + lo - X| <= gamma_(K+1)
+        (K + 1) u A, A summed exactly as it is defined (`mmaf_closer_scale`); decided as
+        `_mmaf` decides, on that far narrower interval.  Those still undecided are flagged
+        for settling."""
+        e = self.e
+        scale = L._f64(mmaf_closer_scale(k))
+
+        def fabs(x: str) -> str:
+            return e.op(f"call double @llvm.fabs.f64(double {x})")
+
+        def two_sum(x: str, y: str) -> tuple[str, str]:
+            total = e.op(f"fadd double {x}, {y}")
+            back = e.op(f"fsub double {total}, {x}")
+            front = e.op(f"fsub double {total}, {back}")
+            error = e.op(f"fadd double {e.op(f'fsub double {x}, {front}')}, "
+                         f"{e.op(f'fsub double {y}, {back}')}")
+            return total, error
+
+        parts = [e.fresh("part") for _ in range(3)]        # hi, lo, A (promoted)
+        lowest = e.fresh("lowest")                          # g (promoted)
+        e.entry += [f"  {p} = alloca double" for p in parts] + [f"  {lowest} = alloca i32"]
+        e.declare("i64 @llvm.cttz.i64(i64, i1)")
+        e.declare("i32 @llvm.smin.i32(i32, i32)")
+
+        def lowest_bit(x: str) -> str:
+            """The exponent of f64 `x`'s lowest set bit (x normal: a widened f32 or f16
+            value), `_NO_BITS` for a zero."""
+            bits = e.op(f"bitcast double {x} to i64")
+            biased = e.op(f"and i64 {e.op(f'lshr i64 {bits}, 52')}, 2047")
+            whole = e.op(f"or i64 {e.op(f'and i64 {bits}, 4503599627370495')}, "
+                         "4503599627370496")
+            low = e.op(f"add i64 {e.op(f'sub i64 {biased}, 1075')}, "
+                       f"{e.op(f'call i64 @llvm.cttz.i64(i64 {whole}, i1 true)')}")
+            zero = e.op(f"fcmp oeq double {x}, 0.0")
+            return e.op(f"select i1 {zero}, i32 {_NO_BITS}, "
+                        f"i32 {e.op(f'trunc i64 {low} to i32')}")
+        with e.loop(str(m * n), "q", defer=False) as q:
+            doubt = self._element_of(L.Tile(doubts, m * n, "i8"), q)
+            with e.when(e.op(f"icmp ne i8 {doubt}, 0")):
+                i, j = e.op(f"udiv i64 {q}, {n}"), e.op(f"urem i64 {q}, {n}")
+                c = e.op(f"fpext float {self._element_of(acc, q)} to double")
+                for part, value in zip(parts, (c, "0.0", fabs(c))):
+                    e.do(f"store double {value}, ptr {part}")
+                e.do(f"store i32 {lowest_bit(c)}, ptr {lowest}")
+                with e.loop(str(k), "k", defer=False) as kk:
+                    a = self._element_of(L.Tile(lhs, m * k, "double"),
+                                         e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}"))
+                    b = self._element_of(L.Tile(rhs, k * n, "double"),
+                                         e.op(f"add i64 {e.op(f'mul i64 {kk}, {n}')}, {j}"))
+                    product = e.op(f"fmul double {a}, {b}")
+                    hi, error = two_sum(e.op(f"load double, ptr {parts[0]}"), product)
+                    lo = e.op(f"fadd double {e.op(f'load double, ptr {parts[1]}')}, {error}")
+                    size = e.op(f"fadd double {e.op(f'load double, ptr {parts[2]}')}, "
+                                f"{fabs(product)}")
+                    for part, value in zip(parts, (hi, lo, size)):
+                        e.do(f"store double {value}, ptr {part}")
+                    term = e.op(f"add i32 {lowest_bit(a)}, {lowest_bit(b)}")
+                    so_far = e.op(f"load i32, ptr {lowest}")
+                    e.do(f"store i32 {e.op(f'call i32 @llvm.smin.i32(i32 {so_far}, i32 {term})')}, "
+                         f"ptr {lowest}")
+                hi, lo, size = (e.op(f"load double, ptr {p}") for p in parts)
+                # exact: every term a multiple of 2**g and 32 A_c < 2**(53 + g), so every
+                # partial sum, the reference's (its slices are multiples of their values'
+                # lowest bits) and hi's, is exact: X = hi, rounded to nearest even (+0 for
+                # an exact zero), as the reference rounds it
+                g = e.op(f"load i32, ptr {lowest}")
+                power = e.op(f"call i32 @llvm.smin.i32(i32 {e.op(f'add i32 {g}, 1076')}, "
+                             "i32 2046)")     # (53 + g + 1023, at most 2046; g >= -298)
+                wide = e.op(f"zext i32 {power} to i64")
+                limit = e.op(f"bitcast i64 {e.op(f'shl i64 {wide}, 52')} to double")
+                exact = e.op(f"fcmp olt double {e.op(f'fmul double {size}, 32.0')}, {limit}")
+                y, r = two_sum(hi, lo)          # y + r = hi + lo exactly
+                bound = e.op(f"fmul double {size}, {scale}")
+                width = e.op(f"fmul double {e.op(f'fadd double {fabs(r)}, {bound}')}, "
+                             f"{L._f64(1.0 + 2.0 ** -50)}")
+                low, same = self._rounds_alike(y, width)
+                flag(e.op(f"xor i1 {e.op(f'or i1 {same}, {exact}')}, true"))
+                plus = e.op(f"fptrunc double {e.op(f'fadd double {hi}, 0.0')} to float")
+                self._store("float", e.op(f"select i1 {exact}, float {plus}, float {low}"),
+                            out, q)
+
+    def _sum_products(self, m: int, k: int, n: int, lhs: str, rhs: str, sums: str) -> None:
+        """sums[i, j] += lhs[i, kk] * rhs[kk, j] for kk = 0, 1, ..., k - 1 in order (f64
+        slots, row-major).  Where n is a multiple of `MMAF_LANES`, the sums of `MMAF_ROWS`
+        rows (or one) are held in `MMAF_GROUP` (or fewer) vectors of that many lanes each
+        across the kk loop (in registers: only rhs is loaded, once for the rows), else a
+        scalar loop."""
+        e = self.e
+        lanes = MMAF_LANES
+        group = next((g for g in (MMAF_GROUP, 2, 1) if n % (lanes * g) == 0), 0)
+        vector = f"<{lanes} x double>"
+        if not group:
+            with e.loop(str(m), "row") as i:
+                row = e.op(f"mul i64 {i}, {n}")
+                with e.loop(str(k), "k") as kk:
+                    a = self._element_of(L.Tile(lhs, m * k, "double"),
+                                         e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}"))
+                    first = e.op(f"mul i64 {kk}, {n}")
+                    with e.loop(str(n), "col") as j:
+                        at = e.op(f"add i64 {row}, {j}")
+                        b = self._element_of(L.Tile(rhs, k * n, "double"),
+                                             e.op(f"add i64 {first}, {j}"))
+                        total = e.op("fadd double "
+                                     f"{self._element_of(L.Tile(sums, m * n, 'double'), at)}, "
+                                     f"{e.op(f'fmul double {a}, {b}')}")
+                        self._store("double", total, sums, at)
+            return
+        e.declare(f"{vector} @llvm.fmuladd.v{lanes}f64({vector}, {vector}, {vector})")
+        rows = MMAF_ROWS if m % MMAF_ROWS == 0 else 1
+        cells = [[e.fresh("cell") for _ in range(group)] for _ in range(rows)]
+        e.entry += [f"  {c} = alloca {vector}" for line in cells for c in line]
+        with e.loop(str(m // rows), "rows") as ib:
+            with e.loop(str(n // (lanes * group)), "block") as jb:
+                column = e.op(f"mul i64 {jb}, {lanes * group}")
+                places = []
+                for r, line in enumerate(cells):
+                    i = e.op(f"add i64 {e.op(f'mul i64 {ib}, {rows}')}, {r}")
+                    start = e.op(f"add i64 {e.op(f'mul i64 {i}, {n}')}, {column}")
+                    places.append([e.op(f"getelementptr double, ptr {sums}, "
+                                        f"i64 {e.op(f'add i64 {start}, {g * lanes}')}")
+                                   for g in range(group)])
+                    for c, place in zip(line, places[-1]):
+                        e.do(f"store {vector} {e.op(f'load {vector}, ptr {place}, align 8')}, "
+                             f"ptr {c}")
+                with e.loop(str(k), "k") as kk:
+                    base = e.op(f"add i64 {e.op(f'mul i64 {kk}, {n}')}, {column}")
+                    bs = []
+                    for g in range(group):
+                        at = e.op(f"getelementptr double, ptr {rhs}, "
+                                  f"i64 {e.op(f'add i64 {base}, {g * lanes}')}")
+                        bs.append(e.op(f"load {vector}, ptr {at}, align 8"))
+                    for r, line in enumerate(cells):
+                        i = e.op(f"add i64 {e.op(f'mul i64 {ib}, {rows}')}, {r}")
+                        a = self._element_of(L.Tile(lhs, m * k, "double"),
+                                             e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}"))
+                        one = e.op(f"insertelement {vector} poison, double {a}, i64 0")
+                        splat = e.op(f"shufflevector {vector} {one}, {vector} poison, "
+                                     f"<{lanes} x i32> zeroinitializer")
+                        for c, b in zip(line, bs):
+                            # (a b is exact in f64: fused or not, the same sum)
+                            total = e.op(f"call {vector} @llvm.fmuladd.v{lanes}f64({vector} "
+                                         f"{splat}, {vector} {b}, {vector} "
+                                         f"{e.op(f'load {vector}, ptr {c}')})")
+                            e.do(f"store {vector} {total}, ptr {c}")
+                for line, line_places in zip(cells, places):
+                    for c, place in zip(line, line_places):
+                        e.do(f"store {vector} {e.op(f'load {vector}, ptr {c}')}, ptr {place}, "
+                             "align 8")
+
+
+__all__ = ["MMAF_MAX_K", "MmafLowering", "mmaf_closer_scale", "mmaf_error_scale"]
