@@ -79,6 +79,8 @@ EXTENT_LIMIT = 1 << 40
 _FLOAT_BINARY = {"addf": "fadd", "subf": "fsub", "mulf": "fmul", "divf": "fdiv"}
 _INT_BINARY = {"addi": "add", "subi": "sub", "muli": "mul", "andi": "and", "ori": "or",
                "xori": "xor"}
+#: The rounding modes ops that round to nearest even may name.
+_NEAREST = (None, RoundingMode.NEAREST_EVEN)
 #: LLVM's overflow-reporting intrinsic (after "s"/"u") of each flagged integer op.
 _WITH_OVERFLOW = {"addi": "add", "subi": "sub", "muli": "mul"}
 #: Per reading (signed?): the extension that undoes a truncation, the shift that undoes shl.
@@ -580,15 +582,18 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, MmafLowering,
         self.scratch += -(-count * (8 if isinstance(t, PointerType) else SIZES[t]) // 64) * 64
         return self.e.op(f"getelementptr i8, ptr %scratch, i64 {offset}", "slot")
 
-    def _float_type(self, op: Operation) -> Any:
-        """The float element type of `op`'s result, after checking its numerics flags."""
+    def _float_type(self, op: Operation,
+                    modes: tuple[RoundingMode | None, ...] | None = _NEAREST) -> Any:
+        """The float element type (f32, f64) of `op`'s result, after checking its
+        numerics: no ``flush_to_zero``, and a rounding mode among `modes` (None: any, as
+        where the reference ignores it)."""
         t = op.results[0].type.element_type
         if t not in CANONICAL_NAN:
             raise Unsupported(f"'{op.name}' on {t} (only f32 and f64 are compiled)")
         if op.has_flag("flush_to_zero"):
             raise Unsupported(f"'{op.name}' has flush_to_zero")
         mode = op.enum("rounding_mode")
-        if mode not in (None, RoundingMode.NEAREST_EVEN):
+        if modes is not None and mode not in modes:
             raise Unsupported(f"'{op.name}' rounds {mode.keyword}")
         return t
 
@@ -1442,11 +1447,7 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, MmafLowering,
     def _rsqrt(self, op: Operation) -> Any:
         """As the reference: ``1.0 / sqrt(x)`` in f64 (two IEEE operations), rounded once
         to the type (nearest even), NaN canonical."""
-        t = op.results[0].type.element_type
-        if t not in CANONICAL_NAN:
-            raise Unsupported(f"'{op.name}' on {t} (only f32 and f64 are compiled)")
-        if op.has_flag("flush_to_zero"):
-            raise Unsupported(f"'{op.name}' has flush_to_zero")
+        t = self._float_type(op, None)
         e = self.e
         e.declare("double @llvm.sqrt.f64(double)")
 
@@ -1485,15 +1486,7 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, MmafLowering,
         float64 computation rounded once gives (an f32 square root correctly rounded in
         f64 rounds again to the correctly rounded f32); NaN canonical."""
         name = short_name(op)
-        t = op.results[0].type.element_type
-        if t not in CANONICAL_NAN:
-            raise Unsupported(f"'{op.name}' on {t} (only f32 and f64 are compiled)")
-        if op.has_flag("flush_to_zero"):
-            raise Unsupported(f"'{op.name}' has flush_to_zero")
-        mode = op.enum("rounding_mode")
-        if mode not in (None, RoundingMode.NEAREST_EVEN, RoundingMode.APPROX,
-                        RoundingMode.FULL):
-            raise Unsupported(f"'{op.name}' rounds {mode.keyword}")
+        t = self._float_type(op, (*_NEAREST, RoundingMode.APPROX, RoundingMode.FULL))
         ty = LLVM_TYPES[t]
         intrinsic = f"@llvm.{name}.{'f32' if t == F32 else 'f64'}"
         self.e.declare(f"{ty} {intrinsic}({ty})")
@@ -1517,9 +1510,8 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, MmafLowering,
         if t != F32:
             raise Unsupported(f"'{op.name}' on {t} (only f32 is compiled: the reference's "
                               "result is NumPy's own float64 function)")
-        if op.has_flag("flush_to_zero"):
-            raise Unsupported(f"'{op.name}' has flush_to_zero")
-        e = self.e                  # (any rounding_mode: the reference rounds to nearest)
+        self._float_type(op, None)  # (any rounding_mode: the reference rounds to nearest)
+        e = self.e
         infinity = 0x7FF0000000000000
 
         def magnitude(y: str) -> str:
