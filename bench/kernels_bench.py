@@ -746,26 +746,35 @@ def numpy_column(problem: Problem, inputs: Arrays, repeat: int) -> tuple[Column,
                   note="peak: tracemalloc (result included)"), ref
 
 
-def numba_available() -> str | None:
-    """None if Numba can be imported here, else why not."""
-    if importlib.util.find_spec("numba") is None:
-        return "n/a (numba not installed)"
+def modules_available(*packages: tuple[str, str]) -> str | None:
+    """None if every (module, package) can be imported here, else why not (the package's
+    name, as pip installs it)."""
+    for module, package in packages:
+        if importlib.util.find_spec(module) is None:
+            return f"n/a ({package} not installed)"
     return None
 
 
-def warp_available() -> str | None:
-    """None if NVIDIA Warp (`warp-lang`) can be imported here, else why not."""
-    if importlib.util.find_spec("warp") is None:
-        return "n/a (warp-lang not installed)"
-    return None
+@dataclass(frozen=True)
+class Peer:
+    """A column of another system's kernels: its runner, its label when it is missing
+    and when it ran, the (module, package) pairs it needs, and its --no-... option."""
+
+    runner: str
+    short: str
+    label: str
+    needs: tuple[tuple[str, str], ...]
+
+    def available(self) -> str | None:
+        return modules_available(*self.needs)
 
 
-def triton_available() -> str | None:
-    """None if triton and torch can be imported here, else why not."""
-    for name in ("triton", "torch"):
-        if importlib.util.find_spec(name) is None:
-            return f"n/a ({name} not installed)"
-    return None
+#: The peers' columns, after NumPy's, in the table's order.
+PEERS = (Peer("numba", "Numba tile loops", "Numba tile loops (1 thread)",
+              (("numba", "numba"),)),
+         Peer("warp", "Warp tile API", "Warp tile API (1 thread)", (("warp", "warp-lang"),)),
+         Peer("triton", "Triton interp", "Triton (TRITON_INTERPRET=1)",
+              (("triton", "triton"), ("torch", "torch"))))
 
 
 def cutile_available() -> str | None:
@@ -850,24 +859,12 @@ def bench_problem(problem: Problem, cli: argparse.Namespace, workdir: Path) -> N
         columns += [measure("cutile", label, problem, dims, data, inputs, ref, options, cli)
                     for label, options in cutile_configurations(cli)]
     columns.append(base)
-    missing = numba_available() if not cli.no_numba else "n/a (--no-numba)"
-    if missing:
-        columns.append(Column("Numba tile loops", note=missing))
-    else:
-        columns.append(measure("numba", "Numba tile loops (1 thread)", problem, dims, data,
-                               inputs, ref, {}, cli))
-    missing = warp_available() if not cli.no_warp else "n/a (--no-warp)"
-    if missing:
-        columns.append(Column("Warp tile API", note=missing))
-    else:
-        columns.append(measure("warp", "Warp tile API (1 thread)", problem, dims, data,
-                               inputs, ref, {}, cli))
-    missing = triton_available() if not cli.no_triton else "n/a (--no-triton)"
-    if missing:
-        columns.append(Column("Triton interp", note=missing))
-    else:
-        columns.append(measure("triton", "Triton (TRITON_INTERPRET=1)", problem, dims,
-                               data, inputs, ref, {}, cli))
+    for peer in PEERS:
+        missing = peer.available() if not getattr(cli, f"no_{peer.runner}") \
+            else f"n/a (--no-{peer.runner})"
+        columns.append(Column(peer.short, note=missing) if missing else
+                       measure(peer.runner, peer.label, problem, dims, data, inputs, ref, {},
+                               cli))
     print_table(problem, dims, columns, base.seconds or 0.0, cli.budget)
 
 

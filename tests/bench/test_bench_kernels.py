@@ -324,7 +324,8 @@ def test_warp_column_says_na_without_warp_and_obeys_its_flag(monkeypatch) -> Non
     real = importlib.util.find_spec
     monkeypatch.setattr(kb.importlib.util, "find_spec",
                         lambda name, *a: None if name == "warp" else real(name, *a))
-    assert kb.warp_available() == "n/a (warp-lang not installed)"
+    warp = next(peer for peer in kb.PEERS if peer.runner == "warp")
+    assert warp.available() == "n/a (warp-lang not installed)"
     assert kb.parse_args(["--no-warp"]).no_warp and not kb.parse_args([]).no_warp
 
 
