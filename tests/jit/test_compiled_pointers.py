@@ -16,12 +16,9 @@ pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the 
 import tileir  # noqa: E402
 from jit_checks import assert_declined, assert_engine, assert_runs_alike  # noqa: E402
 
-#: Block b handles lanes 16b .. 16b+15 of idx (masked past n): dst[lane] = src[idx[lane]],
-#: or the padding -1 where idx[lane] is masked; in scatter mode dst[idx[lane]] = src[lane].
-_KERNEL = """
-cuda_tile.module @m {
-  entry @k(%src: tile<ptr<f32>>, %idx: tile<ptr<i32>>, %dst: tile<ptr<f32>>, %n: tile<i32>) {
-    %bx, %by, %bz = get_tile_block_id : tile<i32>
+#: What both kernels below start with: block b's lanes %at = 16b .. 16b+15, and %live
+#: where a lane is below %n.
+_LANES = """    %bx, %by, %bz = get_tile_block_id : tile<i32>
     %c16 = constant <i32: 16> : tile<i32>
     %base = muli %bx, %c16 : tile<i32>
     %base1 = reshape %base : tile<i32> -> tile<1xi32>
@@ -30,7 +27,14 @@ cuda_tile.module @m {
     %at = addi %base16, %lane : tile<16xi32>
     %n1 = reshape %n : tile<i32> -> tile<1xi32>
     %n16 = broadcast %n1 : tile<1xi32> -> tile<16xi32>
-    %live = cmpi less_than %at, %n16, signed : tile<16xi32> -> tile<16xi1>
+    %live = cmpi less_than %at, %n16, signed : tile<16xi32> -> tile<16xi1>"""
+
+#: Block b handles lanes 16b .. 16b+15 of idx (masked past n): dst[lane] = src[idx[lane]],
+#: or the padding -1 where idx[lane] is masked; in scatter mode dst[idx[lane]] = src[lane].
+_KERNEL = """
+cuda_tile.module @m {
+  entry @k(%src: tile<ptr<f32>>, %idx: tile<ptr<i32>>, %dst: tile<ptr<f32>>, %n: tile<i32>) {
+LANES
     %i1 = reshape %idx : tile<ptr<i32>> -> tile<1xptr<i32>>
     %i16 = broadcast %i1 : tile<1xptr<i32>> -> tile<16xptr<i32>>
     %ip = offset %i16, %at : tile<16xptr<i32>>, tile<16xi32> -> tile<16xptr<i32>>
@@ -45,7 +49,7 @@ cuda_tile.module @m {
     return
   }
 }
-"""
+""".replace("LANES", _LANES)
 _GATHER = """
     %sp = offset %s16, %j : tile<16xptr<f32>>, tile<16xi32> -> tile<16xptr<f32>>
     %v, %t2 = load_ptr_tko weak %sp, %live, %pad : tile<16xptr<f32>>, tile<16xi1>, tile<16xf32> -> tile<16xf32>, token
@@ -161,16 +165,7 @@ def test_an_unordered_store_and_load_in_one_block_race():
 _ATOMIC = """
 cuda_tile.module @m {
   entry @k(%data: tile<ptr<i32>>, %bins: tile<ptr<i32>>, %olds: tile<ptr<i32>>, %n: tile<i32>) {
-    %bx, %by, %bz = get_tile_block_id : tile<i32>
-    %c16 = constant <i32: 16> : tile<i32>
-    %base = muli %bx, %c16 : tile<i32>
-    %base1 = reshape %base : tile<i32> -> tile<1xi32>
-    %base16 = broadcast %base1 : tile<1xi32> -> tile<16xi32>
-    %lane = iota : tile<16xi32>
-    %at = addi %base16, %lane : tile<16xi32>
-    %n1 = reshape %n : tile<i32> -> tile<1xi32>
-    %n16 = broadcast %n1 : tile<1xi32> -> tile<16xi32>
-    %live = cmpi less_than %at, %n16, signed : tile<16xi32> -> tile<16xi1>
+LANES
     %d1 = reshape %data : tile<ptr<i32>> -> tile<1xptr<i32>>
     %d16 = broadcast %d1 : tile<1xptr<i32>> -> tile<16xptr<i32>>
     %dp = offset %d16, %at : tile<16xptr<i32>>, tile<16xi32> -> tile<16xptr<i32>>
@@ -184,7 +179,7 @@ cuda_tile.module @m {
     return
   }
 }
-"""
+""".replace("LANES", _LANES)
 _ADD = "%old, %t2 = atomic_rmw_tko relaxed device %bp, add, %ones, %live : " \
     "tile<16xptr<i32>>, tile<16xi32>, tile<16xi1> -> tile<16xi32>, token"
 #: The old values kept: they depend on the order of tile blocks.
