@@ -401,8 +401,15 @@ def test_an_endless_loop_stops_on_an_interrupt_with_memory_restored():
       %j = addi %i, %one : tile<i64>
       continue %j : tile<i64>
     }}""")
+    assert_interrupted_with_memory_restored(text, 0)    # (i never reaches 0)
+
+
+def assert_interrupted_with_memory_restored(text: str, endless: int) -> None:
+    """`text` stores trunci(%limit) and then loops until %limit: with 1000 it ends
+    (compiled, 1000 stored); with `endless` it does not, and an alarm's exception (as
+    Ctrl-C's) reaches the caller, the loop stops and the store is put back.  (If the
+    loop stopped polling, this would hang rather than fail: the launcher waits for it.)"""
     out = np.full(1, 7, np.int32)
-    # (compiled now, with an end: the interrupt below meets the running loop)
     assert tileir.launch(text, "k", 1, [out, 1000], engine="compiled").engine == "compiled"
     assert out.tolist() == [1000]
 
@@ -411,8 +418,8 @@ def test_an_endless_loop_stops_on_an_interrupt_with_memory_restored():
     previous = signal.signal(signal.SIGALRM, alarm)
     try:
         signal.setitimer(signal.ITIMER_REAL, 0.3)
-        with pytest.raises(_Interrupt):        # (i never reaches 0: the loop never ends)
-            tileir.launch(text, "k", 1, [out, 0], engine="compiled")
+        with pytest.raises(_Interrupt):
+            tileir.launch(text, "k", 1, [out, endless], engine="compiled")
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -436,21 +443,7 @@ def test_a_long_for_loop_stops_on_an_interrupt_with_memory_restored():
       %b = xori %m, %i : tile<i64>
       continue %b : tile<i64>
     }}""")
-    out = np.full(1, 7, np.int32)
-    assert tileir.launch(text, "k", 1, [out, 1000], engine="compiled").engine == "compiled"
-    assert out.tolist() == [1000]
-
-    def alarm(signum: int, frame: object) -> None:
-        raise _Interrupt()
-    previous = signal.signal(signal.SIGALRM, alarm)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, 0.3)
-        with pytest.raises(_Interrupt):
-            tileir.launch(text, "k", 1, [out, 1 << 62], engine="compiled")
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-    assert out.tolist() == [1000]
+    assert_interrupted_with_memory_restored(text, 1 << 62)
 
 
 def test_a_loop_polls_through_the_settle_function():
