@@ -16,18 +16,22 @@ Exit status 1 when there are findings.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import functools
 import random
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 
 import tileir
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # (loaded by path from tests too)
+from campaigns import (Outcome, command_line, first_difference, launch_outcome,  # noqa: E402
+                       run_main, short_reason)
 
 FLOATS = ("f32", "f64")
 INTS = ("i32", "i64")
@@ -580,37 +584,13 @@ def make_case(seed: int) -> Case:
     return Case(text, (grid, grid2) if grid2 > 1 else grid, ptr_args + scalars)
 
 
-def outcome(case: Case, module: Any, engine: str, checks: bool) -> tuple:
-    """("ran", engine, reason, buffer bytes) or ("error", first line) or ("crash", text)."""
+def outcome(case: Case, module: Any, engine: str, checks: bool) -> Outcome:
+    """Launch `case` on `engine` on fresh copies of its arrays."""
     copies: dict[int, np.ndarray] = {}
     args = [copies.setdefault(id(a), a.copy()) if isinstance(a, np.ndarray) else a
             for a in case.args]
-    try:
-        run = tileir.launch(module, None, case.grid, args, engine=engine, checks=checks)
-    except tileir.TileIRError as error:
-        return ("error", str(error).splitlines()[0] if str(error) else repr(error))
-    except Exception as error:  # noqa: BLE001 - a crash is a finding
-        return ("crash", f"{type(error).__name__}: {error}")
-    return ("ran", run.engine, run.reason,
-            [a.tobytes() for a in args if isinstance(a, np.ndarray)])
-
-
-def first_difference(ref: tuple, got: tuple, case: Case) -> str | None:
-    """None where `got` is `ref`'s result, else what differs first."""
-    if got[0] == "crash":
-        return f"compiled raised {got[1]}"
-    if ref[0] != got[0]:
-        return f"blocks {ref[0]}: {ref[1] if ref[0] != 'ran' else 'ok'}; compiled " \
-               f"{got[0]}: {got[1] if got[0] != 'ran' else 'ok'}"
-    if ref[0] == "error":
-        return None if ref[1] == got[1] else f"errors differ: {ref[1]!r} vs {got[1]!r}"
-    for k, (x, y) in enumerate(zip(ref[3], got[3])):
-        if x != y:
-            a = np.frombuffer(x, case.args[k].dtype)
-            c = np.frombuffer(y, case.args[k].dtype)
-            i = int(np.flatnonzero(a.view(f"u{a.itemsize}") != c.view(f"u{a.itemsize}"))[0])
-            return f"buffer {k} element {i}: blocks {a[i]!r} compiled {c[i]!r} ({got[1]})"
-    return None
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    return launch_outcome(module, case.grid, args, arrays, engine, checks=checks)
 
 
 @dataclass
@@ -642,12 +622,13 @@ def campaign(kernels: int, seed: int = 0, verbose: bool = False) -> Summary:
         for checks in (True, False):
             ref = outcome(case, module, "blocks", checks)
             got = outcome(case, module, "compiled", checks)
-            if got[0] == "ran":
-                if got[1] == "compiled":
+            if got.kind == "ran":
+                if got.engine == "compiled":
                     compiled = True
                 else:
-                    summary.reasons[_reason(got[2])] += 1
-            diff = first_difference(ref, got, case)
+                    summary.reasons[short_reason(got.message)] += 1
+            diff = first_difference(ref, got, [a.dtype for a in case.args
+                                               if isinstance(a, np.ndarray)])
             if diff:
                 diffs.append(f"checks={checks}: {diff}")
         summary.ran_compiled += compiled
@@ -658,18 +639,9 @@ def campaign(kernels: int, seed: int = 0, verbose: bool = False) -> Summary:
     return summary
 
 
-def _reason(reason: str | None) -> str:
-    text = (reason or "").split(":")
-    return ":".join(text[:2])[:90]
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kernels", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--verbose", action="store_true")
-    parser.add_argument("--show", type=int, help="print the kernel of this seed and stop")
-    options = parser.parse_args(argv)
+    """The command line; 1 when there are findings."""
+    options = command_line(__doc__, argv)
     if options.show is not None:
         case = make_case(options.show)
         print(case.text)
@@ -687,8 +659,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("compiled_campaign: interrupted", file=sys.stderr)
-        sys.exit(130)
+    run_main("compiled_campaign", main)

@@ -31,16 +31,20 @@ Exit status 1 when there are findings.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import random
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
 import tileir
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # (loaded by path from tests too)
+from campaigns import (Outcome, command_line, first_difference, launch_outcome,  # noqa: E402
+                       run_main, short_reason)
 
 
 @dataclass(frozen=True)
@@ -470,48 +474,10 @@ def make_case(seed: int) -> Case:
     return FAMILIES[rng.choice(sorted(FAMILIES))](rng)
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """One launch: "ran" (with the engine and its reason), "error" (the first line) or
-    "crash" (an exception other than TileIRError), and the arrays' bytes afterwards."""
-    kind: str
-    engine: str = ""
-    message: str = ""
-    arrays: tuple[bytes, ...] = ()
-
-
 def launch(case: Case, module: Any, engine: str, setting: Setting) -> Outcome:
     """Launch `case` on `engine` under `setting`, on fresh copies of its arrays."""
     args, arrays = case.fresh_args()
-    try:
-        run = tileir.launch(module, None, case.grid, args, engine=engine, **setting.options())
-    except tileir.TileIRError as error:
-        text = str(error)
-        return Outcome("error", message=text.splitlines()[0] if text else repr(error),
-                       arrays=tuple(a.tobytes() for a in arrays))
-    except Exception as error:  # noqa: BLE001 - any other exception is a finding
-        return Outcome("crash", message=f"{type(error).__name__}: {error}")
-    return Outcome("ran", run.engine, run.reason or "", tuple(a.tobytes() for a in arrays))
-
-
-def difference(ref: Outcome, got: Outcome, case: Case) -> str | None:
-    """None where the compiled launch `got` matches the reference `ref`, else how not."""
-    for side, outcome in (("blocks", ref), ("compiled", got)):
-        if outcome.kind == "crash":
-            return f"{side} raised {outcome.message}"
-    if ref.kind != got.kind:
-        describe = {"ran": lambda o: f"ran ({o.engine})", "error": lambda o: o.message}
-        return f"blocks: {describe[ref.kind](ref)}; compiled: {describe[got.kind](got)}"
-    if ref.kind == "error" and ref.message != got.message:
-        return f"errors differ: {ref.message!r} vs {got.message!r}"
-    for k, (expected, actual) in enumerate(zip(ref.arrays, got.arrays)):
-        if expected != actual:
-            dtype = case.arrays[k].dtype
-            a, c = np.frombuffer(expected, dtype), np.frombuffer(actual, dtype)
-            first = int(np.flatnonzero(a != c)[0])
-            return (f"array {k} element {first}: blocks {a[first]!r}, compiled {c[first]!r} "
-                    f"(compiled run: {got.engine or got.kind})")
-    return None
+    return launch_outcome(module, case.grid, args, arrays, engine, **setting.options())
 
 
 @dataclass
@@ -535,11 +501,6 @@ class Summary:
     findings: list[tuple[int, str]] = field(default_factory=list)
     reasons: collections.Counter = field(default_factory=collections.Counter)
     families: collections.Counter = field(default_factory=collections.Counter)
-
-
-def short_reason(reason: str) -> str:
-    """The gist of a hand-on reason (the part before its second colon, 90 characters)."""
-    return ":".join(reason.split(":")[:2])[:90]
 
 
 def campaign(kernels: int, seed: int = 0, verbose: bool = False) -> Summary:
@@ -566,7 +527,7 @@ def campaign(kernels: int, seed: int = 0, verbose: bool = False) -> Summary:
             tally.errors += ref.kind == got.kind == "error"
             if got.kind == "ran" and got.engine != "compiled":
                 summary.reasons[short_reason(got.message)] += 1
-            found = difference(ref, got, case)
+            found = first_difference(ref, got, [a.dtype for a in case.arrays])
             if found:
                 tally.findings += 1
                 first = first or f"{setting.label}: {found}"
@@ -602,12 +563,7 @@ def show(seed: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line; 1 when there are findings."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kernels", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--verbose", action="store_true")
-    parser.add_argument("--show", type=int, help="print the kernel of this seed and stop")
-    options = parser.parse_args(argv)
+    options = command_line(__doc__, argv)
     if options.show is not None:
         print(show(options.show))
         return 0
@@ -617,8 +573,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("race_campaign: interrupted", file=sys.stderr)
-        sys.exit(130)
+    run_main("race_campaign", main)
