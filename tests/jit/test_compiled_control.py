@@ -557,3 +557,53 @@ def test_a_printing_loop_kernel_loaded_from_the_disk_cache(tmp_path, monkeypatch
     assert assert_alike(text, 4, [np.zeros(4, np.int32), 9]) == first
     assert jit.loads() == loaded + 1
     assert first[2].splitlines()[0] == "block 0: collatz from disk(9) = 19 steps (1)"
+
+
+_PRINT_AND_STORE = """cuda_tile.module @m {
+  entry @k(%out: tile<ptr<i32>>) {
+    %bx, %by, %bz = get_tile_block_id : tile<i32>
+    %p = print_tko "block %d\\n", %bx : tile<i32> -> token
+    %n:3 = get_num_tile_blocks : tile<i32>
+    %v = make_tensor_view %out, shape = [%n#0], strides = [1] : tile<i32> -> tensor_view<?xi32, strides=[1]>
+    %pv = make_partition_view %v : partition_view<tile=(1), tensor_view<?xi32, strides=[1]>>
+    %r = reshape %bx : tile<i32> -> tile<1xi32>
+    %t = make_token : token
+    %d = store_view_tko weak %r, %pv[%bx] token = %t : tile<1xi32>, partition_view<tile=(1), tensor_view<?xi32, strides=[1]>>, tile<i32> -> token
+    return
+  }
+}"""
+
+
+class _FullStream(io.TextIOBase):
+    """A stream whose device is full."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+
+def _closed_stream() -> io.StringIO:
+    stream = io.StringIO()
+    stream.close()
+    return stream
+
+
+@pytest.mark.parametrize("on_error", ["restore", "keep"])
+@pytest.mark.parametrize("stream", [_closed_stream, _FullStream], ids=["closed", "full"])
+def test_a_stream_that_cannot_take_the_printed_text_gives_the_references_error(stream,
+                                                                               on_error):
+    """The compiled run holds its text until it succeeds; when the stream then refuses
+    it, memory is put back and the reference reruns: its error (naming the print and
+    its tile block) and its memory, even with on_error="keep" (found by a review: the
+    compiled run's stores were kept and the error named only the kernel)."""
+    outcomes = []
+    for engine in ("blocks", "compiled"):
+        out = np.full(4, -1, np.int32)
+        with pytest.raises(tileir.ExecutionError) as caught:
+            tileir.launch(_PRINT_AND_STORE, "k", 4, [out], engine=engine, stdout=stream(),
+                          on_error=on_error)
+        outcomes.append((str(caught.value).splitlines()[0], out.tolist()))
+    assert outcomes[1] == outcomes[0]
+    assert "'cuda_tile.print_tko' op" in outcomes[0][0] and outcomes[0][1] == [-1] * 4

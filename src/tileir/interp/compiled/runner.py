@@ -224,8 +224,16 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
                        "meeting on one element, one writing (a race, or with checks off an "
                        "order the schedule decides); run on the other engines",
                        undefined=True, ordered=not checks)
-    if prints:
-        (sys.stdout if stdout is None else stdout).write(settler.output.getvalue())
+    if prints:      # (a stream that cannot take it: the reference reruns and says so)
+        try:
+            (sys.stdout if stdout is None else stdout).write(settler.output.getvalue())
+        except BaseException as error:
+            journal.restore()
+            if not isinstance(error, Exception):
+                raise               # (Ctrl-C: memory as it was, as a failed launch leaves it)
+            return Outcome(False, "the printed text could not be written "
+                           f"({type(error).__name__}); run on the other engines",
+                           undefined=True)
     return Outcome(True)
 
 
