@@ -916,17 +916,16 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, MmafLowering,
             raise Unsupported(f"a tensor view of rank other than 1 to {MAX_RANK}")
         if t.element_type not in MEMORY_TYPES:
             raise Unsupported(f"a tensor view of {t.element_type}")
-        groups = {name: (s, n) for name, s, n in _slices(op)}
-        base_start, base_end = groups.get("base", (0, 0))
-        if base_end - base_start != 1:
+        bases = op.values_named("base") or []
+        if len(bases) != 1:
             raise Unsupported("a tensor view without a base pointer")
-        base_value = op.operands[base_start]
+        base_value = bases[0]
         pointer = self.values.get(base_value)      # (a parameter, or an assume of one)
         if not (isinstance(pointer, tuple) and pointer[0] == "pointer"):
             raise Unsupported("a tensor view whose base is not a pointer parameter")
         _, param, address, first, end, host = pointer
-        dynamic_shape = [op.operands[i] for i in range(*groups["dynamicShape"])]
-        dynamic_strides = [op.operands[i] for i in range(*groups["dynamicStrides"])]
+        dynamic_shape = op.operand_group("dynamicShape")
+        dynamic_strides = op.operand_group("dynamicStrides")
         it = iter(dynamic_shape + dynamic_strides)
         shape = tuple(self._extent(n, it) for n in t.shape)
         stride = tuple(self._extent(s, it) for s in t.strides)
@@ -1061,16 +1060,14 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, MmafLowering,
         order = op.enum("memory_ordering_semantics")
         if order != MemoryOrderingSemantics.WEAK and atomic is None:
             raise Unsupported(f"'{op.name}' is not weak")
-        groups = {name: (s, n) for name, s, n in _slices(op)}
-        view = self._get(op.operands[groups["view"][0]])
+        view = self._get(op.operand_group("view")[0])
         if not isinstance(view, View) or view.tile is None:
             raise Unsupported(f"'{op.name}' through a view other than a partition view")
         rank = len(view.tile)
-        start, end = groups["index"]
-        if end - start != rank:
-            raise Unsupported(f"'{op.name}' with {end - start} indices")
-        index_values = op.operands[start:end]
-        stored = op.operands[groups["value" if atomic else "tile"][0]] if store else None
+        index_values = op.operand_group("index")
+        if len(index_values) != rank:
+            raise Unsupported(f"'{op.name}' with {len(index_values)} indices")
+        stored = op.operand_group("value" if atomic else "tile")[0] if store else None
         tile_type = (stored if store else op.results[0]).type
         t = tile_type.element_type
         if t != view.element or tuple(tile_type.shape) != view.tile:
@@ -1973,12 +1970,6 @@ def _promises(op: Operation) -> tuple[bool, ...]:
     """The readings (signed: True) the op's ``overflow`` flag promises do not wrap."""
     flag = op.enum("overflow") if "overflow" in op.attributes else None
     return OVERFLOW_PROMISES[flag if flag is not None else IntegerOverflow.NONE]
-
-
-def _slices(op: Operation) -> tuple[tuple[str, int, int], ...]:
-    """(name, start, end) of each declared operand group of `op`."""
-    from ..semantics.common import operand_slices
-    return operand_slices(op)
 
 
 def _inbounds(op: Operation, rank: int) -> list[bool]:

@@ -119,30 +119,6 @@ class PointerLowering:
                               "parameter")
         return found.pop()
 
-    def _token_after(self, token: Any) -> frozenset[int]:
-        """The pointer accesses (indices into `pointer_accesses`) a token is ordered
-        after: by ``join_tokens`` and access result tokens (anything else: none known)."""
-        if token is None:
-            return frozenset()
-        owner = getattr(token, "owner", None)
-        if not isinstance(owner, Operation):
-            return frozenset()
-        name = short_name(owner)
-        if name == "join_tokens":
-            return frozenset().union(*(self._token_after(t) for t in owner.operands))
-        if id(owner) in self.pointer_ops:
-            k = self.pointer_ops[id(owner)]
-            return frozenset(self.pointer_accesses[k].after) | {k}
-        groups = {n: (s, e) for n, s, e in self._groups(owner)}
-        if "token" in groups and groups["token"][1] > groups["token"][0]:
-            return self._token_after(owner.operands[groups["token"][0]])
-        return frozenset()
-
-    def _groups(self, op: Operation) -> tuple[tuple[str, int, int], ...]:
-        """(name, start, end) of each operand group of `op`."""
-        from ..semantics.common import operand_slices
-        return operand_slices(op)
-
     # ---- ops -----------------------------------------------------------------------
 
     def _offset(self, op: Operation) -> Any:
@@ -178,11 +154,10 @@ class PointerLowering:
         from .lower import Unsupported
         if t not in POINTER_ELEMENTS:
             raise Unsupported(f"'{op.name}' of {t}")
-        groups = {n: (s, e) for n, s, e in self._groups(op)}
-        pointer_value = op.operands[groups[pointers][0]]
+        pointer_value = op.operand_group(pointers)[0]
         param = self._provenance(pointer_value)
-        token = groups.get("token", (0, 0))
-        after = self._token_after(op.operands[token[0]] if token[1] > token[0] else None)
+        after = {self.pointer_ops[id(o)] for o in self.order.get(op, ())
+                 if id(o) in self.pointer_ops}     # (`tokens.token_order`)
         lanes = pointer_value.type.num_elements
         mode = op.enum("mode") if "mode" in op.attributes else None
         commutes = atomic and mode in COMMUTING and t in (I32, I64) and \
@@ -244,9 +219,8 @@ class PointerLowering:
     def _optional(self, op: Operation, name: str) -> Any:
         """The lowered value of operand group `name` (None when absent), computed whole
         where computing it checks values (`_whole`)."""
-        groups = {n: (s, e) for n, s, e in self._groups(op)}
-        start, end = groups.get(name, (0, 0))
-        return self._whole(op.operands[start]) if end > start else None
+        values = op.values_named(name)
+        return self._whole(values[0]) if values else None
 
     def _whole(self, value: Any) -> Any:
         """The lowered value of a tile operand; a lazy one whose elements check values is
@@ -339,8 +313,7 @@ class PointerLowering:
         """Each element of the view's tile inside the tensor, in row-major order: memory =
         mode(memory, value), as the reference's rounds apply them; the view access's
         checks (index space, ``inbounds``, the corners inside the buffer) are a store's."""
-        groups = {n: (s, e) for n, s, e in self._groups(op)}
-        t = op.operands[groups["value"][0]].type.element_type
+        t = op.operand_group("value")[0].type.element_type
         mode = op.enum("mode")
         update = self._atomic_update(op, mode, t)
         return self._access(op, True, ViewUpdate(update, int(mode.value),

@@ -28,6 +28,10 @@ def token_order(kernel: Operation) -> dict[Operation, frozenset]:
     return order
 
 
+#: Ops that make or merge tokens without accessing memory.
+_TOKEN_MAKERS = frozenset({"make_token", "join_tokens"})
+
+
 def _is_token(value: Any) -> bool:
     return isinstance(value.type, TokenType)
 
@@ -48,11 +52,13 @@ def _block(block: Any, env: dict[Any, frozenset], order: dict[Operation, frozens
             continue
         after = frozenset().union(*(env.get(v, frozenset())
                                     for v in op.operands if _is_token(v)))
-        ordered = any(_is_token(v) for v in op.operands)    # (make_token: nothing)
-        if ordered:
+        # An access (any op giving a token but make_token and join_tokens) is ordered
+        # after its token operand's set, or nothing (no operand: a fresh token), and its
+        # token holds it too, as the reference's `Token.with_access`.
+        access = name not in _TOKEN_MAKERS and any(_is_token(r) for r in op.results)
+        if access or any(_is_token(v) for v in op.operands):
             order[op] = after
-        produced = after | ({op} if ordered and not in_loop and name != "join_tokens"
-                            else set())
+        produced = after | ({op} if access and not in_loop else set())
         for result in op.results:
             if _is_token(result):
                 env[result] = frozenset(produced)
