@@ -607,3 +607,30 @@ def test_a_stream_that_cannot_take_the_printed_text_gives_the_references_error(s
         outcomes.append((str(caught.value).splitlines()[0], out.tolist()))
     assert outcomes[1] == outcomes[0]
     assert "'cuda_tile.print_tko' op" in outcomes[0][0] and outcomes[0][1] == [-1] * 4
+
+
+def test_kernels_of_one_text_settle_with_their_own_ops():
+    """Compiled code is shared by every kernel of one text; the ops it calls back for
+    (here a print) are each launch's own (found by a review: the first kernel's ops were
+    kept with the code, so a module edited in place changed what a later, fresh module
+    of the original text printed)."""
+    def text(message: str) -> str:
+        return module("%out: tile<ptr<i32>>", f"""
+    %bx, %by, %bz = get_tile_block_id : {TI}
+    %p = print_tko "{message} %d;", %bx : {TI} -> token
+{store_one("%bx")}""")
+
+    def printed(kernel_module, engine: str) -> tuple:
+        stream = io.StringIO()
+        run = tileir.launch(kernel_module, "k", 2, [np.zeros(2, np.int32)], engine=engine,
+                            stdout=stream)
+        return run.engine, stream.getvalue()
+    first = tileir.parse(text("hello"))
+    assert printed(first, "compiled") == ("compiled", "hello 0;hello 1;")
+    edited = next(o for o in first.walk() if o.name == "cuda_tile.print_tko")
+    edited.attributes["str"] = next(
+        o for o in tileir.parse(text("bye")).walk() if o.name == "cuda_tile.print_tko"
+    ).attributes["str"]
+    assert printed(first, "compiled") == ("compiled", "bye 0;bye 1;")
+    assert printed(tileir.parse(text("hello")), "compiled") == \
+        ("compiled", "hello 0;hello 1;")

@@ -70,7 +70,7 @@ def test_another_process_loads_what_this_one_compiled(cache_dir):
 
 @pytest.mark.parametrize("damage", ["flip a code byte", "cut short", "other key",
                                     "other format", "not json", "smaller scratch",
-                                    "fewer accesses"])
+                                    "fewer accesses", "deeply nested json"])
 def test_a_damaged_or_foreign_file_is_compiled_around(cache_dir, damage):
     """A file whose object code or lowering facts (scratch size, accesses) do not match
     its hash, cut short, naming another key, another format, or unreadable: ignored, the
@@ -85,7 +85,7 @@ def test_a_damaged_or_foreign_file_is_compiled_around(cache_dir, damage):
         raw = line + b"\n" + code[:100] + bytes([code[100] ^ 0xFF]) + code[101:]
     elif damage == "cut short":
         raw = raw[: len(raw) // 2]
-    elif damage != "not json":
+    elif damage not in ("not json", "deeply nested json"):
         head = json.loads(line)
         if damage == "other key":
             head["key"] = head["key"].replace("softmax", "softmay")
@@ -96,8 +96,10 @@ def test_a_damaged_or_foreign_file_is_compiled_around(cache_dir, damage):
         else:                                   # (the race proof would see no store)
             head["accesses"] = [a for a in head["accesses"] if not a["write"]]
         raw = json.dumps(head).encode() + b"\n" + code
-    else:
+    elif damage == "not json":
         raw = b"\x00garbage\n" + code
+    else:                   # (json.loads raises RecursionError: it must not end the launch)
+        raw = b"[" * 200000 + b"\n" + code
     path.write_bytes(raw)
     jit.clear()
     compiled, loaded = jit.compilations(), jit.loads()

@@ -22,7 +22,6 @@ from typing import Any
 from ...ir import Module, Operation
 from . import disk
 from .lower import Lowered, Unsupported, lower
-from .settle import Settler
 
 #: The C signature of ``run_span``: (begin, end, args, scratch) -> 0 ran, 1 a check failed.
 SPAN_FUNCTION = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_int64,
@@ -42,7 +41,6 @@ class Compiled:
     lowered: Lowered
     run_span: Any
     engine: Any                 # the llvmlite execution engine that owns the code
-    settler: Settler            # the function the code calls for undecided mmaf tiles
 
 
 def llvm() -> Any:
@@ -133,8 +131,8 @@ def compiled(plan: Any) -> "Compiled | str":
     with _lock:
         found = _cache.get(key)
         if found is None:
-            kept = disk.load(key, plan.kernel)
             try:
+                kept = disk.load(key)
                 if kept is not None:
                     found = _made(kept[0], *load_object(kept[1], "run_span"))
                     _loads += 1
@@ -143,7 +141,7 @@ def compiled(plan: Any) -> "Compiled | str":
                     code = object_code(lowered.ir)
                     found = _made(lowered, *load_object(code, "run_span"))
                     _compilations += 1
-                    disk.save(key, plan.kernel, lowered, code)
+                    disk.save(key, lowered, code)
             except Unsupported as exc:
                 found = str(exc)
             except Exception as exc:    # (a bug here must not stop the launch: it falls back)
@@ -154,7 +152,7 @@ def compiled(plan: Any) -> "Compiled | str":
 
 def _made(lowered: Lowered, engine: Any, address: int) -> Compiled:
     """A compiled kernel from its lowering and its loaded code."""
-    return Compiled(lowered, SPAN_FUNCTION(address), engine, Settler(lowered.settles))
+    return Compiled(lowered, SPAN_FUNCTION(address), engine)
 
 
 def _target_machine() -> Any:

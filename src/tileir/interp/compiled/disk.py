@@ -21,8 +21,8 @@ import stat
 import tempfile
 from dataclasses import asdict, fields as dataclass_fields
 from pathlib import Path
+from typing import Any
 
-from ...ir import Operation
 from .lower import Access, Lowered
 from .lower_pointers import PointerAccess
 
@@ -70,9 +70,9 @@ def _name(key: tuple) -> str:
     return hashlib.sha256(repr(key).encode()).hexdigest() + ".tjit"
 
 
-def load(key: tuple, kernel: Operation) -> tuple[Lowered, bytes] | None:
-    """The lowering facts and object code kept for `key` (`kernel` gives back the ops
-    the settle function needs), or None."""
+def load(key: tuple) -> tuple[Lowered, bytes] | None:
+    """The lowering facts and object code kept for `key`, or None (no file, or one that
+    is damaged, foreign or of another version: whatever fails in reading it)."""
     place = directory()
     if place is None:
         return None
@@ -83,41 +83,37 @@ def load(key: tuple, kernel: Operation) -> tuple[Lowered, bytes] | None:
         if head.get("format") != FORMAT or head.get("key") != repr(key) or \
                 head.get("digest") != _digest(head, code):
             return None
-        ops = list(kernel.walk())
         lowered = Lowered(
             "", tuple(head["params"]), int(head["scratch"]),
-            tuple(_access(a) for a in head["accesses"]),
-            tuple(head["unchecked"]), tuple(ops[i] for i in head["settles"]),
-            tuple(PointerAccess(**{**p, "after": tuple(p["after"])})
-                  for p in head["pointers"]),
-            int(head["index_columns"]))
-    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+            accesses=tuple(_record(Access, a) for a in head["accesses"]),
+            settles=tuple(int(i) for i in head["settles"]),
+            pointers=tuple(_record(PointerAccess, p) for p in head["pointers"]),
+            index_columns=int(head["index_columns"]))
+    except Exception:       # (RecursionError from nested JSON too: never the launch's end)
         return None
     return lowered, code
 
 
-def _access(fields: dict) -> Access:
-    """An `Access` from its JSON fields (lists back to tuples); a field missing or extra
-    raises TypeError (the file is not used)."""
-    if set(fields) != {f.name for f in dataclass_fields(Access)}:
-        raise TypeError("an access with other fields than this version's")
-    return Access(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
+def _record(kind: type, fields: dict) -> Any:
+    """An `Access` or `PointerAccess` from its JSON fields (lists back to tuples); a
+    field missing or extra raises TypeError (the file is not used)."""
+    if set(fields) != {f.name for f in dataclass_fields(kind)}:
+        raise TypeError(f"a {kind.__name__} with other fields than this version's")
+    return kind(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
 
 
-def save(key: tuple, kernel: Operation, lowered: Lowered, code: bytes) -> None:
+def save(key: tuple, lowered: Lowered, code: bytes) -> None:
     """Keep `lowered`'s facts and its object `code` for `key` (quietly nothing on any
     error: the cache is an optimization)."""
     place = directory()
     if place is None:
         return
     try:
-        positions = {id(op): i for i, op in enumerate(kernel.walk())}
         head = {"format": FORMAT, "key": repr(key),
                 "params": list(lowered.params), "scratch": lowered.scratch_bytes,
                 "accesses": [asdict(a) for a in lowered.accesses],
-                "unchecked": list(lowered.unchecked),
-                "settles": [positions[id(op)] for op in lowered.settles],
-                "pointers": [dict(vars(p), after=list(p.after)) for p in lowered.pointers],
+                "settles": list(lowered.settles),
+                "pointers": [asdict(p) for p in lowered.pointers],
                 "index_columns": lowered.index_columns}
         head["digest"] = _digest(head, code)
         data = json.dumps(head).encode() + b"\n" + code

@@ -295,12 +295,10 @@ class Lowered:
     params: tuple[str, ...]          # per parameter: "pointer" or the scalar's LLVM type
     scratch_bytes: int
     accesses: tuple[Access, ...] = field(default=())
-    #: Why the kernel cannot run compiled with checks on (ops whose UB check is not
-    #: compiled: it runs with checks off, where the reference computes the same wrap).
-    unchecked: tuple[str, ...] = field(default=())
-    #: The mmaf ops whose undecided elements the code hands to the settle function
-    #: (`settle.py`), by index: it computes their tile the reference's way.
-    settles: tuple[Operation, ...] = field(default=())
+    #: The ops the code calls the settle function for (`settle.py`: an undecided rounding,
+    #: a print, a loop's poll), by their position in the kernel's walk: the runner finds
+    #: them in the launching kernel (the code is shared by every kernel of one text).
+    settles: tuple[int, ...] = field(default=())
     pointers: tuple[PointerAccess, ...] = field(default=())
     #: The index log's columns: when the argument block's word after the pointer log's
     #: is not 0, it is the address of an i64 array of `index_columns` columns of one row
@@ -334,9 +332,8 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, MmafLowering,
         self.block_ids: dict[Any, int] = {}   # get_tile_block_id results -> component
         self.fail = "fail"
         self.params: list[str] = []
-        self.unchecked: list[str] = []     # (why it runs compiled with checks off only)
         self.loops = 0                          # how many ``for`` bodies enclose the op
-        self.settles: list[Operation] = []      # mmaf ops with a settle call
+        self.settles: list[int] = []    # ops calling the settle function (walk positions)
         self.users: dict[Any, list[Operation]] = {}   # IR value -> the ops reading it
         self.idents: dict[Operation, int] = {}        # op -> its number in the walk
         self._init_pointers()
@@ -408,8 +405,8 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, MmafLowering,
             "\n\ndefine i32 @run_span(i64 %begin, i64 %end, ptr noalias %args, "
             f"ptr noalias %scratch) {{\nentry:\n{body}\n}}\n")
         return Lowered(ir, tuple(self.params), self.scratch, tuple(self.accesses),
-                       tuple(self.unchecked), tuple(self.settles),
-                       tuple(self.pointer_accesses), self.index_columns)
+                       tuple(self.settles), tuple(self.pointer_accesses),
+                       self.index_columns)
 
     def _word(self, k: int) -> str:
         """Load word `k` of the argument block."""
@@ -1660,7 +1657,7 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, MmafLowering,
         given = [f"ptr {p}" for p in pointers] + ["ptr null"] * (3 - len(pointers))
         status = e.op(f"call i32 {function}(i64 {len(self.settles)}, {', '.join(given)}, "
                       f"ptr {out})")
-        self.settles.append(op)
+        self.settles.append(self.idents[op])
         e.check(e.op(f"icmp eq i32 {status}, 0"), self.fail)
 
     # regions

@@ -84,6 +84,22 @@ def work(plan: Any, grid: tuple[int, int, int]) -> int:
 _per_block: "weakref.WeakKeyDictionary[Any, int]" = weakref.WeakKeyDictionary()
 
 
+def _settling(plan: Any, lowered: Any) -> tuple[list[Any], Settler]:
+    """The launching kernel's ops the code calls the settle function for (found by their
+    walk positions: compiled code is shared by kernels of one text, but each settles
+    with its own ops), and the settle function of this plan's launches (one per plan)."""
+    found = _settlers.get(plan)
+    if found is None:
+        walk = list(plan.kernel.walk())
+        ops = [walk[i] for i in lowered.settles]
+        found = _settlers[plan] = (ops, Settler(ops))
+    return found
+
+
+_settlers: "weakref.WeakKeyDictionary[Any, tuple[list[Any], Settler]]" = \
+    weakref.WeakKeyDictionary()
+
+
 def _spans(found: Any, args: np.ndarray, blocks: int, threads: int, scratch_bytes: int,
            stop: threading.Event | None = None) -> int:
     """Run tile blocks 0 .. blocks - 1, `BLOCKS_PER_CALL` per call of the compiled code,
@@ -146,19 +162,18 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
     if isinstance(found, str):
         return Outcome(False, found)
     lowered = found.lowered
-    if checks and lowered.unchecked:
-        return Outcome(False, lowered.unchecked[0])
     blocks = math.prod(grid)
     if blocks >= MAX_BLOCKS:
         return Outcome(False, f"{blocks} tile blocks is more than the compiled code counts")
-    hosted = {short_name(op) for op in lowered.settles} & HOSTED
+    ops, shared = _settling(plan, lowered)
+    hosted = {short_name(op) for op in ops} & HOSTED
     prints = "print_tko" in hosted
     if prints and schedule != "sequential" and blocks > 1:
         return Outcome(False, f"the kernel prints, in the order of tile blocks: the compiled "
                        f"engine runs them in grid order, not the {schedule} schedule's")
     # (a kernel that prints or loops: a settle function of this launch's own, holding
     # its output and its stop flag)
-    settler = Settler(lowered.settles) if hosted else found.settler
+    settler = Settler(ops) if hosted else shared
     words = [*grid, settler.address]
     owners: dict[int, Any] = {}
     for i, (kind, value) in enumerate(zip(lowered.params, values)):
