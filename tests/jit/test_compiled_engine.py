@@ -398,6 +398,25 @@ def test_without_llvmlite_it_falls_back(monkeypatch):
     assert (c == a + b).all()
 
 
+def test_a_broken_llvmlite_falls_back(monkeypatch):
+    """llvmlite present whose library cannot load (an OSError at import): the launch
+    falls back with the reason, engine="auto" too, instead of failing (found by a
+    review)."""
+    from tileir.interp.compiled import cache, runner
+
+    def broken() -> None:
+        raise OSError("Could not find/load shared object file")
+    monkeypatch.setattr(cache, "llvm", broken)
+    monkeypatch.setattr(runner, "AUTO_WORK", 0)       # (auto tries it on any launch)
+    for engine in ("compiled", "auto"):
+        a, b = np.arange(100, dtype=np.float32), np.ones(100, np.float32)
+        c = np.zeros(100, np.float32)
+        run = tileir.launch(EXAMPLES / "vector_add.mlir", None, 2, [a, b, c, 100],
+                            engine=engine)
+        assert (c == a + b).all()
+        assert_declined(run, "llvmlite cannot be used here: OSError: Could not find")
+
+
 # ---- the cache -------------------------------------------------------------------------
 
 

@@ -159,6 +159,9 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
         found = compiled(plan)
     except ImportError:
         return Outcome(False, "llvmlite is not installed (pip install 'tileir[jit]')")
+    except Exception as error:  # (llvmlite broken here: its library fails to load...)
+        return Outcome(False, f"llvmlite cannot be used here: {type(error).__name__}: "
+                       f"{error}".splitlines()[0])
     if isinstance(found, str):
         return Outcome(False, found)
     lowered = found.lowered
