@@ -1,7 +1,7 @@
 """The compiled engine on the narrow types and the ops that move bits (lower_types.py):
 bf16 conversions in every rounding mode and bf16 tiles, i8 and i16 views and integer ops,
 `bitcast`, `pack` / `unpack`, `insert`, the gdc token ops; and the two-operand math ops
-`fpowi` and `atan2` (lower_math.py).  Each launch against the reference engine
+`fpowi` and `atan2` (lower._libm).  Each launch against the reference engine
 (engine="blocks"), byte for byte, asserting the compiled engine ran."""
 # ruff: noqa: E501  (kernel text: one op per line)
 

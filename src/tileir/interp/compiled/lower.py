@@ -39,7 +39,6 @@ from ..semantics.registry import short_name
 from ..semantics.views import padding_code
 from .emitter import Emitter
 from .lower_control import ControlLowering
-from .lower_math import MATH_OPS, MathLowering
 from .lower_mmaf import MmafLowering
 from .lower_pointers import PointerAccess, PointerLowering, ViewUpdate
 from .lower_types import TYPE_OPS, TYPE_SCALAR_OPS, TypesLowering
@@ -101,12 +100,14 @@ _TO_INTEGRAL = {RoundingMode.NEAREST_INT_TO_ZERO: "trunc", RoundingMode.ZERO: "t
                 RoundingMode.NEAREST_EVEN: "roundeven", RoundingMode.NEGATIVE_INF: "floor",
                 RoundingMode.POSITIVE_INF: "ceil", RoundingMode.NEAREST_AWAY: "round"}
 #: Ops computing rank-0 values and nothing else, which a ``reduce`` body may hold.
+#: The C library function computing each math op the compiled code rounds from f64.
+_LIBM = {**{n: n for n in ("exp2", "log", "log2", "sin", "cos", "tan", "sinh", "cosh",
+                           "tanh")}, "fpowf": "pow", "fpowi": "pow", "atan2": "atan2"}
 _SCALAR_OPS = frozenset({"constant", *_FLOAT_BINARY, "negf", "absf", "maxf", "minf",
                          *_INT_BINARY, "cmpf", "cmpi", "select", "itof", "ftoi", "rsqrt",
                          "exp", "ftof", "divi", "remi", "shli", "shri", "mulhii", "fma",
-                         "maxi", "mini", "negi", "absi", "exti", "trunci", "exp2", "log",
-                         "log2", "sin", "cos", "tan", "sinh", "cosh", "tanh", "sqrt",
-                         "floor", "ceil", "fpowf", *MATH_OPS, *TYPE_SCALAR_OPS})
+                         "maxi", "mini", "negi", "absi", "exti", "trunci", "sqrt",
+                         "floor", "ceil", *_LIBM, *TYPE_SCALAR_OPS})
 #: Ops that read each element of their tile operands once, in one pass: a result with
 #: one such user (in the same block) is computed inside the user's loop (`Lazy`).
 _STREAMING = frozenset({*(_SCALAR_OPS - {"constant"}), "store_view_tko", "reduce", "scan"})
@@ -126,9 +127,6 @@ EXP_BAND = 64
 #: there |y|'s pattern more than `EXP_BAND` from such a midpoint is decided without
 #: rounding the band's ends (`_rounded_f64`).
 _F32_NORMAL_EXPONENTS = (1023 - 126, 1023 + 127)
-#: The C library function computing each unary math op the compiled code rounds from f64.
-_LIBM = {**{n: n for n in ("exp2", "log", "log2", "sin", "cos", "tan", "sinh", "cosh",
-                           "tanh")}, "fpowf": "pow", "fpowi": "pow", "atan2": "atan2"}
 #: The most f64 ulps (bit patterns) `_Lowering._exp_f64` lies from NumPy's float64 exp on
 #: any f32 input (tools/exp_accuracy.py measures it over every one): below EXP_BAND, so
 #: a decided rounding is NumPy's.
@@ -318,8 +316,7 @@ def _element(t: Any, what: str) -> str:
     return ty
 
 
-class _Lowering(ControlLowering, PointerLowering, MathLowering, MmafLowering,
-                TypesLowering):
+class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
     """The state of one kernel's lowering (control flow, pointer tiles, math ops, mmaf
     and the narrow types in mixins)."""
 
@@ -1462,16 +1459,19 @@ class _Lowering(ControlLowering, PointerLowering, MathLowering, MmafLowering,
 
     def _libm(self, op: Operation) -> Any:
         """f32 only: NumPy's float64 function rounded once, from the C library's float64
-        function of the same name (a call per element; within 3 ulps of NumPy's on every
-        finite f32 input, NaN and infinities alike: tools/exp_accuracy.py --function), as
-        `_rounded_f64` decides and settles."""
+        function (`_LIBM`: a call per element; the unary ones within 3 ulps of NumPy's on
+        every finite f32 input, NaN and infinities alike: tools/exp_accuracy.py
+        --function; fpowf, fpowi and atan2 on random pairs: tools/pair_accuracy.py), as
+        `_rounded_f64` decides and settles.  fpowi's exponent is read signed (i1's 1 is
+        -1) as f64; C pow's special cases are NumPy's (pow(x, 0) is 1, even for NaN x)."""
         name = _LIBM[short_name(op)]
         arity = len(op.operands)
         self.e.declare(f"double @{name}({', '.join(['double'] * arity)})")
         return self._rounded_f64(op, lambda x: self.e.op(
             f"call double @{name}({', '.join(f'double {v}' for v in x)})"))
 
-    _exp2 = _log = _log2 = _sin = _cos = _tan = _sinh = _cosh = _tanh = _fpowf = _libm
+    _exp2 = _log = _log2 = _sin = _cos = _tan = _sinh = _cosh = _tanh = _libm
+    _fpowf = _fpowi = _atan2 = _libm
 
     def _exact_unary(self, op: Operation) -> Any:
         """sqrt (rounded to nearest: ``approx`` and ``full`` read so, as the reference
