@@ -379,7 +379,9 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
                                     *(self._word(at + k) for k in range(4)))
             else:
                 self.values[arg] = Scalar(self._from_word(self._word(at), kind), kind)
-        self.index_log = self._word(word + 1)   # (its address, or 0; word: the pointer log)
+        # the address logs after the parameters' words (or 0): pointer accesses', then
+        # the view accesses' tile indices
+        self.pointer_log, self.index_log = self._word(word), self._word(word + 1)
         self.blocks = e.op(f"mul i64 {e.op(f'mul i64 {self.grid[0]}, {self.grid[1]}')}, "
                            f"{self.grid[2]}")
         count = e.op("sub i64 %end, %begin", "count")

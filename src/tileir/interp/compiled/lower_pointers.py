@@ -18,7 +18,7 @@ decides).
 
 Races cannot be ruled out statically for pointer accesses: where a check is needed
 (`pointer_races.py`) each block writes the address of every active lane of every
-pointer access to its row of a log (argument word `log_word`; masked lanes write 0), and
+pointer access to its row of a log (the argument word after the parameters'; masked lanes write 0), and
 the runner checks the log with NumPy after the run."""
 
 from __future__ import annotations
@@ -29,14 +29,13 @@ from typing import Any, Callable
 from ...enums import AtomicRMWMode, MemoryOrderingSemantics
 from ...ir import BlockArgument, Operation
 from ...types import F16, F32, F64, I32, I64, PointerType, TileType
+from ..memory import REGION_BITS
 from ..semantics.registry import short_name
 
 #: Element types pointer accesses compile for.
 POINTER_ELEMENTS = (F16, F32, F64, I32, I64)
 #: Bytes per element of those types.
 _BYTES = {F16: 2, F32: 4, F64: 8, I32: 4, I64: 8}
-#: log2 of the bytes of address space each allocation owns (`interp.memory.REGION_BITS`).
-REGION_BITS = 42
 #: Ops whose pointer result has the provenance of their pointer operands (by index).
 _PROVENANCE = {"assume": (0,), "reshape": (0,), "broadcast": (0,), "permute": (0,),
                "extract": (0,), "offset": (0,), "select": (1, 2), "cat": (0, 1)}
@@ -93,12 +92,6 @@ class PointerLowering:
         self.pointer_accesses: list[PointerAccess] = []
         self.pointer_ops: dict[int, int] = {}
         self.log_columns = 0
-
-    @property
-    def log_word(self) -> int:
-        """The argument word holding the log's host address (0: no log), after the
-        parameters' words."""
-        return 4 + sum(4 if p == "pointer" else 1 for p in self.params)
 
     # ---- provenance and tokens ---------------------------------------------------
 
@@ -178,17 +171,11 @@ class PointerLowering:
         `body(i, host_pointer)`; a masked-off lane to `masked(i)`."""
         e = self.e
         size = record.size
-        log = self._word(self.log_word)
-        logging = e.op(f"icmp ne i64 {log}, 0")
-        gx, gy, gz = self.grid
-        bx, by, bz = self.block_id
-        n = e.op(f"add i64 {by}, {e.op(f'mul i64 {gy}, {bz}')}")
-        n = e.op(f"add i64 {bx}, {e.op(f'mul i64 {gx}, {n}')}", "n")    # (grid order)
-        blocks = e.op(f"mul i64 {e.op(f'mul i64 {gx}, {gy}')}, {gz}")
+        logging = e.op(f"icmp ne i64 {self.pointer_log}, 0")
         # access k's lanes of block n: entries blocks * column + n * lanes + i
-        row = e.op(f"add i64 {e.op(f'mul i64 {blocks}, {record.column}')}, "
-                   f"{e.op(f'mul i64 {n}, {record.lanes}')}")
-        log_ptr = e.op(f"inttoptr i64 {log} to ptr")
+        row = e.op(f"add i64 {e.op(f'mul i64 {self.blocks}, {record.column}')}, "
+                   f"{e.op(f'mul i64 {self.block_number}, {record.lanes}')}")
+        log_ptr = e.op(f"inttoptr i64 {self.pointer_log} to ptr")
         with e.loop(str(record.lanes), defer=False) as i:
             active = "true" if mask is None else self._element_of(mask, i)
             p = self._element_of(pointer, i)
