@@ -29,6 +29,7 @@ import numpy as np
 
 from .lower import Access
 from .lower_pointers import PointerAccess
+from .races import atomic_order_reason
 
 #: The most log entries (i64 addresses) a launch may take: 128 MiB.
 LOG_LIMIT = 1 << 24
@@ -69,16 +70,10 @@ def pointer_reason(pointers: Sequence[PointerAccess], views: Sequence[Access],
     if schedule == "sequential":
         return None
     for p in pointers:
-        if not p.atomic:
-            continue
-        if not p.commutes:
-            return (f"an atomic whose result depends on the order of tile blocks under the "
-                    f"'{schedule}' schedule (the compiled code runs them in grid order)")
-        mine = owners[p.param]
-        if any(owners[q.param] is mine and (not q.atomic or q.mode != p.mode)
-               for q in pointers):
-            return (f"parameter {p.param}'s buffer is reached by an atomic and other "
-                    f"accesses: under the '{schedule}' schedule their order may matter")
+        why = atomic_order_reason(p, [q for q in pointers if owners[q.param] is
+                                      owners[p.param]], schedule) if p.atomic else None
+        if why is not None:
+            return why
     return None
 
 

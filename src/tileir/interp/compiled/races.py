@@ -99,17 +99,24 @@ def _atomic_reason(a: Access, group: Sequence[Access], blocks: bool, schedule: s
             return (f"parameter {a.param}'s buffer is reduced into atomically and accessed by "
                     "another op that may touch the same elements and that no token chain "
                     f"orders before or after the reduction: {_WITHIN}")
-    if blocks and not a.commutes:
+    return atomic_order_reason(a, group, schedule) if blocks else None
+
+
+def atomic_order_reason(a: Any, group: Sequence[Any], schedule: str) -> str | None:
+    """Where the order of tile blocks matters: why atomic `a` (a view `Access` or a
+    `PointerAccess`), among the accesses `group` of its buffer, may leave a memory that
+    depends on it, or None."""
+    if not a.commutes:
         return (f"an atomic whose result depends on the order of tile blocks under the "
                 f"'{schedule}' schedule (the compiled code runs them in grid order)")
-    if blocks and not _commuting(group):
+    if not _commuting(group):
         return (f"parameter {a.param}'s buffer is reached by an atomic and other accesses "
                 "(plain, or atomics of another mode or width): under the "
                 f"'{schedule}' schedule their order may matter")
     return None
 
 
-def _commuting(group: Sequence[Access]) -> bool:
+def _commuting(group: Sequence[Any]) -> bool:
     """Whether every access of a buffer is an atomic of one commuting mode on elements of
     one width (so any order of tile blocks leaves one memory: an i32 and an i64 add on
     one word do not commute, their carries cross)."""
@@ -226,4 +233,5 @@ def index_conflict(accesses: Sequence[Access], owners: dict[int, Any], log: np.n
     return False
 
 
-__all__ = ["between_blocks", "index_checkable", "index_conflict", "race_reason"]
+__all__ = ["atomic_order_reason", "between_blocks", "index_checkable", "index_conflict",
+           "race_reason"]
