@@ -62,11 +62,12 @@ _SCATTER = """
     %dp = offset %d16, %j : tile<16xptr<f32>>, tile<16xi32> -> tile<16xptr<f32>>
     %t3 = store_ptr_tko weak %dp, %v, %live : tile<16xptr<f32>>, tile<16xf32>, tile<16xi1> -> token
 """
-#: A scatter into dst, then a load of dst[lane] not ordered after it by a token.
+#: A scatter into dst, then a load of dst[lane] not ordered after it by a token (its
+#: value stored back to src, ordered after src's load).
 _STORE_THEN_LOAD = _SCATTER + """
     %dq = offset %d16, %at : tile<16xptr<f32>>, tile<16xi32> -> tile<16xptr<f32>>
     %w, %t4 = load_ptr_tko weak %dq, %live, %pad : tile<16xptr<f32>>, tile<16xi1>, tile<16xf32> -> tile<16xf32>, token
-    %t5 = store_ptr_tko weak %sp, %w, %live : tile<16xptr<f32>>, tile<16xf32>, tile<16xi1> -> token
+    %t5 = store_ptr_tko weak %sp, %w, %live token = %t2 : tile<16xptr<f32>>, tile<16xf32>, tile<16xi1> -> token
 """
 
 
