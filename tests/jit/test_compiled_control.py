@@ -4,6 +4,7 @@ text (once, in the reference's order), the same diagnostics."""
 
 from __future__ import annotations
 
+import faulthandler
 import io
 import signal
 import threading
@@ -14,8 +15,10 @@ import pytest
 pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the jit extra)")
 
 import tileir  # noqa: E402
-from jit_checks import assert_declined, assert_engine  # noqa: E402
+from jit_checks import assert_declined, assert_engine, assert_runs_alike  # noqa: E402
 from tileir.interp.compiled import lower_control  # noqa: E402
+from tileir.interp.compiled.settle import POLLING, Settler  # noqa: E402
+from tileir.interp.semantics.registry import short_name  # noqa: E402
 
 TI = "tile<i32>"
 
@@ -60,15 +63,10 @@ def launch(text: str, grid: int, args: list, engine: str, **options) -> tuple:
 
 def assert_alike(text: str, grid: int, args: list, compiled: bool = True, **options) -> tuple:
     """The compiled launch leaves what the reference's leaves, prints what it prints and
-    fails as it fails; it ran compiled when `compiled` (and did not fail).  Returns the
-    reference's outcome."""
+    fails as it fails; it ran compiled when `compiled`, else handed on with the reason
+    (`jit_checks.assert_runs_alike`).  Returns the reference's outcome."""
     reference = launch(text, grid, args, "blocks", **options)
-    got = launch(text, grid, args, "compiled", **options)
-    assert got[2:] == reference[2:]
-    if reference[0] == "error":
-        assert got[:2] == reference[:2]
-    elif compiled:
-        assert got[:2] == ("compiled", None)
+    assert_runs_alike(reference, launch(text, grid, args, "compiled", **options), compiled)
     return reference
 
 
@@ -325,7 +323,7 @@ def test_failing_assert_gives_the_references_error_and_prints_once(limit):
     a = np.arange(32, dtype=np.int32)
     a[20] = 1000
     out = np.full(4, -1, np.int32)
-    reference = assert_alike(ASSERTS, 4, [a, out, limit])
+    reference = assert_alike(ASSERTS, 4, [a, out, limit], compiled=False)
     assert reference[0] == "error" and "assertion failed: " in reference[1]
     assert reference[3][1] == out.tobytes()
     printed = reference[2].splitlines()
@@ -345,11 +343,11 @@ def test_failing_assert_message_lists_the_false_elements():
     assert %ok, "non-negative" : tile<4x8xi1>""")
     a = np.arange(32, dtype=np.int32)
     a[[3, 9, 31]] = -1
-    reference = assert_alike(text, 1, [a])
+    reference = assert_alike(text, 1, [a], compiled=False)
     assert "first false element [0, 3]; 3 false elements: [0, 3], [1, 1], [3, 7]" in \
         reference[1]
     a[[3, 9, 31]] = 5
-    assert_alike(text, 1, [a])
+    assert_alike(text, 1, [a])          # (holding: compiled)
 
 
 # ---- what is declined, and an endless loop stays interruptible -----------------------
@@ -381,7 +379,7 @@ class _Interrupt(BaseException):
     """What the test's alarm raises (as Ctrl-C raises KeyboardInterrupt)."""
 
 
-def test_an_endless_loop_stops_on_an_interrupt_with_memory_restored():
+def test_an_endless_loop_stops_on_an_interrupt_with_memory_restored(monkeypatch):
     """The reference runs a loop until it breaks (Ctrl-C stops it); the compiled loop
     runs on a thread of its own and polls a stop flag that the launching thread sets when
     a signal handler raises, so the interrupt reaches the caller, the loop stops and the
@@ -401,32 +399,44 @@ def test_an_endless_loop_stops_on_an_interrupt_with_memory_restored():
       %j = addi %i, %one : tile<i64>
       continue %j : tile<i64>
     }}""")
-    assert_interrupted_with_memory_restored(text, 0)    # (i never reaches 0)
+    assert_interrupted_with_memory_restored(text, 0, monkeypatch)    # (i never reaches 0)
 
 
-def assert_interrupted_with_memory_restored(text: str, endless: int) -> None:
+def assert_interrupted_with_memory_restored(text: str, endless: int, monkeypatch) -> None:
     """`text` stores trunci(%limit) and then loops until %limit: with 1000 it ends
-    (compiled, 1000 stored); with `endless` it does not, and an alarm's exception (as
-    Ctrl-C's) reaches the caller, the loop stops and the store is put back.  (If the
-    loop stopped polling, this would hang rather than fail: the launcher waits for it.)"""
+    (compiled, 1000 stored); with `endless` it does not, and at the loop's first poll
+    the launching thread gets a signal whose handler raises (as Ctrl-C's does): the
+    interrupt reaches the caller, the loop stops and the store is put back.  The signal
+    is sent from the poll itself, so the test does not hang on timing; should the loop
+    stop polling, faulthandler ends the process after 120 s (a failure, not a hang)."""
     out = np.full(1, 7, np.int32)
     assert tileir.launch(text, "k", 1, [out, 1000], engine="compiled").engine == "compiled"
     assert out.tolist() == [1000]
+    polls: list[int] = []
+    settle = Settler._settle
+
+    def polled(self: Settler, index: int, *rest: int) -> int:
+        """The settle function, sending the signal at the first poll."""
+        if short_name(self.ops[index]) in POLLING and not polls:
+            polls.append(index)
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGALRM)
+        return settle(self, index, *rest)
 
     def alarm(signum: int, frame: object) -> None:
         raise _Interrupt()
+    monkeypatch.setattr(Settler, "_settle", polled)
     previous = signal.signal(signal.SIGALRM, alarm)
+    faulthandler.dump_traceback_later(120, exit=True)
     try:
-        signal.setitimer(signal.ITIMER_REAL, 0.3)
         with pytest.raises(_Interrupt):
             tileir.launch(text, "k", 1, [out, endless], engine="compiled")
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        faulthandler.cancel_dump_traceback_later()
         signal.signal(signal.SIGALRM, previous)
-    assert out.tolist() == [1000]
+    assert polls and out.tolist() == [1000]
 
 
-def test_a_long_for_loop_stops_on_an_interrupt_with_memory_restored():
+def test_a_long_for_loop_stops_on_an_interrupt_with_memory_restored(monkeypatch):
     """A ``for`` of 2**62 iterations polls as a ``loop`` does (found by an audit: only
     ``loop`` polled, so Ctrl-C waited for the ``for`` to end): the interrupt reaches the
     caller and the launch's memory (stored to before the loop) is put back."""
@@ -443,12 +453,11 @@ def test_a_long_for_loop_stops_on_an_interrupt_with_memory_restored():
       %b = xori %m, %i : tile<i64>
       continue %b : tile<i64>
     }}""")
-    assert_interrupted_with_memory_restored(text, 1 << 62)
+    assert_interrupted_with_memory_restored(text, 1 << 62, monkeypatch)
 
 
 def test_a_loop_polls_through_the_settle_function():
     """The settle function answers a loop's poll with 0, or 1 once the run must stop."""
-    from tileir.interp.compiled.settle import Settler
     op = next(o for o in tileir.parse(COLLATZ).walk() if o.name == "cuda_tile.loop")
     settler = Settler([op])
     assert settler._settle(0, 0, 0, 0, 0) == 0
@@ -537,7 +546,6 @@ def test_a_store_inside_a_loop_declines_with_checks_on():
     for checks in (False, True):
         reference = assert_alike(text, 2, [np.zeros(2, np.int32), 4], compiled=not checks,
                                  checks=checks)
-        assert reference[0] == "blocks"
         assert np.frombuffer(reference[3][0], np.int32).tolist() == [3, 3]
     run = tileir.launch(text, "k", 2, [np.zeros(2, np.int32), 4], engine="compiled")
     assert_declined(run, "a store inside a loop")
@@ -598,6 +606,11 @@ def test_a_stream_that_cannot_take_the_printed_text_gives_the_references_error(s
     it, memory is put back and the reference reruns: its error (naming the print and
     its tile block) and its memory, even with on_error="keep" (found by a review: the
     compiled run's stores were kept and the error named only the kernel)."""
+    working = io.StringIO()             # (the kernel does run compiled: then it prints)
+    run = tileir.launch(_PRINT_AND_STORE, "k", 4, [np.full(4, -1, np.int32)],
+                        engine="compiled", stdout=working)
+    assert run.engine == "compiled" and working.getvalue() == \
+        "block 0\nblock 1\nblock 2\nblock 3\n"
     outcomes = []
     for engine in ("blocks", "compiled"):
         out = np.full(4, -1, np.int32)
