@@ -3,6 +3,7 @@ results checked against NumPy computing the same from the same inputs."""
 
 from __future__ import annotations
 
+import argparse
 import io
 import os
 import pickle
@@ -951,3 +952,18 @@ def test_help_lists_every_option():
     assert options == {"-h", "--help", "--kernel", "--grid", "-o", "--in-place",
                        "--no-checks", "--schedule", "--seed", "--max-ops", "--engine",
                        "--full", "--trace"}
+
+
+@pytest.mark.parametrize("reason, label", [
+    ("compiled engine: the kernel prints, in the order of tile blocks", "not compiled: "
+     "the kernel prints, in the order of tile blocks"),
+    ("tracing runs tile blocks one at a time", "not batched: tracing runs tile blocks one "
+     "at a time")])
+def test_the_engine_line_names_the_engine_that_declined(reason, label):
+    """One tile block at a time after the compiled engine declined says "not compiled"
+    (found by a review: any run of the reference engine said "not batched")."""
+    from tileir.cli.run import summary
+    from tileir.interp.launch import Run
+    options = argparse.Namespace(schedule="sequential", seed=None, checks=True)
+    lines = summary("k.mlir", "k", (2,), Run("blocks", reason), options, 0.5)
+    assert f"engine: blocks ({label})" in lines

@@ -550,11 +550,11 @@ def summary(path: str, kernel: str, grid: tuple[int, ...], run: Run,
                       (f" (seed {args.seed})" if args.schedule == "random" else ""))
     if not args.checks:
         engine.append("checks off")
-    why = ""
-    if run.reason and run.engine == "blocks":
-        why = f" (not batched: {run.reason})"
-    elif run.reason:
+    why = ""        # (the engine that declined: the compiled one says so in its reason)
+    if run.reason and run.reason.startswith("compiled engine: "):
         why = f" (not compiled: {run.reason.removeprefix('compiled engine: ')})"
+    elif run.reason:
+        why = f" (not batched: {run.reason})"
     return [f"file: {path}",
             f"kernel: {kernel}",
             f"grid: {'x'.join(map(str, dims))} ({blocks} tile block{'' if blocks == 1 else 's'})",
