@@ -640,13 +640,13 @@ def _run(memory: Memory, plan: KernelPlan, values: list[Any], dims: tuple[int, i
          recorder: _Recorder | None = None) -> Run:
     """Run the kernel on the engine `launch` chose (its arguments mapped in `memory`)."""
     reason = None
+    threads = default_workers() if workers is None else max(1, int(workers))
     if recorder is not None:
         reason = "tracing runs tile blocks one at a time" if engine != "blocks" else None
     elif engine == "compiled" or (engine == "auto" and jit_installed()):
         from .compiled import run_compiled
         outcome = run_compiled(memory, plan, values, dims, checks, max_ops, schedule, journal,
-                               automatic=engine == "auto", workers=default_workers()
-                               if workers is None else max(1, int(workers)), stdout=stdout)
+                               automatic=engine == "auto", workers=threads, stdout=stdout)
         if outcome.ran:
             return Run("compiled")
         # (auto says why not only where it tried: the launch had work enough)
@@ -658,17 +658,14 @@ def _run(memory: Memory, plan: KernelPlan, values: list[Any], dims: tuple[int, i
         # reference engine gives it)
         if not outcome.ordered:
             batched = _batched(memory, plan, values, dims, checks, globals_, False, max_ops,
-                               default_workers() if workers is None else max(1, int(workers)),
-                               journal)
+                               threads, journal)
             if batched is None:
                 return Run("batched", reason)
             if engine == "auto":        # (one tile block at a time: say why not batched)
                 reason = batched
     elif engine != "blocks":
         reason = _batched(memory, plan, values, dims, checks, globals_,
-                          engine == "batched", max_ops,
-                          default_workers() if workers is None else max(1, int(workers)),
-                          journal)
+                          engine == "batched", max_ops, threads, journal)
         if reason is None:
             return Run("batched")
     # (a kernel whose blocks may synchronize has no race check between blocks)

@@ -36,7 +36,7 @@ from ...types import (BF16, F16, F32, F64, I1, I8, I16, I32, I64, PartitionViewT
 from ..semantics.common import OVERFLOW_PROMISES, element_array
 from ..semantics.core import dense_values
 from ..semantics.registry import short_name
-from ..semantics.views import padding_code
+from ..semantics.views import inbounds_flags, padding_code
 from .emitter import Emitter
 from .lower_control import ControlLowering
 from .lower_mmaf import MmafLowering
@@ -1085,7 +1085,7 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
             tuple(sorted(self.idents[o] for o in self.order.get(op, ()))), column,
             *((True, atomic.mode, atomic.commutes) if atomic else (False, -1, False)),
             SIZES[t]))
-        inbounds = _inbounds(op, rank)
+        inbounds = inbounds_flags(op, rank)
         firsts = []
         for k, index in enumerate(indices):
             # an index outside the index space: undefined with checks on; rerun either way
@@ -1969,15 +1969,6 @@ def _promises(op: Operation) -> tuple[bool, ...]:
     """The readings (signed: True) the op's ``overflow`` flag promises do not wrap."""
     flag = op.enum("overflow") if "overflow" in op.attributes else None
     return OVERFLOW_PROMISES[flag if flag is not None else IntegerOverflow.NONE]
-
-
-def _inbounds(op: Operation, rank: int) -> list[bool]:
-    """Which dimensions the access marks ``inbounds`` (as `views._check_inbounds` reads
-    the attribute)."""
-    attr = op.attributes.get("inbounds")
-    flags = getattr(attr, "values", None) or getattr(attr, "elements", None) or ()
-    marked = [bool(getattr(flag, "value", flag)) for flag in flags][:rank]
-    return marked + [False] * (rank - len(marked))
 
 
 def _row_major_strides(shape: tuple[int, ...]) -> list[int]:

@@ -126,8 +126,8 @@ def _spans(found: Any, args: np.ndarray, blocks: int, threads: int, scratch_byte
         return span(0, blocks)
     cuts = [blocks * k // threads for k in range(threads + 1)]
     pool = ThreadPoolExecutor(max_workers=threads)
-    futures = [pool.submit(span, a, b) for a, b in zip(cuts, cuts[1:])]
-    try:
+    try:            # (Ctrl-C while submitting too: the spans started must be stopped)
+        futures = [pool.submit(span, a, b) for a, b in zip(cuts, cuts[1:])]
         return max(f.result() for f in futures)
     except BaseException:
         stop.set()

@@ -249,12 +249,19 @@ def view_tile(step: Step, view: Any, indices: list[np.ndarray], shape: Sequence[
     return addresses, nibbles, inside
 
 
+def inbounds_flags(op: Any, rank: int) -> list[bool]:
+    """Per dimension of a view access of `rank` dimensions: whether the op marks it
+    ``inbounds`` (no element of the tile past the tensor's extent along it)."""
+    attr = op.attributes.get("inbounds")
+    flags = getattr(attr, "values", None) or getattr(attr, "elements", None) or ()
+    marked = [bool(getattr(flag, "value", flag)) for flag in flags][:rank]
+    return marked + [False] * (rank - len(marked))
+
+
 def _check_inbounds(step: Step, outside_by_dim: list[np.ndarray]) -> None:
     """A dimension marked ``inbounds`` must have no out-of-bounds element."""
-    attr = step.op.attributes.get("inbounds")
-    flags = getattr(attr, "values", None) or getattr(attr, "elements", None) or ()
-    for k, flag in enumerate(flags):
-        if bool(getattr(flag, "value", flag)) and outside_by_dim[k].any():
+    for k, marked in enumerate(inbounds_flags(step.op, len(outside_by_dim))):
+        if marked and outside_by_dim[k].any():
             raise step.fail(f"marks dimension {k} inbounds but the tile leaves the tensor "
                             "along it")
 
