@@ -158,3 +158,14 @@ def test_no_home_directory_means_no_disk_cache(monkeypatch):
     jit.clear()
     run, _ = _softmax("disk_homeless")
     assert run.engine == "compiled"
+
+
+def test_without_readable_sources_the_fingerprint_is_this_process_alone(monkeypatch):
+    """tileir installed where its sources cannot be listed (a zip): no file made by
+    another version may match, so the fingerprint is this process's own."""
+    from tileir.interp.compiled import cache
+    monkeypatch.setattr(cache, "_fingerprint", None)
+    monkeypatch.setattr(cache.Path, "rglob", lambda self, pattern: iter(()))
+    first = cache.engine_fingerprint()
+    monkeypatch.setattr(cache, "_fingerprint", None)
+    assert first.startswith("process ") and cache.engine_fingerprint() != first

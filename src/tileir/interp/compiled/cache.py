@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import os
 import importlib
 import threading
 import weakref
@@ -75,10 +76,16 @@ def engine_fingerprint() -> str:
     if _fingerprint is None:
         root = Path(__file__).resolve().parents[2]
         digest = hashlib.sha256()
-        for path in sorted(root.rglob("*.py")):
-            digest.update(str(path.relative_to(root)).encode() + b"\0")
-            digest.update(path.read_bytes())
-        _fingerprint = digest.hexdigest()
+        try:
+            sources = sorted(root.rglob("*.py"))
+            for path in sources:
+                digest.update(str(path.relative_to(root)).encode() + b"\0")
+                digest.update(path.read_bytes())
+        except OSError:
+            sources = []
+        # (sources that cannot be read, as from a zip: a fingerprint of this process
+        # alone, so no file on disk from another version is ever taken for this one's)
+        _fingerprint = digest.hexdigest() if sources else "process " + os.urandom(16).hex()
     return _fingerprint
 
 
