@@ -28,6 +28,7 @@ import ml_dtypes
 import numpy as np
 
 import tileir
+from tileir.interp.compiled import runner
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # (loaded by path from tests too)
 from campaigns import (Outcome, command_line, first_difference, launch_outcome,  # noqa: E402
@@ -599,6 +600,8 @@ class Summary:
     kernels: int = 0
     verified: int = 0
     ran_compiled: int = 0
+    #: kernels the compiled engine ran without a journal after their precheck
+    prechecked: int = 0
     agreed: int = 0
     findings: list[tuple[int, str]] = field(default_factory=list)
     reasons: collections.Counter = field(default_factory=collections.Counter)
@@ -619,6 +622,7 @@ def campaign(kernels: int, seed: int = 0, verbose: bool = False) -> Summary:
             continue
         summary.verified += 1
         compiled, diffs = False, []
+        unjournaled = runner.unjournaled()
         for checks in (True, False):
             ref = outcome(case, module, "blocks", checks)
             got = outcome(case, module, "compiled", checks)
@@ -632,6 +636,7 @@ def campaign(kernels: int, seed: int = 0, verbose: bool = False) -> Summary:
             if diff:
                 diffs.append(f"checks={checks}: {diff}")
         summary.ran_compiled += compiled
+        summary.prechecked += runner.unjournaled() > unjournaled
         if diffs:
             summary.findings.append((s, diffs[0]))
         else:
@@ -648,9 +653,10 @@ def main(argv: list[str] | None = None) -> int:
         print("grid", case.grid, "args", case.args)
         return 0
     s = campaign(options.kernels, options.seed, options.verbose)
-    print(f"{'kernels':>8} {'verified':>9} {'compiled':>9} {'agreed':>7} {'findings':>9}")
-    print(f"{s.kernels:>8} {s.verified:>9} {s.ran_compiled:>9} {s.agreed:>7} "
-          f"{len(s.findings):>9}")
+    print(f"{'kernels':>8} {'verified':>9} {'compiled':>9} {'prechecked':>11} {'agreed':>7} "
+          f"{'findings':>9}")
+    print(f"{s.kernels:>8} {s.verified:>9} {s.ran_compiled:>9} {s.prechecked:>11} "
+          f"{s.agreed:>7} {len(s.findings):>9}")
     for reason, n in s.reasons.most_common(6):
         print(f"  declined {n}: {reason}")
     for seed, diff in s.findings:

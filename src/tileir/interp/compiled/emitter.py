@@ -12,11 +12,16 @@ from typing import Iterator
 class Emitter:
     """The instructions of one LLVM function, written block by block."""
 
-    def __init__(self) -> None:
+    def __init__(self, counter: int = 0) -> None:
         self.lines: list[str] = []
         self.globals: list[str] = []
         self.block = "entry"            # the basic block instructions go to now
-        self._counter = 0
+        #: Names are numbered from here (a second function of one module starts where
+        #: the first ended, so their module-level names never meet).
+        self._counter = counter
+        #: How many checks have been written (`check` and `check_value`), so a lowering
+        #: can tell which op wrote which (`precheck.py`).
+        self.checks = 0
         self._declared: set[str] = set()
         #: How many value checks have been written (`check_value`).
         self.value_checks = 0
@@ -31,6 +36,11 @@ class Emitter:
         if signature not in self._declared:
             self._declared.add(signature)
             self.globals.append(f"declare {signature}")
+
+    @property
+    def counter(self) -> int:
+        """The number the next fresh name would pass (see `__init__`)."""
+        return self._counter
 
     def fresh(self, hint: str = "v") -> str:
         """A new local value name (``%hint.N``)."""
@@ -68,6 +78,7 @@ class Emitter:
 
     def check(self, ok: str, fail: str) -> None:
         """Go on only where i1 `ok` holds; else jump to block `fail`."""
+        self.checks += 1
         good = self.label("ok")
         self.do(f"br i1 {ok}, label %{good}, label %{fail}")
         self.start(good)
@@ -80,6 +91,7 @@ class Emitter:
         or to memory the journal puts back)."""
         scope = self._scopes[-1] if self._scopes else None
         self.value_checks += 1
+        self.checks += 1
         if scope is None:
             self.check(ok, fail)
             return

@@ -303,6 +303,9 @@ class Lowered:
     #: per tile block, and each view access outside loops writes there its tile index
     #: (`races.index_conflict` checks them after the run where the race proof cannot).
     index_columns: int = 0
+    #: Whether the module also has ``check_span`` (`precheck.py`): the same signature as
+    #: ``run_span``, writing nothing, failing exactly where ``run_span`` would.
+    precheck: bool = False
 
 
 _TOKEN = object()       # the value of a token (the compiled engine orders ops as written)
@@ -320,9 +323,17 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
     """The state of one kernel's lowering (control flow, pointer tiles, math ops, mmaf
     and the narrow types in mixins)."""
 
-    def __init__(self, kernel: Operation) -> None:
+    def __init__(self, kernel: Operation, dry: frozenset[Operation] | None = None,
+                 counter: int = 0) -> None:
         self.kernel = kernel
-        self.e = Emitter()
+        self.e = Emitter(counter)
+        #: A dry lowering (`precheck.py`) lowers only these ops, and its view accesses
+        #: check their addresses without moving data; None: a whole lowering.
+        self.dry = dry
+        self.function = "run_span" if dry is None else "check_span"
+        #: How many checks each op's lowering wrote (`Emitter.checks`).
+        self.check_counts: dict[Operation, int] = {}
+        self.definition = ""                    # the function's text (`run`)
         self.values: dict[Any, Any] = {}
         self.scratch = 0
         self.accesses: list[Access] = []
@@ -400,9 +411,10 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
         e.start(self.fail)
         e.do("ret i32 1")
         body = "\n".join(e.entry + e.lines)
-        ir = "\n".join(e.globals) + (
-            "\n\ndefine i32 @run_span(i64 %begin, i64 %end, ptr noalias %args, "
+        self.definition = (
+            f"\n\ndefine i32 @{self.function}(i64 %begin, i64 %end, ptr noalias %args, "
             f"ptr noalias %scratch) {{\nentry:\n{body}\n}}\n")
+        ir = "\n".join(e.globals) + self.definition
         return Lowered(ir, tuple(self.params), self.scratch, tuple(self.accesses),
                        tuple(self.settles), tuple(self.pointer_accesses),
                        self.index_columns)
@@ -437,7 +449,11 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
         if extra:
             raise Unsupported(f"'{op.name}' has attribute {sorted(extra)[0]}, which is not "
                               "compiled")
+        if self.dry is not None and op not in self.dry:
+            return
+        checks = self.e.checks
         results = getattr(self, "_" + name)(op)
+        self.check_counts[op] = self.e.checks - checks
         if results is None:
             return
         if not isinstance(results, tuple):
@@ -1115,6 +1131,8 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
         beyond = e.op(f"add i64 {view.base}, {e.op(f'mul i64 {high}, {size}')}")
         e.check(e.op(f"icmp uge i64 {lowest}, {first}"), self.fail)
         e.check(e.op(f"icmp ule i64 {e.op(f'add i64 {beyond}, {size}')}, {last}"), self.fail)
+        if self.dry is not None:    # (a dry lowering: the checks only, no data moved)
+            return _TOKEN if store else (Tile("null", math.prod(view.tile), ty), _TOKEN)
         # (the view's base lies in its buffer: it is the parameter's own address)
         delta = e.op(f"sub i64 {view.base}, {first}")
         origin = e.op(f"inttoptr i64 {e.op(f'add i64 {host}, {delta}')} to ptr", "origin")
@@ -1993,8 +2011,11 @@ def _unsigned_dtype(t: Any) -> np.dtype:
 
 
 def lower(kernel: Operation) -> Lowered:
-    """The LLVM IR of entry `kernel` (`Unsupported` when it uses anything not compiled)."""
-    return _Lowering(kernel).run()
+    """The LLVM IR of entry `kernel` (`Unsupported` when it uses anything not compiled),
+    with its precheck function where it has one (`precheck.py`)."""
+    from .precheck import add_precheck
+    lowering = _Lowering(kernel)
+    return add_precheck(lowering, lowering.run())
 
 
 __all__ = ["Access", "Lowered", "SUPPORTED", "Unsupported", "lower"]

@@ -10,12 +10,14 @@ off, whose result) is the launch's."""
 from __future__ import annotations
 
 import math
+import signal
 import sys
 import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Sequence, TextIO
+from typing import Any, Iterator, Sequence, TextIO
 
 import numpy as np
 
@@ -100,9 +102,10 @@ _settlers: "weakref.WeakKeyDictionary[Any, tuple[list[Any], Settler]]" = \
     weakref.WeakKeyDictionary()
 
 
-def _spans(found: Any, args: np.ndarray, blocks: int, threads: int, scratch_bytes: int,
-           stop: threading.Event | None = None) -> int:
-    """Run tile blocks 0 .. blocks - 1, `BLOCKS_PER_CALL` per call of the compiled code,
+def _spans(found: Any, name: str, args: np.ndarray, blocks: int, threads: int,
+           scratch_bytes: int, stop: threading.Event | None = None) -> int:
+    """Run tile blocks 0 .. blocks - 1 of `found`'s function `name` (``run_span``, or
+    ``check_span``: `precheck.py`), `BLOCKS_PER_CALL` per call of the compiled code,
     in `threads` equal spans side by side (the code holds no interpreter lock; each
     thread its own scratch); 0, or 1 when a check failed (the other threads stop at their
     next call, or a loop's next poll: `stop`).  Ctrl-C is seen between calls: the threads
@@ -111,14 +114,15 @@ def _spans(found: Any, args: np.ndarray, blocks: int, threads: int, scratch_byte
     waiting, which sets `stop`, which the loop's next poll reads."""
     polled = stop is not None
     stop = threading.Event() if stop is None else stop
+    function = getattr(found, name)
 
     def span(first: int, end: int) -> int:
         scratch = np.zeros(scratch_bytes, np.uint8)
         for begin in range(first, end, BLOCKS_PER_CALL):
             if stop.is_set():
                 return 0
-            if found.run_span(begin, min(begin + BLOCKS_PER_CALL, end), args.ctypes.data,
-                              scratch.ctypes.data):
+            if function(begin, min(begin + BLOCKS_PER_CALL, end), args.ctypes.data,
+                        scratch.ctypes.data):
                 stop.set()
                 return 1
         return 0
@@ -134,6 +138,51 @@ def _spans(found: Any, args: np.ndarray, blocks: int, threads: int, scratch_byte
         raise
     finally:
         pool.shutdown(wait=True)
+
+
+_unjournaled = 0
+
+
+def unjournaled() -> int:
+    """How many launches in this process ran without a journal after their precheck
+    (`precheck.py`), so tests and campaigns can tell which path a launch took."""
+    return _unjournaled
+
+
+def _only_written(found: Any, lowered: Any, owners: dict[int, Any],
+                  written: dict[int, Any]) -> bool:
+    """Whether the launch may run unjournaled after its precheck (`precheck.py`): the
+    kernel has one, and no buffer it writes is read by it (through any parameter: an
+    interrupted launch then finishes, and a buffer it both reads and writes would be
+    left updated)."""
+    if found.check_span is None or not written:
+        return False
+    read = {id(owners[a.param]) for a in (*lowered.accesses, *lowered.pointers)
+            if not a.write or a.atomic}
+    return not read & written.keys()
+
+
+@contextmanager
+def deferred_interrupts() -> Iterator[None]:
+    """Ctrl-C (SIGINT) held while the block runs, then handled as it would have been: a
+    run that writes without a journal always finishes (it has no loop: it takes as long
+    as its blocks).  Only the main thread receives SIGINT's KeyboardInterrupt; elsewhere
+    (or where no handler can be set) the block just runs."""
+    held: list[Any] = []
+    try:
+        previous = signal.signal(signal.SIGINT, lambda number, frame: held.append(frame))
+    except (ValueError, TypeError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            if callable(previous):
+                previous(signal.SIGINT, held[0])
+            elif previous == signal.SIG_DFL:
+                signal.raise_signal(signal.SIGINT)
 
 
 def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
@@ -211,15 +260,30 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
             not any(a.atomic for a in lowered.accesses) and \
             race_reason(lowered.accesses, owners, grid, True, "") is None:
         threads = min(workers, blocks)
+    scratch = max(lowered.scratch_bytes, 64)
+    written = {id(owners[a.param]): owners[a.param]
+               for a in (*lowered.accesses, *lowered.pointers) if a.write}
+    if _only_written(found, lowered, owners, written) and index_log is None and log is None:
+        # (the checks first, over every block: where they pass, the run cannot fail, and
+        # the buffers it writes, none of which it reads, need no journal)
+        if _spans(found, "check_span", args, blocks, threads, scratch):
+            return Outcome(False, "a check failed in the compiled code (undefined "
+                           "behaviour, or a case it leaves to the reference); run on the "
+                           "other engines", undefined=True)
+        global _unjournaled
+        with deferred_interrupts():
+            if _spans(found, "run_span", args, blocks, threads, scratch):
+                raise RuntimeError("the compiled code failed a check its precheck passed")
+        _unjournaled += 1
+        return Outcome(True)
     journal = launch_journal
     if journal is None:
         journal = Journal(memory)
         memory.before_write.append(journal.touch)
     try:
-        for buffer in {id(owners[a.param]): owners[a.param]
-                       for a in (*lowered.accesses, *lowered.pointers) if a.write}.values():
+        for buffer in written.values():
             memory.writing(buffer.data)     # (the journal copies it before the run)
-        status = _spans(found, args, blocks, threads, max(lowered.scratch_bytes, 64),
+        status = _spans(found, "run_span", args, blocks, threads, scratch,
                         settler.stop if hosted & POLLING else None)
     finally:
         if journal is not launch_journal:
@@ -255,4 +319,4 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
     return Outcome(True)
 
 
-__all__ = ["AUTO_WORK", "Outcome", "run_compiled", "work"]
+__all__ = ["AUTO_WORK", "Outcome", "deferred_interrupts", "run_compiled", "unjournaled", "work"]

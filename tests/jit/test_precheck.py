@@ -1,0 +1,212 @@
+"""Prechecks (tileir/interp/compiled/precheck.py): a kernel whose checks read no loaded
+data runs them over every tile block first, and, where they pass, writes the buffers it
+only writes without a journal; where they fail nothing is written at all."""
+
+from __future__ import annotations
+
+import pathlib
+import signal
+
+import numpy as np
+import pytest
+
+pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the jit extra)")
+
+import tileir  # noqa: E402
+from jit_checks import assert_engine  # noqa: E402
+from tileir.interp.compiled import runner  # noqa: E402
+from tileir.interp.compiled.lower import _Lowering, lower  # noqa: E402
+from tileir.interp.compiled.precheck import check_slice  # noqa: E402
+from tileir.interp.launch import entry_of  # noqa: E402
+from tileir.interp.memory import Memory  # noqa: E402
+from tileir.interp.plan import plan_of  # noqa: E402
+
+EXAMPLES = pathlib.Path(tileir.__file__).parent / "examples" / "kernels"
+BENCH = pathlib.Path(__file__).parents[2] / "bench" / "kernels"
+VECTOR_ADD = (EXAMPLES / "vector_add.mlir").read_text()
+B_TILES = "partition_view<tile=(64), padding_value = zero, tensor_view<?xf32, strides=[1]>>"
+C_TILES = "partition_view<tile=(64), tensor_view<?xf32, strides=[1]>>"
+#: c = a + c, its store ordered after its load of c: it reads what it writes.
+ADD_INTO = VECTOR_ADD.replace(f"%b_tiles[%block] token = %token : {B_TILES}",
+                              f"%c_tiles[%block] token = %token : {C_TILES}").replace(
+    "%sum, %c_tiles[%block] token = %token", "%sum, %c_tiles[%block] token = %y_token")
+#: c[i] = a[i] + b[i] stored at the tile that idx[block] names: the store's index is data.
+SCATTER = VECTOR_ADD.replace("%c: tile<ptr<f32>>", "%c: tile<ptr<f32>>, %idx: tile<ptr<i32>>").replace(
+    "    %block, %unused_y, %unused_z = get_tile_block_id : tile<i32>\n",
+    "    %block, %unused_y, %unused_z = get_tile_block_id : tile<i32>\n"
+    "    %i_view = make_tensor_view %idx, shape = [%n], strides = [1] : tile<i32> -> "
+    "tensor_view<?xi32, strides=[1]>\n"
+    "    %i_tiles = make_partition_view %i_view : partition_view<tile=(1), "
+    "tensor_view<?xi32, strides=[1]>>\n"
+    "    %where1, %w_token = load_view_tko weak %i_tiles[%block] token = %token : "
+    "partition_view<tile=(1), tensor_view<?xi32, strides=[1]>>, tile<i32> -> "
+    "tile<1xi32>, token\n"
+    "    %where = reshape %where1 : tile<1xi32> -> tile<i32>\n").replace(
+    "%sum, %c_tiles[%block]", "%sum, %c_tiles[%where]")
+
+
+def _kernel(text: str, entry: str | None = None):
+    """The plan's kernel of `text`'s entry (the first one without `entry`)."""
+    module = tileir.parse(text, "<test>")
+    return plan_of(entry_of(module, entry)).kernel
+
+
+def _slice_reason(text: str, entry: str | None = None):
+    """`check_slice` of the kernel, from the checks of its whole lowering."""
+    kernel = _kernel(text, entry)
+    whole = _Lowering(kernel)
+    whole.run()
+    return check_slice(kernel, whole.check_counts)
+
+
+@pytest.mark.parametrize("text, entry, reason", [
+    (VECTOR_ADD, None, None),
+    ((BENCH / "vector_add.mlir").read_text(), "vector_add", None),
+    ((BENCH / "layernorm.mlir").read_text(), "layernorm", None),
+    ((BENCH / "softmax.mlir").read_text(), "softmax",
+     "a check reads the data 'cuda_tile.load_view_tko' loads"),
+    ((BENCH / "matmul.mlir").read_text(), "matmul",
+     "the kernel has control flow ('cuda_tile.for')"),
+    (SCATTER, None, "a check reads the data 'cuda_tile.load_view_tko' loads"),
+])
+def test_which_kernels_have_a_precheck(text, entry, reason):
+    """Straight-line kernels whose checks read only arguments and block ids have one;
+    a check reading loaded data (softmax's exp settles its loaded values' roundings;
+    a store at a loaded index) or control flow: none."""
+    found = _slice_reason(text, entry)
+    assert (found if isinstance(found, str) else None) == reason
+    assert lower(_kernel(text, entry)).precheck is (reason is None)
+
+
+@pytest.fixture
+def spans_seen(monkeypatch):
+    """The compiled functions each launch runs, in order (``check_span``, ``run_span``)."""
+    seen: list[str] = []
+    original = runner._spans
+
+    def spans(found, name, *rest):
+        seen.append(name)
+        return original(found, name, *rest)
+    monkeypatch.setattr(runner, "_spans", spans)
+    return seen
+
+
+@pytest.fixture
+def copies(monkeypatch):
+    """The sizes of the buffers a launch tells its journal it will write."""
+    seen: list[int] = []
+    original = Memory.writing
+
+    def writing(self, data):
+        seen.append(data.nbytes)
+        return original(self, data)
+    monkeypatch.setattr(Memory, "writing", writing)
+    return seen
+
+
+def test_a_prechecked_launch_writes_without_copying(spans_seen, copies):
+    """Vector add: its checks run first, then it writes c with no journal copy, the
+    reference's bytes."""
+    n = 64 * 20 + 5
+    a = np.arange(n, dtype=np.float32) * np.float32(0.25)
+    b = np.full(n, 1.5, np.float32)
+    outs = {}
+    for engine in ("blocks", "compiled"):
+        c = np.full(n, 7.0, np.float32)
+        spans_seen.clear()
+        copies.clear()
+        run = tileir.launch(VECTOR_ADD, None, 21, [a, b, c, n], engine=engine)
+        outs[engine] = (run, c.tobytes())
+    assert_engine(outs["compiled"][0], "compiled")
+    assert outs["compiled"][1] == outs["blocks"][1] == (a + b).tobytes()
+    assert spans_seen == ["check_span", "run_span"]
+    assert copies == []
+
+
+def test_a_kernel_reading_what_it_writes_keeps_its_journal(spans_seen, copies):
+    """c = a + c has a precheck but reads c: c is copied first, no precheck runs."""
+    n = 64 * 20
+    a = np.arange(n, dtype=np.float32)
+    c = np.full(n, 3.0, np.float32)
+    run = tileir.launch(ADD_INTO, None, 20, [a, a, c, n], engine="compiled")
+    assert_engine(run, "compiled")
+    assert c.tobytes() == (a + np.float32(3.0)).tobytes()
+    assert spans_seen == ["run_span"]
+    assert copies == [c.nbytes]
+
+
+def test_a_precheck_failing_stops_before_any_write(spans_seen):
+    """A grid one block past the index space: the precheck fails, run_span never runs,
+    c is untouched and the diagnostic is the reference's."""
+    n = 64 * 20
+    a, b = np.arange(n, dtype=np.float32), np.ones(n, np.float32)
+    errors = {}
+    for engine in ("blocks", "compiled"):
+        c = np.full(n, 3.0, np.float32)
+        spans_seen.clear()
+        with pytest.raises(tileir.ExecutionError) as caught:
+            tileir.launch(VECTOR_ADD, None, 21, [a, b, c, n], engine=engine)
+        errors[engine] = str(caught.value)
+        assert c.tobytes() == np.full(n, 3.0, np.float32).tobytes()
+    assert spans_seen == ["check_span"]
+    assert errors["compiled"] == errors["blocks"]
+    assert "index" in errors["blocks"]
+
+
+def test_a_store_at_a_loaded_index_keeps_its_journal(spans_seen):
+    """The scatter's store index is data: no precheck; its run is journaled, and an index
+    out of range puts c back and gives the reference's diagnostic."""
+    n = 64 * 4
+    a, b = np.arange(n, dtype=np.float32), np.ones(n, np.float32)
+    for where, fails in (([3, 2, 1, 0], False), ([0, 1, 2, 9], True)):
+        idx = np.zeros(n, np.int32)
+        idx[:4] = where
+        results = {}
+        for engine in ("blocks", "compiled"):
+            c = np.full(n, 3.0, np.float32)
+            spans_seen.clear()
+            try:
+                run = tileir.launch(SCATTER, None, 4, [a, b, c, idx, n], engine=engine)
+                results[engine] = (run.engine, c.tobytes())
+            except tileir.ExecutionError as error:
+                results[engine] = (str(error), c.tobytes())
+                assert c.tobytes() == np.full(n, 3.0, np.float32).tobytes()
+        assert results["compiled"][1] == results["blocks"][1]
+        assert spans_seen == ["run_span"]
+        if fails:
+            assert results["compiled"][0] == results["blocks"][0]
+        else:
+            assert results["compiled"][0] == "compiled"
+
+
+def test_ctrl_c_during_an_unjournaled_run_is_taken_when_it_ends(monkeypatch):
+    """SIGINT arriving as the unjournaled run starts: the run finishes (c holds a + b
+    whole), then KeyboardInterrupt is raised, and SIGINT's handler is the one before."""
+    original = runner._spans
+
+    def spans(found, name, *rest):
+        if name == "run_span":
+            signal.raise_signal(signal.SIGINT)
+        return original(found, name, *rest)
+    monkeypatch.setattr(runner, "_spans", spans)
+    before = signal.getsignal(signal.SIGINT)
+    n = 64 * 20
+    a, b = np.arange(n, dtype=np.float32), np.full(n, 2.0, np.float32)
+    c = np.zeros(n, np.float32)
+    with pytest.raises(KeyboardInterrupt):
+        tileir.launch(VECTOR_ADD, None, 20, [a, b, c, n], engine="compiled")
+    assert c.tobytes() == (a + b).tobytes()
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_deferred_interrupts_hold_sigint_until_the_block_ends():
+    """Inside the block SIGINT raises nothing; at its end the handler before runs."""
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with runner.deferred_interrupts():
+            signal.raise_signal(signal.SIGINT)
+            reached.append("after the signal")
+    assert reached == ["after the signal"]
+    with runner.deferred_interrupts():
+        reached.append("no signal")
+    assert reached == ["after the signal", "no signal"]
