@@ -42,6 +42,10 @@ class Emitter:
         """The number the next fresh name would pass (see `__init__`)."""
         return self._counter
 
+    def skip_to(self, counter: int) -> None:
+        """Number fresh names from `counter` on (past another function's, `counter`)."""
+        self._counter = max(self._counter, counter)
+
     def fresh(self, hint: str = "v") -> str:
         """A new local value name (``%hint.N``)."""
         self._counter += 1

@@ -333,7 +333,10 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
         self.function = "run_span" if dry is None else "check_span"
         #: How many checks each op's lowering wrote (`Emitter.checks`).
         self.check_counts: dict[Operation, int] = {}
-        self.definition = ""                    # the function's text (`run`)
+        self.definition = ""        # the function's text, and those it calls (`run`)
+        #: Functions the kernel's function calls (`_outline`), and mmaf's by shape.
+        self.functions: list[str] = []
+        self.mmaf_functions: dict[tuple, str] = {}
         self.values: dict[Any, Any] = {}
         self.scratch = 0
         self.accesses: list[Access] = []
@@ -413,7 +416,7 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
         body = "\n".join(e.entry + e.lines)
         self.definition = (
             f"\n\ndefine i32 @{self.function}(i64 %begin, i64 %end, ptr noalias %args, "
-            f"ptr noalias %scratch) {{\nentry:\n{body}\n}}\n")
+            f"ptr noalias %scratch) {{\nentry:\n{body}\n}}\n") + "".join(self.functions)
         ir = "\n".join(e.globals) + self.definition
         return Lowered(ir, tuple(self.params), self.scratch, tuple(self.accesses),
                        tuple(self.settles), tuple(self.pointer_accesses),
@@ -1655,30 +1658,46 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
         y = e.op(f"select i1 {big}, double {_f64(math.inf)}, double {y}")
         return e.op(f"select i1 {nan}, double {x}, double {y}")
 
-    def _settle(self, op: Operation, operands: list[tuple[Any, Any]], out: str) -> None:
-        """Settle mmaf `op`'s whole result tile at `out` (`_call_settle`) from its operand
-        tiles (a splat is written out for the call)."""
-        pointers = []
-        for value, t in operands:
-            if not isinstance(value, Tile):
-                slot = self._slot(t.num_elements, t.element_type)
-                self._copy(value, slot, t.num_elements, LLVM_TYPES[t.element_type])
-                value = Tile(slot, t.num_elements, LLVM_TYPES[t.element_type])
-            pointers.append(value.ptr)
-        self._call_settle(op, pointers, out)
-
-    def _call_settle(self, op: Operation, pointers: list[str], out: str) -> None:
+    def _call_settle(self, op: Operation, pointers: list[str], out: str,
+                     index: str | None = None) -> None:
         """Call the settle function (argument word 3) for `op` on its operands at
         `pointers` (mmaf: its three tiles; an elementwise op: one element each) and its
         result at `out`: it writes the reference's result there, or returns non-zero
-        (then the run stops).  Rare: only where a rounding was left undecided."""
+        (then the run stops).  Rare: only where a rounding was left undecided.  `index`:
+        the i64 value naming the op to the settle function, in a function shared by
+        several ops (its callers record the ops), else the op's own, recorded here."""
         e = self.e
         function = e.op(f"inttoptr i64 {self._word(3)} to ptr", "settle")
         given = [f"ptr {p}" for p in pointers] + ["ptr null"] * (3 - len(pointers))
-        status = e.op(f"call i32 {function}(i64 {len(self.settles)}, {', '.join(given)}, "
-                      f"ptr {out})")
-        self.settles.append(self.idents[op])
+        if index is None:
+            index = str(len(self.settles))
+            self.settles.append(self.idents[op])
+        status = e.op(f"call i32 {function}(i64 {index}, {', '.join(given)}, ptr {out})")
         e.check(e.op(f"icmp eq i32 {status}, 0"), self.fail)
+
+    def _outline(self, name: str, params: str, body: Callable[[], None]) -> None:
+        """Write function `name` (``i32 (ptr %args, ptr %scratch, params)``, 0 or 1 as
+        ``run_span``), whose instructions `body` writes with this lowering, into the
+        module (`functions`); LLVM keeps it out of line, so callers share its code.  Its
+        slots are its own, shared by its calls (one runs at a time)."""
+        outer = self.e
+        self.e = inner = Emitter(outer.counter)
+        try:
+            body()
+        finally:
+            self.e = outer
+        inner.do("ret i32 0")
+        inner.start(self.fail)
+        inner.do("ret i32 1")
+        outer.skip_to(inner.counter)
+        for line in inner.globals:
+            if line.startswith("declare "):
+                outer.declare(line[len("declare "):])
+            else:
+                outer.globals.append(line)
+        self.functions.append(
+            f"\ndefine internal i32 {name}(ptr noalias %args, ptr noalias %scratch, "
+            f"{params}) noinline {{\nentry:\n" + "\n".join(inner.entry + inner.lines) + "\n}\n")
 
     # regions
 

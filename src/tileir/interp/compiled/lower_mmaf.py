@@ -79,14 +79,45 @@ class MmafLowering:
         n = int(rhs_t.shape[1])
         if k > MMAF_MAX_K:
             raise L.Unsupported(f"'{op.name}' with K = {k} (at most {MMAF_MAX_K} compiled)")
-        lhs, rhs, acc = (self._get(v) for v in op.operands)
+        # (the certified sum is one function per shape, called by every mmaf of that
+        # shape with its operand tiles: a kernel with two pays LLVM for one)
+        tiles = []
+        for value, t in zip(op.operands, (lhs_t, rhs_t, acc_t)):
+            tile = self._get(value)
+            if not isinstance(tile, L.Tile):
+                slot = self._slot(t.num_elements, t.element_type)
+                self._copy(tile, slot, t.num_elements, L.LLVM_TYPES[t.element_type])
+                tile = L.Tile(slot, t.num_elements, L.LLVM_TYPES[t.element_type])
+            tiles.append(tile)
+        out = self._slot(m * n, F32)
+        key = (m, k, n, narrow)
+        function = self.mmaf_functions.get(key)
+        if function is None:
+            function = self.mmaf_functions[key] = self.e.global_name("mmaf")
+            self._outline(function, "ptr %lhs, ptr %rhs, ptr %acc, ptr %out, i64 %index",
+                          lambda: self._mmaf_body(op, m, k, n, narrow))
+        e = self.e
+        status = e.op(f"call i32 {function}(ptr %args, ptr %scratch, "
+                      f"{', '.join(f'ptr {t.ptr}' for t in tiles)}, ptr {out}, "
+                      f"i64 {len(self.settles)})")
+        self.settles.append(self.idents[op])
+        e.check(e.op(f"icmp eq i32 {status}, 0"), self.fail)
+        return L.Tile(out, m * n, "float")
+
+    def _mmaf_body(self, op: Operation, m: int, k: int, n: int, narrow: bool) -> None:
+        """The body of the function `_mmaf` calls: the certified sum of tiles ``%lhs``
+        (m x k), ``%rhs`` (k x n) and ``%acc`` into ``%out``, each row-major (f16
+        operands where `narrow`), settling with index ``%index`` where undecided."""
+        lhs_t, rhs_t, acc_t = (v.type for v in op.operands)
+        lhs, rhs, acc = (L.Tile(f"%{name}", t.num_elements, L.LLVM_TYPES[t.element_type])
+                         for name, t in zip(("lhs", "rhs", "acc"), (lhs_t, rhs_t, acc_t)))
+        out = "%out"
         e = self.e
         e.declare("double @llvm.fabs.f64(double)")
         e.declare("double @llvm.sqrt.f64(double)")
         scale = L._f64(mmaf_error_scale(k))
         wide_lhs, wide_rhs = self._slot(m * k, F64), self._slot(k * n, F64)
         sums, row_norms, col_norms = self._slot(m * n, F64), self._slot(m, F64), self._slot(n, F64)
-        out = self._slot(m * n, F32)
         unsettled = e.fresh("unsettled")       # (an element left undecided: settle the tile)
         doubtful = e.fresh("doubtful")         # (an element the f64 sum leaves undecided)
         e.entry += [f"  {unsettled} = alloca i1", f"  {doubtful} = alloca i1"]
@@ -157,8 +188,7 @@ class MmafLowering:
         with e.when(e.op(f"load i1, ptr {doubtful}")):
             self._mmaf_closer(m, k, n, wide_lhs, wide_rhs, sums, doubts, out, flag, acc)
         with e.when(e.op(f"load i1, ptr {unsettled}")):
-            self._settle(op, [(lhs, lhs_t), (rhs, rhs_t), (acc, acc_t)], out)
-        return L.Tile(out, m * n, "float")
+            self._call_settle(op, [lhs.ptr, rhs.ptr, acc.ptr], out, "%index")
 
     def _rounds_alike(self, y: str, width: str) -> tuple[str, str]:
         """Whether every real within f64 `width` of f64 `y` rounds to one f32: the ends
