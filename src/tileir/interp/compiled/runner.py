@@ -170,6 +170,8 @@ def deferred_interrupts() -> Iterator[None]:
     (or where no handler can be set) the block just runs."""
     held: list[Any] = []
     try:
+        if signal.getsignal(signal.SIGINT) is None:     # (a handler Python cannot put back)
+            raise ValueError("SIGINT's handler was not set from Python")
         previous = signal.signal(signal.SIGINT, lambda number, frame: held.append(frame))
     except (ValueError, TypeError, OSError):
         yield
