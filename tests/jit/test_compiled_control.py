@@ -456,6 +456,51 @@ def test_a_long_for_loop_stops_on_an_interrupt_with_memory_restored(monkeypatch)
     assert_interrupted_with_memory_restored(text, 1 << 62, monkeypatch)
 
 
+def test_an_interrupt_while_a_span_thread_starts_runs_no_block_on_it(monkeypatch):
+    """Ctrl-C inside a span thread's start (CI crashed on it twice: the thread, unknown
+    to the launch, ran on after the launch had failed, calling its freed settle
+    function): the thread runs no block, the launch raises and memory is put back."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers run on the main thread only")
+    text = module("%out: tile<ptr<i32>>, %limit: tile<i64>", f"""
+    %bx, %by, %bz = get_tile_block_id : {TI}
+    %zero = constant <i64: 0> : tile<i64>
+    %one = constant <i64: 1> : tile<i64>
+    %r = trunci %limit : tile<i64> -> {TI}
+{store_one("%r")}
+    %x = for %i in (%zero to %limit, step %one) : tile<i64> iter_values(%a = %zero) -> (tile<i64>) {{
+      %b = xori %a, %i : tile<i64>
+      continue %b : tile<i64>
+    }}""")
+    out = np.full(1, 7, np.int32)
+    assert tileir.launch(text, "k", 1, [out, 1000], engine="compiled").engine == "compiled"
+    polls: list[int] = []
+    settle = Settler._settle
+
+    def counted(self: Settler, index: int, *rest: int) -> int:
+        polls.append(index)
+        return settle(self, index, *rest)
+    started: list[threading.Thread] = []
+    start = threading.Thread.start
+
+    def interrupted(self: threading.Thread) -> None:
+        """Start the thread, then be interrupted as its start returns."""
+        start(self)
+        started.append(self)
+        raise _Interrupt()
+    monkeypatch.setattr(Settler, "_settle", counted)
+    monkeypatch.setattr(threading.Thread, "start", interrupted)
+    try:
+        with pytest.raises(_Interrupt):
+            tileir.launch(text, "k", 1, [out, 1 << 62], engine="compiled")
+    finally:
+        monkeypatch.setattr(threading.Thread, "start", start)
+    for thread in started:
+        thread.join()
+    assert len(started) == 1
+    assert polls == [] and out.tolist() == [1000]
+
+
 def test_a_loop_polls_through_the_settle_function():
     """The settle function answers a loop's poll with 0, or 1 once the run must stop."""
     op = next(o for o in tileir.parse(COLLATZ).walk() if o.name == "cuda_tile.loop")

@@ -193,8 +193,11 @@ def test_ctrl_c_during_an_unjournaled_run_is_taken_when_it_ends(monkeypatch):
     n = 64 * 20
     a, b = np.arange(n, dtype=np.float32), np.full(n, 2.0, np.float32)
     c = np.zeros(n, np.float32)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt) as caught:
         tileir.launch(VECTOR_ADD, None, 20, [a, b, c, n], engine="compiled")
+    assert caught.value.__notes__ == [
+        "tileir: this interrupt came while a launch ran without a journal; it was taken "
+        "when the run had ended, so the buffers the launch writes hold its whole result"]
     assert c.tobytes() == (a + b).tobytes()
     assert signal.getsignal(signal.SIGINT) is before
 
@@ -210,3 +213,46 @@ def test_deferred_interrupts_hold_sigint_until_the_block_ends():
     with runner.deferred_interrupts():
         reached.append("no signal")
     assert reached == ["after the signal", "no signal"]
+
+
+#: A scan and a reduce whose bodies read a constant from outside them and check for
+#: overflow (found by an audit: the dry lowering met the constant unlowered, and the
+#: kernel no longer compiled).
+OUTER = """cuda_tile.module @m {
+  entry @k(%out: tile<ptr<i32>>, %n: tile<i32>) {
+    %t0 = make_token : token
+    %bx, %by, %bz = get_tile_block_id : tile<i32>
+    %io = iota : tile<8xi32>
+    %k = constant <i32: 2> : tile<i32>
+    %s = scan %io dim=0 reverse=false identities=[0 : i32] : tile<8xi32> -> tile<8xi32>
+      (%e: tile<i32>, %a: tile<i32>) {
+        %q0 = addi %e, %a overflow<no_signed_wrap> : tile<i32>
+        %q = maxi %q0, %k signed : tile<i32>
+        yield %q : tile<i32>
+      }
+    %r = reduce %io dim=0 identities=[1 : i32] : tile<8xi32> -> tile<i32>
+      (%e2: tile<i32>, %a2: tile<i32>) {
+        %q2 = muli %e2, %k overflow<no_signed_wrap> : tile<i32>
+        yield %q2 : tile<i32>
+      }
+    %v = make_tensor_view %out, shape = [%n], strides = [1] : tile<i32> -> tensor_view<?xi32, strides=[1]>
+    %p = make_partition_view %v : partition_view<tile=(8), tensor_view<?xi32, strides=[1]>>
+    %t1 = store_view_tko weak %io, %p[%bx] token = %t0 : tile<8xi32>, partition_view<tile=(8), tensor_view<?xi32, strides=[1]>>, tile<i32> -> token
+    return
+  }
+}"""
+
+
+def test_a_body_reading_values_from_outside_is_prechecked_with_them():
+    """The scan's and the reduce's bodies read %k from outside: both kept with %k, the
+    kernel runs compiled after its precheck with the reference's bytes."""
+    assert lower(_kernel(OUTER)).precheck is True
+    outs = {}
+    for engine in ("blocks", "compiled"):
+        out = np.full(64, 5, np.int32)
+        before = runner.unjournaled()
+        run = tileir.launch(OUTER, None, 4, [out, 64], engine=engine)
+        outs[engine] = (run, out.tobytes(), runner.unjournaled() - before)
+    assert_engine(outs["compiled"][0], "compiled")
+    assert outs["compiled"][1] == outs["blocks"][1]
+    assert outs["compiled"][2] == 1

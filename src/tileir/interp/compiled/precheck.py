@@ -57,8 +57,10 @@ def check_slice(kernel: Operation, counts: dict[Operation, int]
         if groups is not None and data:
             return f"a check reads the data '{op.name}' loads"
         kept.update(op.walk())      # (a reduce's or scan's body with it)
-        needed.update(op.operands if groups is None else
-                      (v for g in groups for v in op.operand_group(g)))
+        if groups is None:          # (and what its body reads from outside it)
+            needed.update(v for inner in op.walk() for v in inner.operands)
+        else:
+            needed.update(v for g in groups for v in op.operand_group(g))
     return frozenset(kept)
 
 

@@ -14,7 +14,6 @@ import signal
 import sys
 import threading
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence, TextIO
@@ -38,6 +37,11 @@ AUTO_WORK = 1 << 25
 THREAD_WORK = 1 << 22
 #: Tile blocks per call of the compiled code (Ctrl-C is seen between calls).
 BLOCKS_PER_CALL = 1 << 12
+#: How long the launching thread waits on its span threads before it looks again: a
+#: signal (Ctrl-C) arriving just as it starts an unbounded wait would not be handled
+#: until the wait ends (CPython runs handlers between bytecodes, not inside a wait that
+#: began after the signal came), so no wait is unbounded.
+WAKE_SECONDS = 0.1
 #: The most tile blocks a compiled launch runs (block numbers are i64 in the code).
 MAX_BLOCKS = 1 << 62
 #: The most entries (tile index components times tile blocks) of an index log
@@ -129,15 +133,44 @@ def _spans(found: Any, name: str, args: np.ndarray, blocks: int, threads: int,
     if threads == 1 and not polled:
         return span(0, blocks)
     cuts = [blocks * k // threads for k in range(threads + 1)]
-    pool = ThreadPoolExecutor(max_workers=threads)
-    try:            # (Ctrl-C while submitting too: the spans started must be stopped)
-        futures = [pool.submit(span, a, b) for a, b in zip(cuts, cuts[1:])]
-        return max(f.result() for f in futures)
-    except BaseException:
+    # Every thread waits at a gate opened once all are started and known here: a Ctrl-C
+    # while one starts sets `stop` first, so a thread this function never learnt of (its
+    # start interrupted) runs no block, and every other one is waited for.  (Without the
+    # gate such a thread ran on after the launch had failed, writing memory put back and
+    # calling the freed settle function: a crash.)
+    # (Each thread says it is done through an event of its own: an interrupted
+    # Thread.join can take a running thread for stopped.)
+    gate = threading.Event()
+    statuses: list[int] = []
+
+    def gated(first: int, end: int, done: threading.Event) -> None:
+        try:
+            gate.wait()
+            if not stop.is_set():
+                statuses.append(span(first, end))
+        finally:
+            done.set()
+    started: list[threading.Event] = []
+    pending: BaseException | None = None
+    try:
+        for first, end in zip(cuts, cuts[1:]):
+            done = threading.Event()
+            threading.Thread(target=gated, args=(first, end, done), daemon=True).start()
+            started.append(done)
+    except BaseException as error:
+        pending = error
         stop.set()
-        raise
-    finally:
-        pool.shutdown(wait=True)
+    gate.set()
+    for done in started:
+        while not done.is_set():
+            try:        # (a bounded wait: a signal that lands just before a wait with no
+                done.wait(WAKE_SECONDS)     # bound blocks, its handler never run)
+            except BaseException as error:  # (Ctrl-C: the spans stop at their next call
+                pending = pending or error  # or poll, and are waited for)
+                stop.set()
+    if pending is not None:
+        raise pending
+    return max(statuses, default=0)
 
 
 _unjournaled = 0
@@ -181,10 +214,16 @@ def deferred_interrupts() -> Iterator[None]:
     finally:
         signal.signal(signal.SIGINT, previous)
         if held:
-            if callable(previous):
-                previous(signal.SIGINT, held[0])
-            elif previous == signal.SIG_DFL:
-                signal.raise_signal(signal.SIGINT)
+            try:
+                if callable(previous):
+                    previous(signal.SIGINT, held[0])
+                elif previous == signal.SIG_DFL:
+                    signal.raise_signal(signal.SIGINT)
+            except BaseException as error:
+                error.add_note("tileir: this interrupt came while a launch ran without a "
+                               "journal; it was taken when the run had ended, so the "
+                               "buffers the launch writes hold its whole result")
+                raise
 
 
 def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
