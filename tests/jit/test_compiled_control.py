@@ -436,13 +436,8 @@ def assert_interrupted_with_memory_restored(text: str, endless: int, monkeypatch
     assert polls and out.tolist() == [1000]
 
 
-def test_a_long_for_loop_stops_on_an_interrupt_with_memory_restored(monkeypatch):
-    """A ``for`` of 2**62 iterations polls as a ``loop`` does (found by an audit: only
-    ``loop`` polled, so Ctrl-C waited for the ``for`` to end): the interrupt reaches the
-    caller and the launch's memory (stored to before the loop) is put back."""
-    if threading.current_thread() is not threading.main_thread():
-        pytest.skip("signal handlers run on the main thread only")
-    text = module("%out: tile<ptr<i32>>, %limit: tile<i64>", f"""
+#: Stores trunci(%limit), then runs a ``for`` of %limit iterations (2**62: endless).
+LONG_FOR = module("%out: tile<ptr<i32>>, %limit: tile<i64>", f"""
     %bx, %by, %bz = get_tile_block_id : {TI}
     %zero = constant <i64: 0> : tile<i64>
     %one = constant <i64: 1> : tile<i64>
@@ -453,7 +448,15 @@ def test_a_long_for_loop_stops_on_an_interrupt_with_memory_restored(monkeypatch)
       %b = xori %m, %i : tile<i64>
       continue %b : tile<i64>
     }}""")
-    assert_interrupted_with_memory_restored(text, 1 << 62, monkeypatch)
+
+
+def test_a_long_for_loop_stops_on_an_interrupt_with_memory_restored(monkeypatch):
+    """A ``for`` of 2**62 iterations polls as a ``loop`` does (found by an audit: only
+    ``loop`` polled, so Ctrl-C waited for the ``for`` to end): the interrupt reaches the
+    caller and the launch's memory (stored to before the loop) is put back."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers run on the main thread only")
+    assert_interrupted_with_memory_restored(LONG_FOR, 1 << 62, monkeypatch)
 
 
 def test_an_interrupt_while_a_span_thread_starts_runs_no_block_on_it(monkeypatch):
@@ -462,16 +465,7 @@ def test_an_interrupt_while_a_span_thread_starts_runs_no_block_on_it(monkeypatch
     function): the thread runs no block, the launch raises and memory is put back."""
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signal handlers run on the main thread only")
-    text = module("%out: tile<ptr<i32>>, %limit: tile<i64>", f"""
-    %bx, %by, %bz = get_tile_block_id : {TI}
-    %zero = constant <i64: 0> : tile<i64>
-    %one = constant <i64: 1> : tile<i64>
-    %r = trunci %limit : tile<i64> -> {TI}
-{store_one("%r")}
-    %x = for %i in (%zero to %limit, step %one) : tile<i64> iter_values(%a = %zero) -> (tile<i64>) {{
-      %b = xori %a, %i : tile<i64>
-      continue %b : tile<i64>
-    }}""")
+    text = LONG_FOR
     out = np.full(1, 7, np.int32)
     assert tileir.launch(text, "k", 1, [out, 1000], engine="compiled").engine == "compiled"
     polls: list[int] = []
@@ -495,9 +489,9 @@ def test_an_interrupt_while_a_span_thread_starts_runs_no_block_on_it(monkeypatch
             tileir.launch(text, "k", 1, [out, 1 << 62], engine="compiled")
     finally:
         monkeypatch.setattr(threading.Thread, "start", start)
-    for thread in started:
-        thread.join()
-    assert len(started) == 1
+    for thread in started:      # (it returns at once; a bound, not a hang, if it does not)
+        thread.join(120)
+    assert len(started) == 1 and not started[0].is_alive()
     assert polls == [] and out.tolist() == [1000]
 
 

@@ -70,8 +70,7 @@ def test_another_process_loads_what_this_one_compiled(cache_dir):
 
 @pytest.mark.parametrize("damage", ["flip a code byte", "cut short", "other key",
                                     "other format", "not json", "smaller scratch",
-                                    "fewer accesses", "deeply nested json",
-                                    "a precheck claimed"])
+                                    "fewer accesses", "deeply nested json"])
 def test_a_damaged_or_foreign_file_is_compiled_around(cache_dir, damage):
     """A file whose object code or lowering facts (scratch size, accesses) do not match
     its hash, cut short, naming another key, another format, or unreadable: ignored, the
@@ -94,9 +93,6 @@ def test_a_damaged_or_foreign_file_is_compiled_around(cache_dir, damage):
             head["format"] = disk.FORMAT + 1
         elif damage == "smaller scratch":       # (the code would write past it)
             head["scratch"] = 64
-        elif damage == "a precheck claimed":    # (the run would skip its journal)
-            assert head["precheck"] is False
-            head["precheck"] = True
         else:                                   # (the race proof would see no store)
             head["accesses"] = [a for a in head["accesses"] if not a["write"]]
         raw = json.dumps(head).encode() + b"\n" + code

@@ -59,6 +59,11 @@ def _slice_reason(text: str, entry: str | None = None):
     return check_slice(kernel, whole.check_counts)
 
 
+def _has_precheck(text: str, entry: str | None = None) -> bool:
+    """Whether the kernel's module defines ``check_span``."""
+    return "define i32 @check_span(" in lower(_kernel(text, entry)).ir
+
+
 @pytest.mark.parametrize("text, entry, reason", [
     (VECTOR_ADD, None, None),
     ((BENCH / "vector_add.mlir").read_text(), "vector_add", None),
@@ -75,7 +80,7 @@ def test_which_kernels_have_a_precheck(text, entry, reason):
     a store at a loaded index) or control flow: none."""
     found = _slice_reason(text, entry)
     assert (found if isinstance(found, str) else None) == reason
-    assert lower(_kernel(text, entry)).precheck is (reason is None)
+    assert _has_precheck(text, entry) is (reason is None)
 
 
 @pytest.fixture
@@ -246,7 +251,7 @@ OUTER = """cuda_tile.module @m {
 def test_a_body_reading_values_from_outside_is_prechecked_with_them():
     """The scan's and the reduce's bodies read %k from outside: both kept with %k, the
     kernel runs compiled after its precheck with the reference's bytes."""
-    assert lower(_kernel(OUTER)).precheck is True
+    assert _has_precheck(OUTER) is True
     outs = {}
     for engine in ("blocks", "compiled"):
         out = np.full(64, 5, np.int32)
@@ -256,3 +261,38 @@ def test_a_body_reading_values_from_outside_is_prechecked_with_them():
     assert_engine(outs["compiled"][0], "compiled")
     assert outs["compiled"][1] == outs["blocks"][1]
     assert outs["compiled"][2] == 1
+
+
+def test_a_slice_the_dry_lowering_cannot_lower_leaves_the_kernel_compiled(monkeypatch):
+    """Should the slice miss an op a kept op reads (as the audit's reduce case did), the
+    kernel has no precheck but still compiles, and runs journaled."""
+    from tileir.interp.compiled import precheck
+    monkeypatch.setattr(precheck, "check_slice", lambda kernel, counts: frozenset(
+        op for op in kernel.walk() if op.name == "cuda_tile.store_view_tko"))
+    text = VECTOR_ADD.replace("@examples", "@examples_no_slice")
+    assert not _has_precheck(text)
+    n = 64 * 4
+    a, b, c = np.arange(n, dtype=np.float32), np.ones(n, np.float32), np.zeros(n, np.float32)
+    before = runner.unjournaled()
+    run = tileir.launch(text, None, 4, [a, b, c, n], engine="compiled")
+    assert_engine(run, "compiled")
+    assert c.tobytes() == (a + b).tobytes() and runner.unjournaled() == before
+
+
+def test_a_kernel_loaded_from_disk_keeps_its_precheck(tmp_path, monkeypatch):
+    """The precheck is found in the object code itself: a kernel loaded from the disk
+    cache (no compile) runs unjournaled, as compiled."""
+    from tileir.interp import compiled as jit
+    from tileir.interp.compiled import disk
+    monkeypatch.setenv(disk.VARIABLE, str(tmp_path / "cache"))
+    text = VECTOR_ADD.replace("@examples", "@examples_from_disk")
+    n = 64 * 4
+    a, b = np.arange(n, dtype=np.float32), np.ones(n, np.float32)
+    for loads in (0, 1):
+        jit.clear()
+        loaded, before = jit.loads(), runner.unjournaled()
+        c = np.zeros(n, np.float32)
+        assert_engine(tileir.launch(text, None, 4, [a, b, c, n], engine="compiled"),
+                      "compiled")
+        assert (jit.loads() - loaded, runner.unjournaled() - before) == (loads, 1)
+        assert c.tobytes() == (a + b).tobytes()

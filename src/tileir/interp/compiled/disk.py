@@ -88,18 +88,10 @@ def load(key: tuple) -> tuple[Lowered, bytes] | None:
             accesses=tuple(_record(Access, a) for a in head["accesses"]),
             settles=tuple(int(i) for i in head["settles"]),
             pointers=tuple(_record(PointerAccess, p) for p in head["pointers"]),
-            index_columns=int(head["index_columns"]),
-            precheck=_flag(head["precheck"]))
+            index_columns=int(head["index_columns"]))
     except Exception:       # (RecursionError from nested JSON too: never the launch's end)
         return None
     return lowered, code
-
-
-def _flag(value: Any) -> bool:
-    """A JSON boolean (anything else raises TypeError: the file is not used)."""
-    if not isinstance(value, bool):
-        raise TypeError("a flag that is not a boolean")
-    return value
 
 
 def _record(kind: type, fields: dict) -> Any:
@@ -122,7 +114,7 @@ def save(key: tuple, lowered: Lowered, code: bytes) -> None:
                 "accesses": [asdict(a) for a in lowered.accesses],
                 "settles": list(lowered.settles),
                 "pointers": [asdict(p) for p in lowered.pointers],
-                "index_columns": lowered.index_columns, "precheck": lowered.precheck}
+                "index_columns": lowered.index_columns}
         head["digest"] = _digest(head, code)
         data = json.dumps(head).encode() + b"\n" + code
         handle, temporary = tempfile.mkstemp(dir=place, prefix=".writing-")

@@ -303,9 +303,6 @@ class Lowered:
     #: per tile block, and each view access outside loops writes there its tile index
     #: (`races.index_conflict` checks them after the run where the race proof cannot).
     index_columns: int = 0
-    #: Whether the module also has ``check_span`` (`precheck.py`): the same signature as
-    #: ``run_span``, writing nothing, failing exactly where ``run_span`` would.
-    precheck: bool = False
 
 
 _TOKEN = object()       # the value of a token (the compiled engine orders ops as written)

@@ -66,20 +66,23 @@ def check_slice(kernel: Operation, counts: dict[Operation, int]
 
 def add_precheck(whole: _Lowering, lowered: Lowered) -> Lowered:
     """`lowered` (the kernel `whole` lowered) with ``check_span`` added to its module
-    where the kernel has one (`Lowered.precheck`), else as it is."""
+    where the kernel has one (the loaded code then has the function: `cache.Compiled`),
+    else as it is."""
     if lowered.settles or lowered.pointers or any(a.atomic for a in lowered.accesses):
         return lowered
     kept = check_slice(whole.kernel, whole.check_counts)
     if isinstance(kept, str):
         return lowered
     dry = _Lowering(whole.kernel, kept, whole.e.counter)
-    dry.run()
+    try:
+        dry.run()
+    except Exception:           # (a slice the dry lowering cannot lower: no precheck,
+        return lowered          # the launch journals; never a kernel left uncompiled)
     for op in whole.kernel.regions[0].blocks[0]:
         if whole.check_counts.get(op, 0) != dry.check_counts.get(op, 0):
             return lowered      # (a check the dry lowering does not write: none at all)
     extra = [g for g in dry.e.globals if g not in whole.e.globals]
     lowered.ir = "\n".join([*whole.e.globals, *extra]) + whole.definition + dry.definition
-    lowered.precheck = True
     lowered.scratch_bytes = max(lowered.scratch_bytes, dry.scratch)
     return lowered
 

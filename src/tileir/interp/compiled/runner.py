@@ -37,6 +37,9 @@ AUTO_WORK = 1 << 25
 THREAD_WORK = 1 << 22
 #: Tile blocks per call of the compiled code (Ctrl-C is seen between calls).
 BLOCKS_PER_CALL = 1 << 12
+#: Why a launch whose compiled check failed runs on the other engines (its `Run.reason`).
+CHECK_FAILED = ("a check failed in the compiled code (undefined behaviour, or a case it "
+                "leaves to the reference); run on the other engines")
 #: How long the launching thread waits on its span threads before it looks again: a
 #: signal (Ctrl-C) arriving just as it starts an unbounded wait would not be handled
 #: until the wait ends (CPython runs handlers between bytecodes, not inside a wait that
@@ -308,9 +311,7 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
         # (the checks first, over every block: where they pass, the run cannot fail, and
         # the buffers it writes, none of which it reads, need no journal)
         if _spans(found, "check_span", args, blocks, threads, scratch):
-            return Outcome(False, "a check failed in the compiled code (undefined "
-                           "behaviour, or a case it leaves to the reference); run on the "
-                           "other engines", undefined=True)
+            return Outcome(False, CHECK_FAILED, undefined=True)
         global _unjournaled
         with deferred_interrupts():
             if _spans(found, "run_span", args, blocks, threads, scratch):
@@ -334,9 +335,7 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
         interrupted, settler.interrupted = settler.interrupted, None
         if interrupted is not None:
             raise interrupted
-        return Outcome(False, "a check failed in the compiled code (undefined behaviour, or "
-                       "a case it leaves to the reference); run on the other engines",
-                       undefined=True)
+        return Outcome(False, CHECK_FAILED, undefined=True)
     if (log is not None and conflict(log, lowered.pointers, owners, grid, checks, schedule,
                                      plan.orders_blocks)) or \
             (index_log is not None and index_conflict(
