@@ -164,6 +164,34 @@ def test_exact_sums_are_compiled():
     assert results["compiled"][1] == np.zeros(1, np.float32).tobytes()
 
 
+@pytest.mark.parametrize("k", [16, 4])
+def test_exact_midpoints_decided_by_row_and_column_bits_or_closer(k):
+    """Exact midpoints (1 + 2**-24 rounds to even, 1) decided without a settlement, in
+    both passes over the undecided: row 0 holds a 2**-120 that only meets zeros of b, so
+    the bound from its row's lowest bit is too coarse and the element-wise closer look
+    decides it; the other rows are decided from their rows' and columns' lowest bits;
+    row 7 cancels exactly to +0.  (k = 16: vector row bits, k = 4: scalar.)"""
+    a = np.zeros((8, k), np.float32)
+    b = np.zeros((k, 8), np.float32)
+    a[:, :2] = [1.0, 2.0 ** -12]
+    b[:2, :] = [[1.0], [2.0 ** -12]]
+    a[0, 2] = 2.0 ** -120              # (b's row 2 is all zeros)
+    a[7, :2] = [1.0, -1.0]
+    b[1, 7] = 1.0                      # d[7, 7] = 1 - 1 = +0; d[7, j] = 1 - 2**-12 else
+    c = np.zeros((8, 8), np.float32)
+    c[7, 7] = -0.0
+    before = jit.settlements()
+    results = run_both(mma_kernel(8, 8, k), a, b, c)
+    assert jit.settlements() == before
+    assert_same(results)
+    d = np.frombuffer(results["compiled"][1], np.float32).reshape(8, 8)
+    expected = np.ones((8, 8), np.float32)
+    expected[:, 7] = np.float32(1 + 2.0 ** -12)
+    expected[7] = np.float32(1 - 2.0 ** -12)
+    expected[7, 7] = 0.0
+    assert d.tobytes() == expected.tobytes()
+
+
 def test_inexact_cancellation_is_settled_by_the_reference_semantics():
     """1 + 2**-60 - 1 - 2**-60 = 0, not provably exact: the bound straddles zero; the
     tile is settled by the reference's semantics (+0), compiled."""

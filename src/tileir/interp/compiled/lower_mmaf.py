@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ...ir import Operation
-from ...types import F16, F32, F64, I8
+from ...types import F16, F32, F64, I8, I32
 from . import lower as L     # (lower.py imports this module: names read at run time)
 
 #: The longest K (lhs columns) mmaf compiles: its error bound (`_mmaf`) assumes K <= 2**14.
@@ -154,11 +154,7 @@ class MmafLowering:
             self._store("double", "0.0", row_norms, i)
         with e.loop(str(n), "col") as j:
             self._store("double", "0.0", col_norms, j)
-        with e.loop(str(m), "row") as i:
-            with e.loop(str(k), "k") as kk:
-                a = get(wide_lhs, e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}"))
-                total = e.op(f"fadd double {get(row_norms, i)}, {e.op(f'fmul double {a}, {a}')}")
-                self._store("double", total, row_norms, i)
+        self._row_norms(m, k, wide_lhs, row_norms)
         with e.loop(str(k), "k") as kk:
             with e.loop(str(n), "col") as j:
                 b = get(wide_rhs, e.op(f"add i64 {e.op(f'mul i64 {kk}, {n}')}, {j}"))
@@ -171,6 +167,7 @@ class MmafLowering:
         with e.loop(str(m), "row") as i:
             row = e.op(f"mul i64 {i}, {n}")
             length_a = e.op(f"call double @llvm.sqrt.f64(double {get(row_norms, i)})")
+            self._store("double", length_a, row_norms, i)       # (kept for `_mmaf_exact`)
             with e.loop(str(n), "col") as j:
                 at = e.op(f"add i64 {row}, {j}")
                 y = get(sums, at)
@@ -186,9 +183,173 @@ class MmafLowering:
                 e.do(f"store i1 {e.op(f'or i1 {seen}, {unsure}')}, ptr {doubtful}")
                 self._store("float", low, out, at)
         with e.when(e.op(f"load i1, ptr {doubtful}")):
-            self._mmaf_closer(m, k, n, wide_lhs, wide_rhs, sums, doubts, out, flag, acc)
+            e.do(f"store i1 false, ptr {doubtful}")
+            self._mmaf_exact(m, k, n, wide_lhs, wide_rhs, sums, row_norms, col_norms, doubts,
+                             doubtful, out, acc)
+            with e.when(e.op(f"load i1, ptr {doubtful}")):
+                self._mmaf_closer(m, k, n, wide_lhs, wide_rhs, sums, doubts, out, flag, acc)
         with e.when(e.op(f"load i1, ptr {unsettled}")):
             self._call_settle(op, [lhs.ptr, rhs.ptr, acc.ptr], out, "%index")
+
+    def _row_norms(self, m: int, k: int, lhs: str, norms: str) -> None:
+        """norms[i] = the sum of lhs[i, kk]**2 over kk (f64 slots, lhs row-major; every
+        square exact, the sums round: in any order, within the bound `mmaf_error_scale`
+        allows).  Where k is a multiple of `MMAF_LANES`, in that many partial sums per row
+        (a vector), added up at the end: one row's sum is a chain of dependent adds, which
+        a scalar loop waits on."""
+        e = self.e
+        lanes = MMAF_LANES
+        if k % lanes:
+            with e.loop(str(m), "row") as i:
+                self._store("double", "0.0", norms, i)
+                with e.loop(str(k), "k") as kk:
+                    a = self._element_of(L.Tile(lhs, m * k, "double"),
+                                         e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}"))
+                    total = e.op(f"fadd double {self._element_of(L.Tile(norms, m, 'double'), i)}, "
+                                 f"{e.op(f'fmul double {a}, {a}')}")
+                    self._store("double", total, norms, i)
+            return
+        vector = f"<{lanes} x double>"
+        partial = e.fresh("partial")
+        e.entry.append(f"  {partial} = alloca {vector}")
+        with e.loop(str(m), "row") as i:
+            e.do(f"store {vector} zeroinitializer, ptr {partial}")
+            first = e.op(f"mul i64 {i}, {k}")
+            with e.loop(str(k // lanes), "chunk") as c:
+                offset = e.op(f"add i64 {first}, {e.op(f'mul i64 {c}, {lanes}')}")
+                at = e.op(f"getelementptr double, ptr {lhs}, i64 {offset}")
+                a = e.op(f"load {vector}, ptr {at}, align 8")
+                total = e.op(f"fadd {vector} {e.op(f'load {vector}, ptr {partial}')}, "
+                             f"{e.op(f'fmul {vector} {a}, {a}')}")
+                e.do(f"store {vector} {total}, ptr {partial}")
+            sums = e.op(f"load {vector}, ptr {partial}")
+            total = e.op(f"extractelement {vector} {sums}, i64 0")
+            for lane in range(1, lanes):
+                total = e.op(f"fadd double {total}, "
+                             f"{e.op(f'extractelement {vector} {sums}, i64 {lane}')}")
+            self._store("double", total, norms, i)
+
+    def _row_lowest_bits(self, m: int, k: int, lhs: str, lows: str) -> None:
+        """lows[i] = the least `_lowest_bit` of row i of lhs (f64, row-major): as
+        `_row_norms` sums, in `MMAF_LANES` partial minima where k is a multiple of it."""
+        e = self.e
+        lanes = MMAF_LANES if k % MMAF_LANES == 0 else 1
+        vector, ints = (f"<{lanes} x double>", f"<{lanes} x i32>") if lanes > 1 else \
+            ("double", "i32")
+        minimum = "i32" if lanes == 1 else f"v{lanes}i32"
+        e.declare(f"{ints} @llvm.smin.{minimum}({ints}, {ints})")
+        e.declare("i32 @llvm.smin.i32(i32, i32)")
+        partial = e.fresh("least")
+        e.entry.append(f"  {partial} = alloca {ints}")
+        start = str(_NO_BITS) if lanes == 1 else f"splat (i32 {_NO_BITS})"
+        with e.loop(str(m), "row") as i:
+            e.do(f"store {ints} {start}, ptr {partial}")
+            first = e.op(f"mul i64 {i}, {k}")
+            with e.loop(str(k // lanes), "chunk") as c:
+                offset = e.op(f"add i64 {first}, {e.op(f'mul i64 {c}, {lanes}')}")
+                at = e.op(f"getelementptr double, ptr {lhs}, i64 {offset}")
+                bits = self._lowest_bit(e.op(f"load {vector}, ptr {at}, align 8"), lanes)
+                least = e.op(f"call {ints} @llvm.smin.{minimum}({ints} "
+                             f"{e.op(f'load {ints}, ptr {partial}')}, {ints} {bits})")
+                e.do(f"store {ints} {least}, ptr {partial}")
+            least = e.op(f"load {ints}, ptr {partial}")
+            if lanes > 1:
+                total = e.op(f"extractelement {ints} {least}, i64 0")
+                for lane in range(1, lanes):
+                    total = e.op(f"call i32 @llvm.smin.i32(i32 {total}, "
+                                 f"i32 {e.op(f'extractelement {ints} {least}, i64 {lane}')})")
+                least = total
+            self._store("i32", least, lows, i)
+
+    def _lowest_bit(self, x: str, lanes: int = 1) -> str:
+        """The exponent (i32) of f64 `x`'s lowest set bit (x normal: a widened f32 or f16
+        value), `_NO_BITS` for a zero; lane by lane where `x` is a vector of `lanes`."""
+        e = self.e
+
+        def of(scalar: str) -> str:          # (the type: a scalar, or a vector of lanes)
+            return scalar if lanes == 1 else f"<{lanes} x {scalar}>"
+
+        def const(scalar: str, value: Any) -> str:
+            return str(value) if lanes == 1 else f"splat ({scalar} {value})"
+        cttz = "i64" if lanes == 1 else f"v{lanes}i64"
+        e.declare(f"{of('i64')} @llvm.cttz.{cttz}({of('i64')}, i1)")
+        bits = e.op(f"bitcast {of('double')} {x} to {of('i64')}")
+        shifted = e.op(f"lshr {of('i64')} {bits}, {const('i64', 52)}")
+        biased = e.op(f"and {of('i64')} {shifted}, {const('i64', 2047)}")
+        fraction = e.op(f"and {of('i64')} {bits}, {const('i64', (1 << 52) - 1)}")
+        whole = e.op(f"or {of('i64')} {fraction}, {const('i64', 1 << 52)}")
+        zeros = e.op(f"call {of('i64')} @llvm.cttz.{cttz}({of('i64')} {whole}, i1 true)")
+        exponent = e.op(f"sub {of('i64')} {biased}, {const('i64', 1075)}")
+        low = e.op(f"add {of('i64')} {exponent}, {zeros}")
+        zero = e.op(f"fcmp oeq {of('double')} {x}, {const('double', '0.0')}")
+        narrow = e.op(f"trunc {of('i64')} {low} to {of('i32')}")
+        return e.op(f"select {of('i1')} {zero}, {of('i32')} {const('i32', _NO_BITS)}, "
+                    f"{of('i32')} {narrow}")
+
+    def _exact_below(self, size: str, g: str) -> str:
+        """i1: whether 32 `size` < 2**(53 + g) (g i32 >= -298): then every sum of terms that
+        are multiples of 2**g, of magnitudes summing to at most twice `size`, is exact in
+        f64 (docs/compiled-engine.md, "mmaf")."""
+        e = self.e
+        e.declare("i32 @llvm.smin.i32(i32, i32)")
+        power = e.op(f"call i32 @llvm.smin.i32(i32 {e.op(f'add i32 {g}, 1076')}, i32 2046)")
+        wide = e.op(f"zext i32 {power} to i64")
+        limit = e.op(f"bitcast i64 {e.op(f'shl i64 {wide}, 52')} to double")
+        return e.op(f"fcmp olt double {e.op(f'fmul double {size}, 32.0')}, {limit}")
+
+    def _mmaf_exact(self, m: int, k: int, n: int, lhs: str, rhs: str, sums: str,
+                    row_lengths: str, col_lengths: str, doubts: str, doubtful: str, out: str,
+                    acc: Any) -> None:
+        """The elements `_mmaf` left undecided (i8 `doubts`) whose f64 sum is exact, decided
+        in one vector pass: every product a_k b_j is a multiple of 2**(g_i + h_j), g_i the
+        lowest set bit of row i of lhs and h_j of column j of rhs, acc's element of its own
+        lowest bit; where 32 A_c is below 2**(53 + that), every partial sum of the f64 sum
+        (at most A <= 2 A_c) is exact, so the sum is X itself, rounded to nearest even as
+        the reference rounds it (+0 for a zero, as `_mmaf_closer`).  (f16 operands have
+        such sums: an exact midpoint of two f32 is then no rarity.)  Those left are marked
+        in `doubts` again, and i1 `doubtful` set."""
+        e = self.e
+        e.declare("i32 @llvm.smin.i32(i32, i32)")
+        e.declare("double @llvm.fabs.f64(double)")
+        row_low, col_low = self._slot(m, I32), self._slot(n, I32)
+
+        def lowest(slot: str, count: int, at: str) -> str:
+            return self._element_of(L.Tile(slot, count, "i32"), at)
+
+        self._row_lowest_bits(m, k, lhs, row_low)
+        with e.loop(str(n), "col") as j:
+            self._store("i32", str(_NO_BITS), col_low, j)
+        with e.loop(str(k), "k") as kk:
+            first = e.op(f"mul i64 {kk}, {n}")
+            with e.loop(str(n), "col") as j:
+                b = self._element_of(L.Tile(rhs, k * n, "double"), e.op(f"add i64 {first}, {j}"))
+                least = e.op(f"call i32 @llvm.smin.i32(i32 {lowest(col_low, n, j)}, "
+                             f"i32 {self._lowest_bit(b)})")
+                self._store("i32", least, col_low, j)
+        with e.loop(str(m), "row") as i:
+            row = e.op(f"mul i64 {i}, {n}")
+            length_a = self._element_of(L.Tile(row_lengths, m, "double"), i)
+            g_row = lowest(row_low, m, i)
+            with e.loop(str(n), "col") as j:
+                at = e.op(f"add i64 {row}, {j}")
+                doubt = e.op(f"icmp ne i8 {self._element_of(L.Tile(doubts, m * n, 'i8'), at)}, 0")
+                c = e.op(f"fpext float {self._element_of(acc, at)} to double")
+                length_b = self._element_of(L.Tile(col_lengths, n, "double"), j)
+                size = e.op(f"fadd double {e.op(f'call double @llvm.fabs.f64(double {c})')}, "
+                            f"{e.op(f'fmul double {length_a}, {length_b}')}")
+                g = e.op(f"call i32 @llvm.smin.i32(i32 {self._lowest_bit(c)}, "
+                         f"i32 {e.op(f'add i32 {g_row}, {lowest(col_low, n, j)}')})")
+                exact = self._exact_below(size, g)
+                y = self._element_of(L.Tile(sums, m * n, "double"), at)
+                plus = e.op(f"fptrunc double {e.op(f'fadd double {y}, 0.0')} to float")
+                settled = e.op(f"and i1 {doubt}, {exact}")
+                value = e.op(f"select i1 {settled}, float {plus}, "
+                             f"float {self._element_of(L.Tile(out, m * n, 'float'), at)}")
+                self._store("float", value, out, at)
+                left = e.op(f"xor i1 {settled}, {doubt}")        # (doubt and not exact)
+                self._store("i8", e.op(f"zext i1 {left} to i8"), doubts, at)
+                seen = e.op(f"load i1, ptr {doubtful}")
+                e.do(f"store i1 {e.op(f'or i1 {seen}, {left}')}, ptr {doubtful}")
 
     def _rounds_alike(self, y: str, width: str) -> tuple[str, str]:
         """Whether every real within f64 `width` of f64 `y` rounds to one f32: the ends
@@ -233,21 +394,7 @@ class MmafLowering:
         parts = [e.fresh("part") for _ in range(3)]        # hi, lo, A (promoted)
         lowest = e.fresh("lowest")                          # g (promoted)
         e.entry += [f"  {p} = alloca double" for p in parts] + [f"  {lowest} = alloca i32"]
-        e.declare("i64 @llvm.cttz.i64(i64, i1)")
-        e.declare("i32 @llvm.smin.i32(i32, i32)")
 
-        def lowest_bit(x: str) -> str:
-            """The exponent of f64 `x`'s lowest set bit (x normal: a widened f32 or f16
-            value), `_NO_BITS` for a zero."""
-            bits = e.op(f"bitcast double {x} to i64")
-            biased = e.op(f"and i64 {e.op(f'lshr i64 {bits}, 52')}, 2047")
-            whole = e.op(f"or i64 {e.op(f'and i64 {bits}, 4503599627370495')}, "
-                         "4503599627370496")
-            low = e.op(f"add i64 {e.op(f'sub i64 {biased}, 1075')}, "
-                       f"{e.op(f'call i64 @llvm.cttz.i64(i64 {whole}, i1 true)')}")
-            zero = e.op(f"fcmp oeq double {x}, 0.0")
-            return e.op(f"select i1 {zero}, i32 {_NO_BITS}, "
-                        f"i32 {e.op(f'trunc i64 {low} to i32')}")
         with e.loop(str(m * n), "q", defer=False) as q:
             doubt = self._element_of(L.Tile(doubts, m * n, "i8"), q)
             with e.when(e.op(f"icmp ne i8 {doubt}, 0")):
@@ -255,7 +402,7 @@ class MmafLowering:
                 c = e.op(f"fpext float {self._element_of(acc, q)} to double")
                 for part, value in zip(parts, (c, "0.0", fabs(c))):
                     e.do(f"store double {value}, ptr {part}")
-                e.do(f"store i32 {lowest_bit(c)}, ptr {lowest}")
+                e.do(f"store i32 {self._lowest_bit(c)}, ptr {lowest}")
                 with e.loop(str(k), "k", defer=False) as kk:
                     a = self._element_of(L.Tile(lhs, m * k, "double"),
                                          e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}"))
@@ -268,7 +415,7 @@ class MmafLowering:
                                 f"{fabs(product)}")
                     for part, value in zip(parts, (hi, lo, size)):
                         e.do(f"store double {value}, ptr {part}")
-                    term = e.op(f"add i32 {lowest_bit(a)}, {lowest_bit(b)}")
+                    term = e.op(f"add i32 {self._lowest_bit(a)}, {self._lowest_bit(b)}")
                     so_far = e.op(f"load i32, ptr {lowest}")
                     e.do(f"store i32 {e.op(f'call i32 @llvm.smin.i32(i32 {so_far}, i32 {term})')}, "
                          f"ptr {lowest}")
@@ -277,12 +424,7 @@ class MmafLowering:
                 # partial sum, the reference's (its slices are multiples of their values'
                 # lowest bits) and hi's, is exact: X = hi, rounded to nearest even (+0 for
                 # an exact zero), as the reference rounds it
-                g = e.op(f"load i32, ptr {lowest}")
-                power = e.op(f"call i32 @llvm.smin.i32(i32 {e.op(f'add i32 {g}, 1076')}, "
-                             "i32 2046)")     # (53 + g + 1023, at most 2046; g >= -298)
-                wide = e.op(f"zext i32 {power} to i64")
-                limit = e.op(f"bitcast i64 {e.op(f'shl i64 {wide}, 52')} to double")
-                exact = e.op(f"fcmp olt double {e.op(f'fmul double {size}, 32.0')}, {limit}")
+                exact = self._exact_below(size, e.op(f"load i32, ptr {lowest}"))
                 y, r = two_sum(hi, lo)          # y + r = hi + lo exactly
                 bound = e.op(f"fmul double {size}, {scale}")
                 width = e.op(f"fmul double {e.op(f'fadd double {fabs(r)}, {bound}')}, "
