@@ -99,6 +99,8 @@ _ICMP = {ComparisonPredicate.EQUAL: ("eq", "eq"), ComparisonPredicate.NOT_EQUAL:
 _TO_INTEGRAL = {RoundingMode.NEAREST_INT_TO_ZERO: "trunc", RoundingMode.ZERO: "trunc",
                 RoundingMode.NEAREST_EVEN: "roundeven", RoundingMode.NEGATIVE_INF: "floor",
                 RoundingMode.POSITIVE_INF: "ceil", RoundingMode.NEAREST_AWAY: "round"}
+#: The fewest lanes (elements of a reduce's result) laid out innermost (`_reduce`).
+REDUCE_MINOR_LANES = 8
 #: Ops computing rank-0 values and nothing else, which a ``reduce`` body may hold.
 #: The C library function computing each math op the compiled code rounds from f64.
 _LIBM = {**{n: n for n in ("exp2", "log", "log2", "sin", "cos", "tan", "sinh", "cosh",
@@ -562,11 +564,17 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
         if isinstance(value, Lazy):
             return value.element(i)
         at = self.e.op(f"getelementptr {value.ty}, ptr {value.ptr}, i64 {i}", "at")
+        if value.ty == "i1":        # (a byte, read as a byte: a vector of them loads whole)
+            return self.e.op(f"icmp ne i8 {self.e.op(f'load i8, ptr {at}', 'x')}, 0", "x")
         return self.e.op(f"load {value.ty}, ptr {at}", "x")
 
     def _store(self, ty: str, value: str, ptr: str, i: str) -> None:
-        """Store `value` as element `i` of the slot at `ptr`."""
+        """Store `value` as element `i` of the slot at `ptr` (an i1 as the byte 0 or 1, as
+        LLVM stores it: written as a byte, so that a vector of them is stored whole)."""
         at = self.e.op(f"getelementptr {ty}, ptr {ptr}, i64 {i}", "at")
+        if ty == "i1":
+            value = self.e.op(f"zext i1 {value} to i8")
+            ty = "i8"
         self.e.do(f"store {ty} {value}, ptr {at}")
 
     def _copy(self, value: Any, ptr: str, count: int, ty: str) -> None:
@@ -1701,8 +1709,12 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
     def _reduce(self, op: Operation) -> Any:
         """Every input reduced along `dim` in the reference's order (`semantics.regions`):
         a pairwise tree, at each level element 2k+1 (the body's ``elem``) combined into
-        element 2k (its ``acc``) and an odd level padded with the identity, which is not
-        otherwise applied.  Lane by lane, in two slots of length + 1 per input."""
+        element 2k (its ``acc``); the length is a power of two (a tile's), so no level is
+        padded.  Two slots per input, each level reading one and writing the other.  With
+        `REDUCE_MINOR_LANES` lanes or more, element j of lane o lies at ``j * lanes + o``
+        and each level loops over the lanes innermost (contiguous: LLVM vectorizes it
+        across lanes); with fewer, lane by lane at ``o * length + j`` (LLVM vectorizes
+        the pairs of one lane)."""
         e = self.e
         inputs = [self._get(v) for v in op.operands]
         shape = tuple(op.operands[0].type.shape)
@@ -1710,42 +1722,59 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
         tys = [_element(t, f"an operand of '{op.name}'") for t in types]
         dim = int(op.attr("dim").value)
         length = shape[dim]
+        if length & (length - 1):
+            raise Unsupported(f"'{op.name}' along a dimension of {length} (not a power of two)")
         before, after = math.prod(shape[:dim]), math.prod(shape[dim + 1:])
-        identities, body, ops = self._combiner(op, types)
-        outs = [self._slot(before * after, t) for t in types]
-        # two slots per input: each level reads one and writes the other (no element is
-        # written where the same level reads, so LLVM vectorizes the level's loop)
-        pairs = [(self._slot(length + 1, t), self._slot(length + 1, t)) for t in types]
-        with e.loop(str(before * after), "lane") as o:
+        lanes = before * after
+        _, body, ops = self._combiner(op, types)      # (no level is padded: no identity)
+        pairs = [(self._slot(length * lanes, t), self._slot(length * lanes, t)) for t in types]
+        minor = lanes >= REDUCE_MINOR_LANES
+
+        @contextmanager
+        def each(count: int) -> Iterator[tuple[str, str]]:
+            """Loops over element j < count of every lane o, lanes innermost where
+            `minor`: yields (j, o, j's place in o's lane)."""
+            with ExitStack() as stack:
+                if minor:
+                    j = stack.enter_context(e.loop(str(count), "j")) if count > 1 else "0"
+                    o = stack.enter_context(e.loop(str(lanes), "lane"))
+                    place = e.op(f"add i64 {e.op(f'mul i64 {j}, {lanes}')}, {o}")
+                else:
+                    o = stack.enter_context(e.loop(str(lanes), "lane")) if lanes > 1 else "0"
+                    j = stack.enter_context(e.loop(str(count), "j")) if count > 1 else "0"
+                    place = e.op(f"add i64 {e.op(f'mul i64 {o}, {length}')}, {j}")
+                yield j, o, place
+
+        with each(length) as (j, o, place):
             outer = e.op(f"udiv i64 {o}, {after}")
             inner_at = e.op(f"urem i64 {o}, {after}")
             first = e.op(f"add i64 {e.op(f'mul i64 {outer}, {length * after}')}, {inner_at}")
-            with e.loop(str(length)) as j:
-                at = e.op(f"add i64 {first}, {e.op(f'mul i64 {j}, {after}')}")
-                for x, (lane, _), ty in zip(inputs, pairs, tys):
-                    self._store(ty, self._element_of(x, at), lane, j)
-            n, turn = length, 0
-            while n > 1:
-                if n % 2:
-                    for pair, ty, t, bits in zip(pairs, tys, types, identities):
-                        self._store(ty, self._literal(bits, t), pair[turn], str(n))
-                    n += 1
-                n //= 2
-                with e.loop(str(n)) as k:
-                    odd = e.op(f"add i64 {e.op(f'mul i64 {k}, 2')}, 1")
-                    even = e.op(f"mul i64 {k}, 2")
-                    lanes = [Tile(pair[turn], length + 1, ty) for pair, ty in zip(pairs, tys)]
-                    combined = self._combine(
-                        body, ops, [Scalar(self._element_of(x, odd), x.ty) for x in lanes],
-                        [Scalar(self._element_of(x, even), x.ty) for x in lanes])
-                    for value, pair, ty in zip(combined, pairs, tys):
-                        self._store(ty, value.name, pair[1 - turn], k)
-                turn = 1 - turn
-            for pair, out, ty in zip(pairs, outs, tys):
-                self._store(ty, self._element_of(Tile(pair[turn], length + 1, ty), "0"), out, o)
+            at = e.op(f"add i64 {first}, {e.op(f'mul i64 {j}, {after}')}")
+            for x, (slot, _), ty in zip(inputs, pairs, tys):
+                self._store(ty, self._element_of(x, at), slot, place)
+        step = lanes if minor else 1        # (from element j of a lane to element j + 1)
+        half, turn = length // 2, 0
+        while half:
+            with each(half) as (k, o, place):
+                even = e.op(f"add i64 {place}, {e.op(f'mul i64 {k}, {step}')}")   # (2k)
+                odd = e.op(f"add i64 {even}, {step}")                             # (2k + 1)
+                lanes_of = [Tile(pair[turn], length * lanes, ty) for pair, ty in zip(pairs, tys)]
+                combined = self._combine(
+                    body, ops, [Scalar(self._element_of(x, odd), x.ty) for x in lanes_of],
+                    [Scalar(self._element_of(x, even), x.ty) for x in lanes_of])
+                for value, pair, ty in zip(combined, pairs, tys):
+                    self._store(ty, value.name, pair[1 - turn], place)
+            half, turn = half // 2, 1 - turn
         results = []
-        for result, out, ty in zip(op.results, outs, tys):
-            tile = Tile(out, before * after, ty)
+        for result, pair, t, ty in zip(op.results, pairs, types, tys):
+            if minor or lanes == 1:         # (element 0 of every lane: the first row)
+                tile = Tile(pair[turn], lanes, ty)
+            else:
+                tile = Tile(self._slot(lanes, t), lanes, ty)
+                with e.loop(str(lanes), "lane") as o:
+                    self._store(ty, self._element_of(
+                        Tile(pair[turn], length * lanes, ty),
+                        e.op(f"mul i64 {o}, {length}")), tile.ptr, o)
             results.append(Scalar(self._element_of(tile, "0"), ty)
                            if result.type.rank == 0 else tile)
         return tuple(results)
