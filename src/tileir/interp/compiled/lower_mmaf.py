@@ -49,6 +49,18 @@ def mmaf_error_scale(k: int) -> float:
     return 2.0 * (gamma + MMAF_REFERENCE_ERROR) * (1.0 + gamma)
 
 
+def mmaf_decision_scale(k: int) -> float:
+    """`mmaf_error_scale` plus ``2**-49``: ``fl(S -+ fl(c A_c))`` with this c lies beyond
+    ``S -+ c' A_c`` (c' the error scale), whatever the subtraction rounds, so the ends
+    need no pushing outwards (`_rounds_alike`): its rounding error is at most
+    ``2**-53 (|S| + fl(c A_c))``, |S| <= 1.01 A_c (K <= 2**14), so at most ``2**-51 A_c``,
+    below the extra ``2**-49 A_c`` less the roundings of the two products; and no end is
+    subnormal (A_c is 0, or at least 2**-298: the ends are then at least 2**-345 from 0,
+    or exact, Sterbenz).  A_c = 0 (every term a zero) gives ends of one sign of zero:
+    +0 decided, -0 left undecided (+0 and -0 differ) for the closer look."""
+    return mmaf_error_scale(k) + 2.0 ** -49
+
+
 class MmafLowering:
     """mmaf, certified to the reference's rounding (`_mmaf`)."""
 
@@ -115,7 +127,7 @@ class MmafLowering:
         e = self.e
         e.declare("double @llvm.fabs.f64(double)")
         e.declare("double @llvm.sqrt.f64(double)")
-        scale = L._f64(mmaf_error_scale(k))
+        scale = L._f64(mmaf_decision_scale(k))
         wide_lhs, wide_rhs = self._slot(m * k, F64), self._slot(k * n, F64)
         sums, row_norms, col_norms = self._slot(m * n, F64), self._slot(m, F64), self._slot(n, F64)
         unsettled = e.fresh("unsettled")       # (an element left undecided: settle the tile)
@@ -176,7 +188,7 @@ class MmafLowering:
                 size = e.op(f"fadd double {e.op(f'call double @llvm.fabs.f64(double {c})')}, "
                             f"{e.op(f'fmul double {length_a}, {length_b}')}")
                 width = e.op(f"fmul double {size}, {scale}")
-                low, same = self._rounds_alike(y, width)
+                low, same = self._rounds_alike(y, width, pushed=False)
                 unsure = e.op(f"xor i1 {same}, true")
                 self._store("i8", e.op(f"zext i1 {unsure} to i8"), doubts, at)
                 seen = e.op(f"load i1, ptr {doubtful}")
@@ -351,20 +363,24 @@ class MmafLowering:
                 seen = e.op(f"load i1, ptr {doubtful}")
                 e.do(f"store i1 {e.op(f'or i1 {seen}, {left}')}, ptr {doubtful}")
 
-    def _rounds_alike(self, y: str, width: str) -> tuple[str, str]:
+    def _rounds_alike(self, y: str, width: str, pushed: bool = True) -> tuple[str, str]:
         """Whether every real within f64 `width` of f64 `y` rounds to one f32: the ends
-        ``y -+ width``, pushed outwards by ``2**-51`` of their magnitude and ``2**-1000``
-        (so every real of the interval lies strictly between them), rounded to f32 and
-        compared bit for bit.  (the lower end's f32, i1 alike)"""
+        ``y -+ width`` rounded to f32 and compared bit for bit (rounding to nearest is
+        monotonic: every real between two reals rounding alike rounds so too).  Where
+        `pushed`, the ends are pushed outwards by ``2**-51`` of their magnitude and
+        ``2**-1000`` first, so that they hold the interval whatever ``y -+ width``
+        rounded; else the caller's width already covers that rounding
+        (`mmaf_decision_scale`).  (the lower end's f32, i1 alike)"""
         e = self.e
         e.declare("double @llvm.fabs.f64(double)")
         ends = []
         for instr in ("fsub", "fadd"):
             end = e.op(f"{instr} double {y}, {width}")
-            step = e.op(f"fmul double {e.op(f'call double @llvm.fabs.f64(double {end})')}, "
-                        f"{L._f64(2.0 ** -51)}")
-            end = e.op(f"{instr} double {end}, {step}")
-            end = e.op(f"{instr} double {end}, {L._f64(2.0 ** -1000)}")
+            if pushed:
+                step = e.op(f"fmul double {e.op(f'call double @llvm.fabs.f64(double {end})')}, "
+                            f"{L._f64(2.0 ** -51)}")
+                end = e.op(f"{instr} double {end}, {step}")
+                end = e.op(f"{instr} double {end}, {L._f64(2.0 ** -1000)}")
             ends.append(e.op(f"fptrunc double {end} to float"))
         same = e.op(f"icmp eq i32 {e.op(f'bitcast float {ends[0]} to i32')}, "
                     f"{e.op(f'bitcast float {ends[1]} to i32')}")
@@ -504,4 +520,5 @@ class MmafLowering:
                              "align 8")
 
 
-__all__ = ["MMAF_MAX_K", "MmafLowering", "mmaf_closer_scale", "mmaf_error_scale"]
+__all__ = ["MMAF_MAX_K", "MmafLowering", "mmaf_closer_scale", "mmaf_decision_scale",
+           "mmaf_error_scale"]
