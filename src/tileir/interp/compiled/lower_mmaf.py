@@ -159,8 +159,6 @@ class MmafLowering:
             self._store("double", widen(lhs, q), wide_lhs, q)
         with e.loop(str(k * n), "q") as q:
             self._store("double", widen(rhs, q), wide_rhs, q)
-        with e.loop(str(m * n), "q") as q:
-            self._store("double", widen(acc, q), sums, q)
         # ||a_i||**2 and ||b_j||**2 (every square exact; the sums round)
         with e.loop(str(m), "row") as i:
             self._store("double", "0.0", row_norms, i)
@@ -175,7 +173,7 @@ class MmafLowering:
         with e.loop(str(n), "col") as j:      # ||b_j||, once per column
             self._store("double", e.op(f"call double @llvm.sqrt.f64(double {get(col_norms, j)})"),
                         col_norms, j)
-        self._sum_products(m, k, n, wide_lhs, wide_rhs, sums)
+        self._sum_products(m, k, n, wide_lhs, wide_rhs, sums, acc.ptr)
         with e.loop(str(m), "row") as i:
             row = e.op(f"mul i64 {i}, {n}")
             length_a = e.op(f"call double @llvm.sqrt.f64(double {get(row_norms, i)})")
@@ -185,6 +183,7 @@ class MmafLowering:
                 y = get(sums, at)
                 length_b = get(col_norms, j)
                 c = e.op(f"fpext float {self._element_of(acc, at)} to double")
+                flag(e.op(f"fcmp une double {e.op(f'fsub double {c}, {c}')}, 0.0"))
                 size = e.op(f"fadd double {e.op(f'call double @llvm.fabs.f64(double {c})')}, "
                             f"{e.op(f'fmul double {length_a}, {length_b}')}")
                 width = e.op(f"fmul double {size}, {scale}")
@@ -451,17 +450,21 @@ class MmafLowering:
                 self._store("float", e.op(f"select i1 {exact}, float {plus}, float {low}"),
                             out, q)
 
-    def _sum_products(self, m: int, k: int, n: int, lhs: str, rhs: str, sums: str) -> None:
-        """sums[i, j] += lhs[i, kk] * rhs[kk, j] for kk = 0, 1, ..., k - 1 in order (f64
-        slots, row-major).  Where n is a multiple of `MMAF_LANES`, the sums of `MMAF_ROWS`
-        rows (or one) are held in `MMAF_GROUP` (or fewer) vectors of that many lanes each
-        across the kk loop (in registers: only rhs is loaded, once for the rows), else a
-        scalar loop."""
+    def _sum_products(self, m: int, k: int, n: int, lhs: str, rhs: str, sums: str,
+                      acc: str) -> None:
+        """sums[i, j] = acc[i, j] + lhs[i, kk] * rhs[kk, j] for kk = 0, 1, ..., k - 1 in
+        order (f64 slots, row-major; acc f32, widened exactly).  Where n is a multiple of
+        `MMAF_LANES`, the sums of `MMAF_ROWS` rows (or one) are held in `MMAF_GROUP` (or
+        fewer) vectors of that many lanes each across the kk loop (in registers: only rhs
+        is loaded, once for the rows; acc read into them first), else a scalar loop."""
         e = self.e
         lanes = MMAF_LANES
         group = next((g for g in (MMAF_GROUP, 2, 1) if n % (lanes * g) == 0), 0)
         vector = f"<{lanes} x double>"
         if not group:
+            with e.loop(str(m * n), "q") as q:
+                start = self._element_of(L.Tile(acc, m * n, "float"), q)
+                self._store("double", e.op(f"fpext float {start} to double"), sums, q)
             with e.loop(str(m), "row") as i:
                 row = e.op(f"mul i64 {i}, {n}")
                 with e.loop(str(k), "k") as kk:
@@ -488,11 +491,13 @@ class MmafLowering:
                 for r, line in enumerate(cells):
                     i = e.op(f"add i64 {e.op(f'mul i64 {ib}, {rows}')}, {r}")
                     start = e.op(f"add i64 {e.op(f'mul i64 {i}, {n}')}, {column}")
-                    places.append([e.op(f"getelementptr double, ptr {sums}, "
-                                        f"i64 {e.op(f'add i64 {start}, {g * lanes}')}")
-                                   for g in range(group)])
-                    for c, place in zip(line, places[-1]):
-                        e.do(f"store {vector} {e.op(f'load {vector}, ptr {place}, align 8')}, "
+                    offsets = [e.op(f"add i64 {start}, {g * lanes}") for g in range(group)]
+                    places.append([e.op(f"getelementptr double, ptr {sums}, i64 {at}")
+                                   for at in offsets])
+                    for c, at in zip(line, offsets):
+                        first = e.op(f"getelementptr float, ptr {acc}, i64 {at}")
+                        narrow = e.op(f"load <{lanes} x float>, ptr {first}, align 4")
+                        e.do(f"store {vector} {e.op(f'fpext <{lanes} x float> {narrow} to {vector}')}, "
                              f"ptr {c}")
                 with e.loop(str(k), "k") as kk:
                     base = e.op(f"add i64 {e.op(f'mul i64 {kk}, {n}')}, {column}")
