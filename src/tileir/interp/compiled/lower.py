@@ -5,7 +5,9 @@ to ``end - 1`` (numbered x fastest, as `launch.block_order` numbers them) and re
 or 1 as soon as a check fails (then the launcher reruns the kernel on the reference
 engine from memory as it was).  ``args`` holds i64 words: the grid's three extents, then
 one word per scalar parameter (its bits) and four per pointer parameter (its address, and
-the first address, end address and host address of the buffer it points into).  Rank-0
+the first address, end address and host address of the buffer it points into), then the
+two address logs' and the in-place word (bit p: parameter p's buffer is not written by
+the launch, so its tiles may be read where they lie: `_in_place`).  Rank-0
 tiles are LLVM values; larger tiles (rank 1 to 3) are loop nests over their elements,
 held row-major in ``scratch`` (a slot per op result), or a global constant, or a splat
 held as one value.  ``for`` loops keep their iteration values in slots of their own;
@@ -199,11 +201,25 @@ class Scalar:
 
 @dataclass(frozen=True)
 class Tile:
-    """A tile of `count` elements of LLVM type `ty` at pointer `ptr` (row-major)."""
+    """A tile of `count` elements of LLVM type `ty` at pointer `ptr` (row-major).
+    `lies`: a loaded tile that may lie in the caller's memory (`_Lowering._in_place`),
+    whose element loads are in `IN_PLACE_SCOPE`."""
 
     ptr: str
     count: int
     ty: str
+    lies: bool = False
+
+
+#: Scoped alias metadata (the module's): loads of a tile read in place are in the scope
+#: list ``!7002``, and stores into scratch slots are marked ``noalias`` with it, so LLVM
+#: needs no run-time overlap check to vectorize a loop reading the one and writing the
+#: other (a tile read in place is in a buffer the launch never writes; a copied one is
+#: written only by its own copy, whose stores are not so marked).
+IN_PLACE_SCOPE = "!7002"
+_ALIAS_METADATA = ('!7000 = distinct !{!7000, !"tileir"}',
+                   '!7001 = distinct !{!7001, !7000, !"tiles read in place"}',
+                   f"{IN_PLACE_SCOPE} = !{{!7001}}")
 
 
 @dataclass(frozen=True)
@@ -393,8 +409,10 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
             else:
                 self.values[arg] = Scalar(self._from_word(self._word(at), kind), kind)
         # the address logs after the parameters' words (or 0): pointer accesses', then
-        # the view accesses' tile indices
+        # the view accesses' tile indices; then the in-place word (`_in_place`)
         self.pointer_log, self.index_log = self._word(word), self._word(word + 1)
+        self.in_place_word = self._word(word + 2)
+        e.globals += _ALIAS_METADATA
         self.blocks = e.op(f"mul i64 {e.op(f'mul i64 {self.grid[0]}, {self.grid[1]}')}, "
                            f"{self.grid[2]}")
         count = e.op("sub i64 %end, %begin", "count")
@@ -566,16 +584,19 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
         at = self.e.op(f"getelementptr {value.ty}, ptr {value.ptr}, i64 {i}", "at")
         if value.ty == "i1":        # (a byte, read as a byte: a vector of them loads whole)
             return self.e.op(f"icmp ne i8 {self.e.op(f'load i8, ptr {at}', 'x')}, 0", "x")
-        return self.e.op(f"load {value.ty}, ptr {at}", "x")
+        scope = f", !alias.scope {IN_PLACE_SCOPE}" if value.lies else ""
+        return self.e.op(f"load {value.ty}, ptr {at}{scope}", "x")
 
-    def _store(self, ty: str, value: str, ptr: str, i: str) -> None:
+    def _store(self, ty: str, value: str, ptr: str, i: str, own: bool = False) -> None:
         """Store `value` as element `i` of the slot at `ptr` (an i1 as the byte 0 or 1, as
-        LLVM stores it: written as a byte, so that a vector of them is stored whole)."""
+        LLVM stores it: written as a byte, so that a vector of them is stored whole).
+        Not read by a tile read in place (`IN_PLACE_SCOPE`), unless `own`: the copy of
+        such a tile into its own slot."""
         at = self.e.op(f"getelementptr {ty}, ptr {ptr}, i64 {i}", "at")
         if ty == "i1":
             value = self.e.op(f"zext i1 {value} to i8")
             ty = "i8"
-        self.e.do(f"store {ty} {value}, ptr {at}")
+        self.e.do(f"store {ty} {value}, ptr {at}" + ("" if own else f", !noalias {IN_PLACE_SCOPE}"))
 
     def _copy(self, value: Any, ptr: str, count: int, ty: str) -> None:
         """Copy the `count` elements of a tile (or a splat's) into the slot at `ptr`."""
@@ -1149,16 +1170,63 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
             source = self._materialize(source, t)
         count = math.prod(view.tile)
         out = None if store else self._slot(count, t)
-        if not store:
-            pad = self._literal(view.padding, t) if view.padding is not None else \
-                ("0.0" if t in CANONICAL_NAN else "0")
-            partial = "false"
-            for k in range(rank):
-                partial = e.op(f"or i1 {partial}, "
-                               f"{e.op(f'icmp ult i64 {insides[k]}, {view.tile[k]}')}")
-            with e.when(partial):       # (a tile reaching past the tensor: padded first)
-                with e.loop(str(count)) as i:
-                    self._store(ty, pad, out, i)
+        in_place = None
+        with ExitStack() as copying:
+            if not store:
+                pad = self._literal(view.padding, t) if view.padding is not None else \
+                    ("0.0" if t in CANONICAL_NAN else "0")
+                partial = "false"
+                for k in range(rank):
+                    partial = e.op(f"or i1 {partial}, "
+                                   f"{e.op(f'icmp ult i64 {insides[k]}, {view.tile[k]}')}")
+                in_place = self._in_place(view, t, partial, origin, low)
+                if in_place is not None:    # (else the tile is copied into its slot)
+                    copying.enter_context(e.when(e.op(f"xor i1 {in_place[0]}, true")))
+                with e.when(partial):       # (a tile reaching past the tensor: padded first)
+                    with e.loop(str(count)) as i:
+                        self._store(ty, pad, out, i, own=True)
+            self._move(view, store, atomic, source, stored, rank, insides, firsts, origin,
+                       ty, out)
+        if store:
+            return _TOKEN
+        if in_place is not None:
+            out = e.op(f"select i1 {in_place[0]}, ptr {in_place[1]}, ptr {out}", "tile")
+        return Tile(out, count, ty, in_place is not None), _TOKEN
+
+    def _in_place(self, view: View, t: Any, partial: str, origin: str, low: str
+                  ) -> tuple[str, str] | None:
+        """Whether a loaded tile may be read where it lies in memory rather than copied
+        into its slot (i1), and its first element's address there: where this launch
+        writes nothing of the parameter's buffer (its bit in the argument block's
+        in-place word: `runner.in_place_mask`, so nothing changes it while the tile is
+        used, in this block or another), the tile lies wholly inside the tensor (no
+        padding), its elements are one contiguous run in row-major order (the innermost
+        stride 1, each stride of a dimension longer than 1 the size of the tile's
+        dimensions inside it) and its address is aligned to the element.  None: never
+        (i1 elements, whose bytes the copy reads as LLVM's i1; a parameter past the
+        word's 63 bits)."""
+        if t == I1 or view.param >= 63:
+            return None
+        e = self.e
+        allowed = e.op(f"icmp ne i64 {e.op(f'and i64 {self.in_place_word}, {1 << view.param}')}, 0")
+        ok = e.op(f"and i1 {allowed}, {e.op(f'xor i1 {partial}, true')}")
+        inner = 1
+        for k in range(len(view.tile) - 1, -1, -1):
+            if view.tile[k] > 1 or k == len(view.tile) - 1:
+                if view.stride[k] != str(inner):
+                    ok = e.op(f"and i1 {ok}, {e.op(f'icmp eq i64 {view.stride[k]}, {inner}')}")
+            inner *= view.tile[k]
+        first = e.op(f"getelementptr {LLVM_TYPES[t]}, ptr {origin}, i64 {low}", "inplace")
+        address = e.op(f"ptrtoint ptr {first} to i64")
+        aligned = e.op(f"icmp eq i64 {e.op(f'and i64 {address}, {SIZES[t] - 1}')}, 0")
+        return e.op(f"and i1 {ok}, {aligned}"), first
+
+    def _move(self, view: View, store: bool, atomic: ViewUpdate | None, source: Any,
+              stored: Any, rank: int, insides: list[str], firsts: list[str], origin: str,
+              ty: str, out: str | None) -> None:
+        """The elements of a view access inside the tensor, moved: stored from `source`,
+        or loaded into slot `out`."""
+        e = self.e
         with ExitStack() as stack:
             flat, offset = "0", "0"
             for k in range(rank - 1):
@@ -1194,10 +1262,7 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
                             e.do(f"store {ty} {value}, ptr {pointer}, align 1")
                         else:   # (align 1: a caller's array need not be aligned in host memory)
                             loaded = e.op(f"load {ty}, ptr {pointer}, align 1", "x")
-                            self._store(ty, loaded, out, at)
-        if store:
-            return _TOKEN
-        return Tile(out, count, ty), _TOKEN
+                            self._store(ty, loaded, out, at, own=True)
 
     def _log_index(self, indices: list[str]) -> int:
         """Write the tile index (i64 components) to the index log, when there is one, in

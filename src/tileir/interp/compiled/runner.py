@@ -176,6 +176,14 @@ def _spans(found: Any, name: str, args: np.ndarray, blocks: int, threads: int,
     return max(statuses, default=0)
 
 
+def in_place_mask(owners: dict[int, Any], written: dict[int, Any]) -> int:
+    """The argument block's in-place word: bit p set where pointer parameter p (p < 63)
+    points into a buffer the launch writes nothing of (through any parameter: aliases are
+    one buffer), so the compiled code may read its tiles where they lie
+    (`lower._Lowering._in_place`): nothing changes them while they are used."""
+    return sum(1 << p for p, buffer in owners.items() if p < 63 and id(buffer) not in written)
+
+
 _unjournaled = 0
 
 
@@ -297,6 +305,9 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
     log = new_log(lowered.pointers, grid, checks, schedule)     # (pointer_races.py)
     words.append(0 if log is None else log.ctypes.data)
     words.append(0 if index_log is None else index_log.ctypes.data)
+    written = {id(owners[a.param]): owners[a.param]
+               for a in (*lowered.accesses, *lowered.pointers) if a.write}
+    words.append(in_place_mask(owners, written))
     args = np.array(words, np.int64)
     threads = 1
     if workers > 1 and blocks > 1 and not prints and work(plan, grid) >= THREAD_WORK and \
@@ -305,8 +316,6 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
             race_reason(lowered.accesses, owners, grid, True, "") is None:
         threads = min(workers, blocks)
     scratch = max(lowered.scratch_bytes, 64)
-    written = {id(owners[a.param]): owners[a.param]
-               for a in (*lowered.accesses, *lowered.pointers) if a.write}
     if _only_written(found, lowered, owners, written) and index_log is None and log is None:
         # (the checks first, over every block: where they pass, the run cannot fail, and
         # the buffers it writes, none of which it reads, need no journal)
@@ -359,4 +368,5 @@ def run_compiled(memory: Memory, plan: Any, values: Sequence[Any],
     return Outcome(True)
 
 
-__all__ = ["AUTO_WORK", "Outcome", "deferred_interrupts", "run_compiled", "unjournaled", "work"]
+__all__ = ["AUTO_WORK", "Outcome", "deferred_interrupts", "in_place_mask", "run_compiled",
+           "unjournaled", "work"]
