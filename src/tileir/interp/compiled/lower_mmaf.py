@@ -61,6 +61,13 @@ def mmaf_decision_scale(k: int) -> float:
     return mmaf_error_scale(k) + 2.0 ** -49
 
 
+def _has_f16c() -> bool:
+    """Whether this CPU converts f16 to f32 in hardware (x86's F16C: LLVM's ``fpext half``
+    is then one instruction, else a library call), as the cache key's CPU features say."""
+    from .cache import host_cpu     # (cache.py imports the lowering)
+    return "+f16c" in host_cpu()[1].split(",")
+
+
 class MmafLowering:
     """mmaf, certified to the reference's rounding (`_mmaf`)."""
 
@@ -140,10 +147,18 @@ class MmafLowering:
             seen = e.op(f"load i1, ptr {unsettled}")
             e.do(f"store i1 {e.op(f'or i1 {seen}, {bad}')}, ptr {unsettled}")
 
+        half = narrow and _has_f16c()
+
         def widen(x: Any, at: str) -> str:
             """Element `at` of a tile as f64 (f16 and f32 exactly), flagging a value that
-            is not finite."""
+            is not finite.  (f16 by the CPU's conversion where it has one (F16C): exact,
+            and a NaN, whose bits it may change, only flags the tile for settling.)"""
             value = self._element_of(x, at)
+            if half and x is not acc:
+                as_half = e.op(f"bitcast i16 {value} to half")
+                wide = e.op(f"fpext half {as_half} to double")
+                flag(e.op(f"fcmp une double {e.op(f'fsub double {wide}, {wide}')}, 0.0"))
+                return wide
             if narrow and x is not acc:
                 value = self._f16_to_f32(value)
             wide = e.op(f"fpext float {value} to double")
