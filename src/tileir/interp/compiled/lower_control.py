@@ -152,9 +152,13 @@ class ControlLowering:
         if len(values) != len(state.carried):
             raise base.Unsupported(f"'{op.name}' with {len(values)} values for "
                                f"{len(state.carried)} iteration values")
-        staged = []     # two steps: a value may be another one's slot (or alias it)
+        # two steps: a value may be another one's slot, or computed from one (a lazy
+        # value); a tile in a slot of its own (not a carried one) is copied just once
+        slots = {c[0] for c in state.carried if c is not None}
+        staged = []
         for value, c in zip(values, state.carried):
-            if c is None or isinstance(value, (base.Scalar, base.Splat)):
+            if c is None or isinstance(value, (base.Scalar, base.Splat)) or \
+                    (isinstance(value, base.Tile) and value.ptr not in slots):
                 staged.append(value)
                 continue
             slot, t, ty = c
