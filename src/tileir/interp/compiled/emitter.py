@@ -9,6 +9,16 @@ from contextlib import contextmanager
 from typing import Iterator
 
 
+#: Copies of a vector loop body LLVM runs at once where `Emitter.interleave` asks.
+INTERLEAVE = 4
+#: Loop metadata: the interleave hint's node, and the first number of a loop's own node
+#: (`Emitter._counter` added: unique in a module, whose functions number on).
+INTERLEAVE_HINT = "!7100"
+INTERLEAVE_HINT_DEFINITION = (f'{INTERLEAVE_HINT} = !{{!"llvm.loop.interleave.count", '
+                              f"i32 {INTERLEAVE}}}")
+LOOP_METADATA = 1_000_000
+
+
 class Emitter:
     """The instructions of one LLVM function, written block by block."""
 
@@ -30,6 +40,8 @@ class Emitter:
         #: Per enclosing loop: its deferred-check flag and failure label (a [None] list
         #: until a check is deferred), or None for a loop that defers nothing.
         self._scopes: list[list[str | None] | None] = []
+        #: Per enclosing loop: whether its body asked to be interleaved (`interleave`).
+        self._interleaved: list[bool] = []
 
     def declare(self, signature: str) -> None:
         """Declare an external function (an LLVM intrinsic) once: ``ret @name(args)``."""
@@ -108,6 +120,14 @@ class Emitter:
         seen = self.op(f"or i1 {self.op(f'load i1, ptr {flag}')}, {bad}")
         self.do(f"store i1 {seen}, ptr {flag}")
 
+    def interleave(self) -> None:
+        """Ask LLVM to interleave the innermost enclosing loop (`INTERLEAVE` copies of its
+        vector body at once: the compiled engine interleaves no other loop, which costs
+        compile time): for a body long enough in latency, such as an exp's, that its
+        vector iterations gain from overlapping."""
+        if self._interleaved:
+            self._interleaved[-1] = True
+
     @contextmanager
     def loop(self, count: str, hint: str = "i", defer: bool = True) -> Iterator[str]:
         """A loop of i64 index 0 .. `count` - 1 around the body written inside the block
@@ -138,12 +158,22 @@ class Emitter:
         self.start(body)
         scope: list[str | None] | None = [None] if defer else None
         self._scopes.append(scope)
+        self._interleaved.append(False)
         yield index
         self._scopes.pop()
+        interleaved = self._interleaved.pop()
         self.branch(latch)
         self.start(latch)
         self.do(f"{following} = add {ty} {index}, {step}")
-        self.branch(head)
+        if interleaved:     # (loop metadata on the back edge: a node of its own)
+            self._counter += 1
+            node = f"!{LOOP_METADATA + self._counter}"
+            self.globals.append(f"{node} = distinct !{{{node}, {INTERLEAVE_HINT}}}")
+            if INTERLEAVE_HINT_DEFINITION not in self.globals:
+                self.globals.append(INTERLEAVE_HINT_DEFINITION)
+            self.do(f"br label %{head}, !llvm.loop {node}")
+        else:
+            self.branch(head)
         self.start(done)
         if scope is not None and scope[0] is not None:   # a deferred check failed: stop
             flag, fail = scope

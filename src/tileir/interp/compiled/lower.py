@@ -1637,6 +1637,7 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
             return self._canonical(e.op(f"fptrunc double {y} to float"), t)
 
         def f64_from(xs: list[str]) -> str:
+            e.interleave()      # (a long chain of latency: vector iterations overlap)
             return f64_of([self._to_f64(x, ty) for x, ty in zip(xs, types)])
 
         for operand in op.operands:
@@ -1763,7 +1764,7 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
         for line in inner.globals:
             if line.startswith("declare "):
                 outer.declare(line[len("declare "):])
-            else:
+            elif line not in outer.globals:     # (shared metadata is defined once)
                 outer.globals.append(line)
         self.functions.append(
             f"\ndefine internal i32 {name}(ptr noalias %args, ptr noalias %scratch, "
