@@ -327,7 +327,7 @@ class MmafLowering:
                     row_lengths: str, col_lengths: str, doubts: str, doubtful: str, out: str,
                     acc: Any) -> None:
         """The elements `_mmaf` left undecided (i8 `doubts`) whose f64 sum is exact, decided
-        in one vector pass: every product a_k b_j is a multiple of 2**(g_i + h_j), g_i the
+        in one pass (over groups of 8 elements, passing over those with no doubt): every product a_k b_j is a multiple of 2**(g_i + h_j), g_i the
         lowest set bit of row i of lhs and h_j of column j of rhs, acc's element of its own
         lowest bit; where 32 A_c is below 2**(53 + that), every partial sum of the f64 sum
         (at most A <= 2 A_c) is exact, so the sum is X itself, rounded to nearest even as
@@ -352,30 +352,35 @@ class MmafLowering:
                 least = e.op(f"call i32 @llvm.smin.i32(i32 {lowest(col_low, n, j)}, "
                              f"i32 {self._lowest_bit(b)})")
                 self._store("i32", least, col_low, j)
-        with e.loop(str(m), "row") as i:
-            row = e.op(f"mul i64 {i}, {n}")
-            length_a = self._element_of(L.Tile(row_lengths, m, "double"), i)
-            g_row = lowest(row_low, m, i)
-            with e.loop(str(n), "col") as j:
-                at = e.op(f"add i64 {row}, {j}")
-                doubt = e.op(f"icmp ne i8 {self._element_of(L.Tile(doubts, m * n, 'i8'), at)}, 0")
-                c = e.op(f"fpext float {self._element_of(acc, at)} to double")
-                length_b = self._element_of(L.Tile(col_lengths, n, "double"), j)
-                size = e.op(f"fadd double {e.op(f'call double @llvm.fabs.f64(double {c})')}, "
-                            f"{e.op(f'fmul double {length_a}, {length_b}')}")
-                g = e.op(f"call i32 @llvm.smin.i32(i32 {self._lowest_bit(c)}, "
-                         f"i32 {e.op(f'add i32 {g_row}, {lowest(col_low, n, j)}')})")
-                exact = self._exact_below(size, g)
-                y = self._element_of(L.Tile(sums, m * n, "double"), at)
-                plus = e.op(f"fptrunc double {e.op(f'fadd double {y}, 0.0')} to float")
-                settled = e.op(f"and i1 {doubt}, {exact}")
-                value = e.op(f"select i1 {settled}, float {plus}, "
-                             f"float {self._element_of(L.Tile(out, m * n, 'float'), at)}")
-                self._store("float", value, out, at)
-                left = e.op(f"xor i1 {settled}, {doubt}")        # (doubt and not exact)
-                self._store("i8", e.op(f"zext i1 {left} to i8"), doubts, at)
-                seen = e.op(f"load i1, ptr {doubtful}")
-                e.do(f"store i1 {e.op(f'or i1 {seen}, {left}')}, ptr {doubtful}")
+        # the elements in groups of `width` (a power of two dividing m n): a group with
+        # no doubt (one word of its doubt bytes 0) is passed over at once
+        width = min(8, m * n)
+        word = f"i{8 * width}"
+        with e.loop(str(m * n // width), "group") as group:
+            first = e.op(f"mul i64 {group}, {width}")
+            bytes_at = e.op(f"getelementptr i8, ptr {doubts}, i64 {first}")
+            with e.when(e.op(f"icmp ne {word} {e.op(f'load {word}, ptr {bytes_at}')}, 0")):
+                with e.loop(str(width), "lane", defer=False) as lane:
+                    at = e.op(f"add i64 {first}, {lane}")
+                    doubts_of = L.Tile(doubts, m * n, "i8")
+                    with e.when(e.op(f"icmp ne i8 {self._element_of(doubts_of, at)}, 0")):
+                        i, j = e.op(f"udiv i64 {at}, {n}"), e.op(f"urem i64 {at}, {n}")
+                        length_a = self._element_of(L.Tile(row_lengths, m, "double"), i)
+                        c = e.op(f"fpext float {self._element_of(acc, at)} to double")
+                        length_b = self._element_of(L.Tile(col_lengths, n, "double"), j)
+                        size = e.op(f"fadd double {e.op(f'call double @llvm.fabs.f64(double {c})')}, "
+                                    f"{e.op(f'fmul double {length_a}, {length_b}')}")
+                        g_sum = e.op(f"add i32 {lowest(row_low, m, i)}, {lowest(col_low, n, j)}")
+                        g = e.op(f"call i32 @llvm.smin.i32(i32 {self._lowest_bit(c)}, i32 {g_sum})")
+                        exact = self._exact_below(size, g)
+                        y = self._element_of(L.Tile(sums, m * n, "double"), at)
+                        plus = e.op(f"fptrunc double {e.op(f'fadd double {y}, 0.0')} to float")
+                        with e.when(exact):
+                            self._store("float", plus, out, at)
+                            self._store("i8", "0", doubts, at)
+                        seen = e.op(f"load i1, ptr {doubtful}")
+                        left = e.op(f"xor i1 {exact}, true")
+                        e.do(f"store i1 {e.op(f'or i1 {seen}, {left}')}, ptr {doubtful}")
 
     def _rounds_alike(self, y: str, width: str, pushed: bool = True) -> tuple[str, str]:
         """Whether every real within f64 `width` of f64 `y` rounds to one f32: the ends
