@@ -150,20 +150,15 @@ class MmafLowering:
         half = narrow and _has_f16c()
 
         def widen(x: Any, at: str) -> str:
-            """Element `at` of a tile as f64 (f16 and f32 exactly), flagging a value that
-            is not finite.  (f16 by the CPU's conversion where it has one (F16C): exact,
-            and a NaN, whose bits it may change, only flags the tile for settling.)"""
+            """Element `at` of lhs or rhs as f64 (f16 and f32 exactly; f16 by the CPU's
+            conversion where it has one, F16C: exact, and a NaN, whose bits it may change,
+            makes the sums it reaches NaN, which settles the tile: below)."""
             value = self._element_of(x, at)
-            if half and x is not acc:
-                as_half = e.op(f"bitcast i16 {value} to half")
-                wide = e.op(f"fpext half {as_half} to double")
-                flag(e.op(f"fcmp une double {e.op(f'fsub double {wide}, {wide}')}, 0.0"))
-                return wide
-            if narrow and x is not acc:
+            if half:
+                return e.op(f"fpext half {e.op(f'bitcast i16 {value} to half')} to double")
+            if narrow:
                 value = self._f16_to_f32(value)
-            wide = e.op(f"fpext float {value} to double")
-            flag(e.op(f"fcmp une double {e.op(f'fsub double {wide}, {wide}')}, 0.0"))
-            return wide
+            return e.op(f"fpext float {value} to double")
 
         def get(slot: str, at: str) -> str:
             return e.op(f"load double, ptr {e.op(f'getelementptr double, ptr {slot}, i64 {at}')}")
@@ -198,7 +193,11 @@ class MmafLowering:
                 y = get(sums, at)
                 length_b = get(col_norms, j)
                 c = e.op(f"fpext float {self._element_of(acc, at)} to double")
-                flag(e.op(f"fcmp une double {e.op(f'fsub double {c}, {c}')}, 0.0"))
+                # an input not finite: the tile is settled.  Finite inputs give a finite
+                # sum (at most 2**270), and one not finite reaches a sum (a NaN or
+                # infinity of a row of lhs every sum of that row, of rhs or acc one), so
+                # a sum not finite says so for the whole tile
+                flag(e.op(f"fcmp une double {e.op(f'fsub double {y}, {y}')}, 0.0"))
                 size = e.op(f"fadd double {e.op(f'call double @llvm.fabs.f64(double {c})')}, "
                             f"{e.op(f'fmul double {length_a}, {length_b}')}")
                 width = e.op(f"fmul double {size}, {scale}")
