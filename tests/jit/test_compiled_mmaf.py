@@ -94,6 +94,26 @@ def test_nan_and_infinities(seed):
     assert_same(run_both(mma_kernel(16, 16, 16), a, b, c))
 
 
+@pytest.mark.parametrize("where", ["lhs", "rhs", "acc"])
+def test_one_input_not_finite_among_zeros_settles_the_tile(where):
+    """A single infinity or NaN whose every product is with a zero (inf * 0 is NaN) or
+    that only acc holds, the rest small integers: the tile is settled by the reference's
+    semantics (one settlement), the reference's bytes."""
+    a = np.ones((8, 8), np.float32)
+    b = np.ones((8, 8), np.float32)
+    c = np.zeros((8, 8), np.float32)
+    if where == "lhs":
+        a[3, 5], b[5] = np.inf, 0.0
+    elif where == "rhs":
+        b[2, 6], a[:, 2] = np.nan, 0.0
+    else:
+        c[7, 7] = -np.inf
+    before = jit.settlements()
+    results = run_both(mma_kernel(8, 8, 8), a, b, c)
+    assert jit.settlements() - before == 1
+    assert_same(results)
+
+
 def test_every_special_pair():
     """acc + a * b for every pair of special values (K = 1) and every acc."""
     s = F32_SPECIAL
