@@ -1979,20 +1979,7 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
                 self.lower(inner)
             self.loops -= 1
             if terminator is not None:
-                nexts = [self._get(v) for v in terminator.operands]
-                # two steps: a continued value may be another one's slot (or alias it)
-                staged = []
-                for value, c in zip(nexts, carried):
-                    if c is None or isinstance(value, (Scalar, Splat)):
-                        staged.append(value)
-                        continue
-                    slot, rt, vty = c
-                    temp = self._slot(rt.num_elements, rt.element_type)
-                    self._copy(value, temp, rt.num_elements, vty)
-                    staged.append(Tile(temp, rt.num_elements, vty))
-                for value, c in zip(staged, carried):
-                    if c is not None:
-                        self._copy(value, c[0], c[1].num_elements, c[2])
+                self._carry([self._get(v) for v in terminator.operands], carried)
         return tuple(_TOKEN if c is None else self._carried(c) for c in carried)
 
     def _if(self, op: Operation) -> Any:

@@ -152,11 +152,17 @@ class ControlLowering:
         if len(values) != len(state.carried):
             raise base.Unsupported(f"'{op.name}' with {len(values)} values for "
                                f"{len(state.carried)} iteration values")
-        # two steps: a value may be another one's slot, or computed from one (a lazy
-        # value); a tile in a slot of its own (not a carried one) is copied just once
-        slots = {c[0] for c in state.carried if c is not None}
+        self._carry(values, state.carried)
+        self._jump(state.head)
+
+    def _carry(self, values: list[Any], carried: list[Any]) -> None:
+        """Copy a ``continue``'s values (of a ``loop`` or a ``for``) into their iteration
+        slots (`carried`: per value its (slot, type, LLVM type), or None for a token).  In
+        two steps, since a value may be another one's slot or computed from one (a lazy
+        value); a tile in a slot of its own (not a carried one) is copied just once."""
+        slots = {c[0] for c in carried if c is not None}
         staged = []
-        for value, c in zip(values, state.carried):
+        for value, c in zip(values, carried):
             if c is None or isinstance(value, (base.Scalar, base.Splat)) or \
                     (isinstance(value, base.Tile) and value.ptr not in slots):
                 staged.append(value)
@@ -165,10 +171,9 @@ class ControlLowering:
             temp = self._slot(t.num_elements, t.element_type)
             self._copy(value, temp, t.num_elements, ty)
             staged.append(base.Tile(temp, t.num_elements, ty))
-        for value, c in zip(staged, state.carried):
+        for value, c in zip(staged, carried):
             if c is not None:
                 self._copy(value, c[0], c[1].num_elements, c[2])
-        self._jump(state.head)
 
     def _break(self, op: Operation) -> None:
         """Copy the values into the loop's result homes, then leave it."""
