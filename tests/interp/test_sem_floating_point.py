@@ -370,6 +370,31 @@ def test_maxf_minf(run_op):
     assert bits(out)[0] == 0x80000000 and bits(out)[4] == 0xC0A00000
 
 
+#: Per type: a signalling NaN of each sign (quiet bit clear, payload 1), the number 1.5,
+#: and the canonical NaN.
+SIGNALLING = {"f16": (0x7C01, 0xFC01, 0x3E00, 0x7FFF),
+              "f32": (0x7F800001, 0xFF800001, 0x3FC00000, 0x7FFFFFFF),
+              "f64": (0x7FF0000000000001, 0xFFF0000000000001, 0x3FF8000000000000,
+                      0x7FFFFFFFFFFFFFFF)}
+
+
+@pytest.mark.parametrize("n", [8, 16])
+@pytest.mark.parametrize("t", ["f16", "f32", "f64"])
+@pytest.mark.parametrize("op", ["maxf", "minf"])
+def test_maxf_minf_of_a_signalling_nan_and_a_number_is_the_number(run_op, op, t, n):
+    """maximumNumber and minimumNumber treat a signalling NaN as missing data, as a quiet
+    one: the number, on tiles short and long (NumPy's own f32 fmax returns a NaN for the
+    first and the number for the second); two NaNs give the canonical NaN; with
+    propagate_nan, the canonical NaN."""
+    snan, negative, number, canonical = SIGNALLING[t]
+    a = words(t, [snan, number, negative, snan] * (n // 4))
+    b = words(t, [number, snan, number, negative] * (n // 4))
+    out = run_op(binary(op, t, n), a, b)
+    assert bits(out) == [number, number, number, canonical] * (n // 4)
+    out = run_op(binary(op, t, n, " propagate_nan"), a, b)
+    assert bits(out) == [canonical] * n
+
+
 def test_maxf_flush_to_zero(run_op):
     out = run_op(binary("maxf", "f32", 2, " flush_to_zero"), words("f32", [1, 0x80000001]),
                  np.array([-1.0, -1.0], np.float32))

@@ -502,7 +502,10 @@ def _native_min_max(native: Callable[..., Array], beats: Callable[..., Array],
                     propagate: bool, t: FloatType, lhs: Array, rhs: Array) -> Array:
     """`_min_max` through NumPy's maximum/minimum (NaN-propagating) or fmax/fmin: the same
     choice for every pair but two zeros of opposite signs (NumPy may return either), so
-    zero results are chosen again by `_pick`; NaN results are made canonical."""
+    zero results are chosen again by `_pick`, and but a signalling NaN against a number,
+    which NumPy's f32 fmax/fmin return on arrays of fewer than 16 elements and not on
+    longer ones: maximumNumber's result is the number, so a NaN result of fmax/fmin is
+    taken again from the operands; NaN results are made canonical."""
     with np.errstate(invalid="ignore"):
         out = np.asarray(native(lhs, rhs, order="C"))
     flat = out.reshape(-1)
@@ -511,6 +514,10 @@ def _native_min_max(native: Callable[..., Array], beats: Callable[..., Array],
         a, b = (np.broadcast_to(x, out.shape).reshape(-1)[zero] for x in (lhs, rhs))
         flat[zero] = _pick(a, b, beats, propagate)
     nan = np.isnan(flat)
+    if not propagate and nan.any():     # (the other operand; a NaN only where both are)
+        a, b = (np.broadcast_to(x, out.shape).reshape(-1)[nan] for x in (lhs, rhs))
+        flat[nan] = np.where(np.isnan(a), b, a)
+        nan = np.isnan(flat)
     if nan.any():
         flat[nan] = _CANONICAL_NAN[t]
     return out
