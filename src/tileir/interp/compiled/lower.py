@@ -103,10 +103,10 @@ _TO_INTEGRAL = {RoundingMode.NEAREST_INT_TO_ZERO: "trunc", RoundingMode.ZERO: "t
                 RoundingMode.POSITIVE_INF: "ceil", RoundingMode.NEAREST_AWAY: "round"}
 #: The fewest lanes (elements of a reduce's result) laid out innermost (`_reduce`).
 REDUCE_MINOR_LANES = 8
-#: Ops computing rank-0 values and nothing else, which a ``reduce`` body may hold.
 #: The C library function computing each math op the compiled code rounds from f64.
 _LIBM = {**{n: n for n in ("exp2", "log", "log2", "sin", "cos", "tan", "sinh", "cosh",
                            "tanh")}, "fpowf": "pow", "fpowi": "pow", "atan2": "atan2"}
+#: Ops computing rank-0 values and nothing else, which a ``reduce`` body may hold.
 _SCALAR_OPS = frozenset({"constant", *_FLOAT_BINARY, "negf", "absf", "maxf", "minf",
                          *_INT_BINARY, "cmpf", "cmpi", "select", "itof", "ftoi", "rsqrt",
                          "exp", "ftof", "divi", "remi", "shli", "shri", "mulhii", "fma",
@@ -1324,7 +1324,7 @@ class _Lowering(ControlLowering, PointerLowering, MmafLowering, TypesLowering):
             return Splat(source, count)
         if isinstance(source, Splat):
             return Splat(source.value, count)
-        return Tile(source.ptr, count, ty)
+        return Tile(source.ptr, count, ty, source.lies)     # (the same memory)
 
     def _gather(self, op: Operation, place: Callable[[list[str]], str]) -> Any:
         """A tile whose element at coordinates c is `place(c)` (the value, computed from

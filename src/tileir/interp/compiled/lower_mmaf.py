@@ -326,9 +326,9 @@ class MmafLowering:
                     row_lengths: str, col_lengths: str, doubts: str, doubtful: str, out: str,
                     acc: Any) -> None:
         """The elements `_mmaf` left undecided (i8 `doubts`) whose f64 sum is exact, decided
-        in one pass (over groups of 8 elements, passing over those with no doubt): every product a_k b_j is a multiple of 2**(g_i + h_j), g_i the
-        lowest set bit of row i of lhs and h_j of column j of rhs, acc's element of its own
-        lowest bit; where 32 A_c is below 2**(53 + that), every partial sum of the f64 sum
+        in one pass (over groups of 8 elements, passing over those with no doubt): every
+        product a_k b_j is a multiple of 2**(g_i + h_j), g_i the lowest set bit of row i
+        of lhs and h_j of column j of rhs, acc's element of its own lowest bit; where 32 A_c is below 2**(53 + that), every partial sum of the f64 sum
         (at most A <= 2 A_c) is exact, so the sum is X itself, rounded to nearest even as
         the reference rounds it (+0 for a zero, as `_mmaf_closer`).  (f16 operands have
         such sums: an exact midpoint of two f32 is then no rarity.)  Those left are marked

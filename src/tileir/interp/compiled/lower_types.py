@@ -134,7 +134,8 @@ class TypesLowering:
         bytes (shared, as reshape shares: never written again while the value lives)."""
         source = self._bytes_of(op)
         result = op.results[0].type
-        return L.Tile(source.ptr, result.num_elements, L.LLVM_TYPES[result.element_type])
+        return L.Tile(source.ptr, result.num_elements, L.LLVM_TYPES[result.element_type],
+                      source.lies)
 
     _unpack = _pack
 
