@@ -3,9 +3,24 @@ kernel they launch, and what they assert of a launch's `Run`, in one place."""
 
 from __future__ import annotations
 
+import importlib.util
+import pathlib
+import sys
 from typing import Any
 
 import numpy as np
+
+#: The repository's tools (the random campaigns the tests run a short stretch of).
+TOOLS = pathlib.Path(__file__).parents[2] / "tools"
+
+
+def load_tool(name: str) -> Any:
+    """tools/`name`.py as a module (registered under `name`, which its dataclasses need)."""
+    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)
+    spec.loader.exec_module(module)
+    return module
 
 #: f32 inputs for every special case: NaNs (payload, negative, signalling), infinities,
 #: signed zeros, subnormals, extremes, ordinary values.

@@ -4,15 +4,12 @@ and most of them really run compiled (a silent decline of everything cannot pass
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-import sys
-
 import pytest
 
 pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the jit extra)")
 
-TOOL = pathlib.Path(__file__).parents[2] / "tools" / "compiled_campaign.py"
+from jit_checks import load_tool  # noqa: E402
+
 
 #: Seeds run here (about 10 s on a 2-core machine).
 KERNELS = 120
@@ -24,16 +21,8 @@ MIN_COMPILED = 0.9
 MIN_PRECHECKED = 0.25
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location("compiled_campaign", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("compiled_campaign", module)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_campaign_finds_nothing_and_runs_compiled():
-    summary = _load().campaign(KERNELS, seed=0)
+    summary = load_tool("compiled_campaign").campaign(KERNELS, seed=0)
     assert summary.findings == []
     assert summary.verified >= 0.9 * KERNELS
     assert summary.agreed == summary.verified

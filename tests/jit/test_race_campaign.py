@@ -6,19 +6,14 @@ is caught."""
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-import sys
-from typing import Any
-
 import pytest
 
 pytest.importorskip("llvmlite", reason="the compiled engine needs llvmlite (the jit extra)")
 
 import tileir  # noqa: E402
+from jit_checks import load_tool  # noqa: E402
 from tileir.interp.compiled import runner  # noqa: E402
 
-TOOL = pathlib.Path(__file__).parents[2] / "tools" / "race_campaign.py"
 
 #: Seeds run here (about 8 s on a 2-core machine).
 KERNELS = 80
@@ -29,16 +24,8 @@ MIN_COMPILED = 0.15
 PLANTED_KERNELS = 40
 
 
-def _load() -> Any:
-    spec = importlib.util.spec_from_file_location("race_campaign", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("race_campaign", module)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_campaign_finds_nothing_and_runs_compiled_under_every_setting():
-    tool = _load()
+    tool = load_tool("race_campaign")
     summary = tool.campaign(KERNELS, seed=0)
     assert summary.findings == []
     assert summary.verified == KERNELS
@@ -50,7 +37,7 @@ def test_campaign_finds_nothing_and_runs_compiled_under_every_setting():
 
 
 def test_show_prints_a_kernel_that_parses(capsys):
-    assert _load().main(["--show", "7"]) == 0
+    assert load_tool("race_campaign").main(["--show", "7"]) == 0
     text = capsys.readouterr().out
     assert "entry @k(" in text and "family" in text
     tileir.parse(text)
@@ -70,7 +57,7 @@ PLANTED = {
 def test_campaign_catches_a_broken_race_proof(monkeypatch, fault):
     for name, replacement in PLANTED[fault].items():
         monkeypatch.setattr(runner, name, replacement)
-    summary = _load().campaign(PLANTED_KERNELS, seed=0)
+    summary = load_tool("race_campaign").campaign(PLANTED_KERNELS, seed=0)
     assert summary.findings, fault
     # (differences the broken proof let through, not a planted fault that crashes)
     assert not any(" raised " in found for _, found in summary.findings), summary.findings

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
-import importlib
 import threading
 import weakref
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 from ...ir import Module, Operation
 from . import disk
+from .host import host_cpu, llvm
 from .lower import Lowered, Unsupported, lower
 
 #: The C signature of ``run_span``: (begin, end, args, scratch) -> 0 ran, 1 a check failed.
@@ -44,27 +44,6 @@ class Compiled:
     engine: Any                 # the llvmlite execution engine that owns the code
     #: ``check_span`` where the code has one (`precheck.py`), else None.
     check_span: Any = None
-
-
-def llvm() -> Any:
-    """llvmlite's binding module (ImportError when llvmlite is not installed)."""
-    return importlib.import_module("llvmlite.binding")
-
-
-_host: tuple[str, str] | None = None
-
-
-def host_cpu() -> tuple[str, str]:
-    """This machine's CPU name and feature string as LLVM names them (worked out once)."""
-    global _host
-    if _host is None:
-        binding = llvm()
-        binding.initialize_native_target()
-        try:
-            _host = (binding.get_host_cpu_name(), binding.get_host_cpu_features().flatten())
-        except RuntimeError:    # (LLVM cannot tell the features here: baseline code)
-            _host = ("generic", "")
-    return _host
 
 
 _fingerprint: str | None = None

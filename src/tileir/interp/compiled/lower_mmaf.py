@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 from ...ir import Operation
 from ...types import F16, F32, F64, I8, I32
+from .host import has_feature
 from . import lower as L     # (lower.py imports this module: names read at run time)
 
 #: The longest K (lhs columns) mmaf compiles: its error bound (`_mmaf`) assumes K <= 2**14.
@@ -59,13 +60,6 @@ def mmaf_decision_scale(k: int) -> float:
     or exact, Sterbenz).  A_c = 0 (every term a zero) gives ends of one sign of zero:
     +0 decided, -0 left undecided (+0 and -0 differ) for the closer look."""
     return mmaf_error_scale(k) + 2.0 ** -49
-
-
-def _has_f16c() -> bool:
-    """Whether this CPU converts f16 to f32 in hardware (x86's F16C: LLVM's ``fpext half``
-    is then one instruction, else a library call), as the cache key's CPU features say."""
-    from .cache import host_cpu     # (cache.py imports the lowering)
-    return "+f16c" in host_cpu()[1].split(",")
 
 
 class MmafLowering:
@@ -147,7 +141,9 @@ class MmafLowering:
             seen = e.op(f"load i1, ptr {unsettled}")
             e.do(f"store i1 {e.op(f'or i1 {seen}, {bad}')}, ptr {unsettled}")
 
-        half = narrow and _has_f16c()
+        # (x86's F16C converts f16 in one instruction; elsewhere LLVM's `fpext half`
+        # may be a library call: the integer conversion instead)
+        half = narrow and has_feature("f16c")
 
         def widen(x: Any, at: str) -> str:
             """Element `at` of lhs or rhs as f64 (f16 and f32 exactly; f16 by the CPU's
@@ -170,11 +166,9 @@ class MmafLowering:
         with e.loop(str(k * n), "q") as q:
             self._store("double", widen(rhs, q), wide_rhs, q)
         # ||a_i||**2 and ||b_j||**2 (every square exact; the sums round)
-        with e.loop(str(m), "row") as i:
-            self._store("double", "0.0", row_norms, i)
+        self._row_norms(m, k, wide_lhs, row_norms)
         with e.loop(str(n), "col") as j:
             self._store("double", "0.0", col_norms, j)
-        self._row_norms(m, k, wide_lhs, row_norms)
         with e.loop(str(k), "k") as kk:
             with e.loop(str(n), "col") as j:
                 b = get(wide_rhs, e.op(f"add i64 {e.op(f'mul i64 {kk}, {n}')}, {j}"))
@@ -217,74 +211,60 @@ class MmafLowering:
             self._call_settle(op, [lhs.ptr, rhs.ptr, acc.ptr], out, "%index")
 
     def _row_norms(self, m: int, k: int, lhs: str, norms: str) -> None:
-        """norms[i] = the sum of lhs[i, kk]**2 over kk (f64 slots, lhs row-major; every
-        square exact, the sums round: in any order, within the bound `mmaf_error_scale`
-        allows).  Where k is a multiple of `MMAF_LANES`, in that many partial sums per row
-        (a vector), added up at the end: one row's sum is a chain of dependent adds, which
-        a scalar loop waits on."""
+        """norms[i] = the sum of lhs[i, kk]**2 over kk (every square exact, the sums
+        round: in any order, within the bound `mmaf_error_scale` allows)."""
         e = self.e
-        lanes = MMAF_LANES
-        if k % lanes:
-            with e.loop(str(m), "row") as i:
-                self._store("double", "0.0", norms, i)
-                with e.loop(str(k), "k") as kk:
-                    a = self._element_of(L.Tile(lhs, m * k, "double"),
-                                         e.op(f"add i64 {e.op(f'mul i64 {i}, {k}')}, {kk}"))
-                    total = e.op(f"fadd double {self._element_of(L.Tile(norms, m, 'double'), i)}, "
-                                 f"{e.op(f'fmul double {a}, {a}')}")
-                    self._store("double", total, norms, i)
-            return
-        vector = f"<{lanes} x double>"
-        partial = e.fresh("partial")
-        e.entry.append(f"  {partial} = alloca {vector}")
-        with e.loop(str(m), "row") as i:
-            e.do(f"store {vector} zeroinitializer, ptr {partial}")
-            first = e.op(f"mul i64 {i}, {k}")
-            with e.loop(str(k // lanes), "chunk") as c:
-                offset = e.op(f"add i64 {first}, {e.op(f'mul i64 {c}, {lanes}')}")
-                at = e.op(f"getelementptr double, ptr {lhs}, i64 {offset}")
-                a = e.op(f"load {vector}, ptr {at}, align 8")
-                total = e.op(f"fadd {vector} {e.op(f'load {vector}, ptr {partial}')}, "
-                             f"{e.op(f'fmul {vector} {a}, {a}')}")
-                e.do(f"store {vector} {total}, ptr {partial}")
-            sums = e.op(f"load {vector}, ptr {partial}")
-            total = e.op(f"extractelement {vector} {sums}, i64 0")
-            for lane in range(1, lanes):
-                total = e.op(f"fadd double {total}, "
-                             f"{e.op(f'extractelement {vector} {sums}, i64 {lane}')}")
-            self._store("double", total, norms, i)
+        self._fold_rows(m, k, lhs, norms, "double", "0.0",
+                        lambda acc, x, ty: e.op(f"fadd {ty} {acc}, {e.op(f'fmul {ty} {x}, {x}')}"),
+                        lambda a, b: e.op(f"fadd double {a}, {b}"))
 
     def _row_lowest_bits(self, m: int, k: int, lhs: str, lows: str) -> None:
-        """lows[i] = the least `_lowest_bit` of row i of lhs (f64, row-major): as
-        `_row_norms` sums, in `MMAF_LANES` partial minima where k is a multiple of it."""
+        """lows[i] = the least `_lowest_bit` of row i of lhs."""
+        e = self.e
+        e.declare("i32 @llvm.smin.i32(i32, i32)")
+
+        def least(acc: str, x: str, ty: str) -> str:
+            lanes = 1 if ty == "double" else MMAF_LANES
+            ints = "i32" if lanes == 1 else f"<{lanes} x i32>"
+            name = "i32" if lanes == 1 else f"v{lanes}i32"
+            e.declare(f"{ints} @llvm.smin.{name}({ints}, {ints})")
+            return e.op(f"call {ints} @llvm.smin.{name}({ints} {acc}, "
+                        f"{ints} {self._lowest_bit(x, lanes)})")
+        self._fold_rows(m, k, lhs, lows, "i32", str(_NO_BITS), least,
+                        lambda a, b: e.op(f"call i32 @llvm.smin.i32(i32 {a}, i32 {b})"))
+
+    def _fold_rows(self, m: int, k: int, lhs: str, out: str, ty: str, start: str,
+                   step: Callable[[str, str, str], str], join: Callable[[str, str], str]
+                   ) -> None:
+        """out[i] (of LLVM type `ty`) = `step` folded over row i of lhs (f64, row-major),
+        from `start`: ``step(so far, x, x's type)``.  Where k is a multiple of
+        `MMAF_LANES`, in that many partial results per row (a vector: x is then a vector
+        of as many of the row's elements), combined at the end by `join`: one row's fold
+        is a chain of dependent operations, which a scalar loop waits on.  (The order of
+        the fold must not matter: a minimum, or a sum whose bound holds in any order.)"""
         e = self.e
         lanes = MMAF_LANES if k % MMAF_LANES == 0 else 1
-        vector, ints = (f"<{lanes} x double>", f"<{lanes} x i32>") if lanes > 1 else \
-            ("double", "i32")
-        minimum = "i32" if lanes == 1 else f"v{lanes}i32"
-        e.declare(f"{ints} @llvm.smin.{minimum}({ints}, {ints})")
-        e.declare("i32 @llvm.smin.i32(i32, i32)")
-        partial = e.fresh("least")
-        e.entry.append(f"  {partial} = alloca {ints}")
-        start = str(_NO_BITS) if lanes == 1 else f"splat (i32 {_NO_BITS})"
+        vector, kind = ("double", ty) if lanes == 1 else \
+            (f"<{lanes} x double>", f"<{lanes} x {ty}>")
+        partial = e.fresh("partial")
+        e.entry.append(f"  {partial} = alloca {kind}")
+        first_value = start if lanes == 1 else f"splat ({ty} {start})"
         with e.loop(str(m), "row") as i:
-            e.do(f"store {ints} {start}, ptr {partial}")
+            e.do(f"store {kind} {first_value}, ptr {partial}")
             first = e.op(f"mul i64 {i}, {k}")
             with e.loop(str(k // lanes), "chunk") as c:
                 offset = e.op(f"add i64 {first}, {e.op(f'mul i64 {c}, {lanes}')}")
                 at = e.op(f"getelementptr double, ptr {lhs}, i64 {offset}")
-                bits = self._lowest_bit(e.op(f"load {vector}, ptr {at}, align 8"), lanes)
-                least = e.op(f"call {ints} @llvm.smin.{minimum}({ints} "
-                             f"{e.op(f'load {ints}, ptr {partial}')}, {ints} {bits})")
-                e.do(f"store {ints} {least}, ptr {partial}")
-            least = e.op(f"load {ints}, ptr {partial}")
+                x = e.op(f"load {vector}, ptr {at}, align 8")
+                e.do(f"store {kind} {step(e.op(f'load {kind}, ptr {partial}'), x, vector)}, "
+                     f"ptr {partial}")
+            total = e.op(f"load {kind}, ptr {partial}")
             if lanes > 1:
-                total = e.op(f"extractelement {ints} {least}, i64 0")
+                folded = total
+                total = e.op(f"extractelement {kind} {folded}, i64 0")
                 for lane in range(1, lanes):
-                    total = e.op(f"call i32 @llvm.smin.i32(i32 {total}, "
-                                 f"i32 {e.op(f'extractelement {ints} {least}, i64 {lane}')})")
-                least = total
-            self._store("i32", least, lows, i)
+                    total = join(total, e.op(f"extractelement {kind} {folded}, i64 {lane}"))
+            self._store(ty, total, out, i)
 
     def _lowest_bit(self, x: str, lanes: int = 1) -> str:
         """The exponent (i32) of f64 `x`'s lowest set bit (x normal: a widened f32 or f16
